@@ -1,0 +1,80 @@
+"""``.orchestration/CLAUDE.md``, the shared brain: dated lessons filed under each intent.
+
+The file stays readable and hand-editable Markdown: one ``## Lessons: <ID>`` section per
+intent, one ``- YYYY-MM-DD: text`` bullet per lesson. New lessons go at the end of their
+intent's section so hand-written prose elsewhere in the file is left alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from pathlib import Path
+
+BRAIN_RELPATH = ".orchestration/CLAUDE.md"
+_HEADER = "# Shared brain\n\nLessons learned while working on each intent, recorded by intent-ls.\n"
+_BULLET = re.compile(r"^- (\d{4}-\d{2}-\d{2}): (.*)$")
+
+
+def _section_title(intent_id: str) -> str:
+    return f"## Lessons: {intent_id}"
+
+
+def add_lesson(text: str, intent_id: str, lesson: str, day: dt.date) -> str:
+    """Returns the brain text with ``lesson`` appended to ``intent_id``'s section."""
+    clean = " ".join(lesson.split())
+    if not clean:
+        raise ValueError("a lesson needs some text")
+    bullet = f"- {day.isoformat()}: {clean}"
+    lines = text.splitlines() if text else _HEADER.splitlines()
+    title = _section_title(intent_id)
+    try:
+        start = lines.index(title)
+    except ValueError:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines += ["", title, "", bullet]
+        return "\n".join(lines) + "\n"
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("## "):
+        end += 1
+    insert_at = end
+    while insert_at > start + 1 and not lines[insert_at - 1].strip():
+        insert_at -= 1
+    lines.insert(insert_at, bullet)
+    return "\n".join(lines) + "\n"
+
+
+def lessons_for(text: str, intent_id: str) -> list[str]:
+    lines = text.splitlines()
+    try:
+        start = lines.index(_section_title(intent_id))
+    except ValueError:
+        return []
+    out = []
+    for line in lines[start + 1 :]:
+        if line.startswith("## "):
+            break
+        match = _BULLET.match(line)
+        if match:
+            out.append(f"{match.group(1)}: {match.group(2)}")
+    return out
+
+
+def read_brain(root: Path) -> str:
+    try:
+        return (root / BRAIN_RELPATH).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def record_lesson(root: Path, intent_id: str, lesson: str, day: dt.date | None = None) -> str:
+    """Appends a lesson on disk (atomic replace) and returns the new text."""
+    path = root / BRAIN_RELPATH
+    new = add_lesson(read_brain(root), intent_id, lesson, day or dt.date.today())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(new, encoding="utf-8")
+    os.replace(tmp, path)
+    return new

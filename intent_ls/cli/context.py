@@ -1,0 +1,35 @@
+"""``intent-ls context ID``: the handshake block an agent receives for an intent."""
+
+from __future__ import annotations
+
+import argparse
+
+from intent_ls.cli.common import add_workspace_arg, print_json, workspace_root
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("context", help="print an intent's <intent_context>",
+                                   description="Print the <intent_context> XML (or JSON) for ID.")  # fmt: skip
+    parser.add_argument("intent_id", metavar="ID")
+    add_workspace_arg(parser)
+    parser.add_argument("--format", choices=("xml", "json"), default="xml")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from intent_ls.brain import lessons_for, read_brain
+    from intent_ls.cli.main import CliError
+    from intent_ls.context import context_json, context_xml
+    from intent_ls.workspace import Workspace
+
+    ws = Workspace(workspace_root(args))
+    intent = ws.spec().get(args.intent_id)
+    if intent is None:
+        known = ", ".join(ws.spec().ids) or "none"
+        raise CliError(f"no intent '{args.intent_id}' (known: {known})")
+    lessons = lessons_for(read_brain(ws.root), intent.id)
+    if args.format == "json":
+        print_json(context_json(intent, lessons=lessons))
+    else:
+        print(context_xml(intent, lessons=lessons), end="")
+    return 0

@@ -1,0 +1,52 @@
+"""Builds the argument parser from the verb modules and dispatches."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from intent_ls import __version__
+
+#: Verb modules, in the order ``--help`` lists them. Adding a verb = adding its module here.
+VERB_MODULES = (
+    "intent_ls.cli.validate",
+    "intent_ls.cli.intents",
+    "intent_ls.cli.context",
+    "intent_ls.cli.which",
+    "intent_ls.cli.serve",
+)
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line on stderr, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="intent-ls",
+        description="Intent-driven governance of AI-assisted coding.",
+    )
+    parser.add_argument("--version", action="version", version=f"intent-ls {__version__}")
+    subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    for name in VERB_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"intent-ls: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

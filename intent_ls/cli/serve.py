@@ -1,0 +1,28 @@
+"""``intent-ls serve``: the language server. pygls is imported only when this verb runs."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="run the language server",
+                                   description="Speak LSP over stdio (default) or TCP.")  # fmt: skip
+    parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.server.app import build_server
+
+    server = build_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise CliError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0

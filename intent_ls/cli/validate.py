@@ -1,0 +1,62 @@
+"""``intent-ls validate``: positioned problems of the intent spec, exit 1 on errors."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, workspace_root
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check .orchestration/active_intents.yaml",
+        description="Validate the intent spec. Prints 'path:line:col: severity code message' "
+        "per problem; exits 1 when there is an error, 0 otherwise.",
+    )
+    add_workspace_arg(parser)
+    add_format_arg(parser)
+    parser.add_argument("--file", type=Path, help="validate this file instead of the workspace spec")
+    parser.set_defaults(func=run)
+
+
+def display_path(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def run(args: argparse.Namespace) -> int:
+    from intent_ls.spec import load_spec_file
+    from intent_ls.workspace import Workspace
+
+    if args.file is not None:
+        path = args.file
+        result = load_spec_file(path)
+    else:
+        ws = Workspace(workspace_root(args))
+        path = ws.spec_path
+        result = ws.spec_result()
+    shown = display_path(path)
+    problems = sorted(result.problems, key=lambda p: (p.span.start, p.code))
+    if args.format == "json":
+        print_json({
+            "path": shown,
+            "valid": not result.has_errors,
+            "intents": len(result.spec.intents) if result.spec else 0,
+            "problems": [p.to_dict() for p in problems],
+        })  # fmt: skip
+    else:
+        for p in problems:
+            start = p.span.start
+            print(f"{shown}:{start.line + 1}:{start.column + 1}: {p.severity.value} {p.code} {p.message}")
+        errors = sum(p.severity.value == "error" for p in problems)
+        count = len(result.spec.intents) if result.spec else 0
+        print(f"{shown}: {count} intent(s), {errors} error(s), {len(problems) - errors} "
+              "other problem(s)", file=sys.stderr)  # fmt: skip
+    return 1 if result.has_errors else 0

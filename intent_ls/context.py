@@ -1,0 +1,81 @@
+"""The ``<intent_context>`` block an agent receives after the handshake, as XML and JSON.
+
+XML text is escaped, and characters XML 1.0 cannot carry at all (most C0 controls) are
+replaced, so a constraint pasted with a stray control byte never yields a document the
+agent's parser rejects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from intent_ls.model import Intent
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _text(value: str) -> str:
+    return escape(_INVALID_XML.sub("\ufffd", value))
+
+
+def _attr(value: str) -> str:
+    return quoteattr(_INVALID_XML.sub("\ufffd", value))
+
+
+def context_json(
+    intent: Intent,
+    history: Sequence[dict[str, str]] = (),
+    lessons: Sequence[str] = (),
+) -> dict[str, Any]:
+    return {
+        "id": intent.id,
+        "name": intent.name,
+        "status": intent.status.value,
+        "constraints": list(intent.constraints),
+        "owned_scope": list(intent.patterns),
+        "acceptance_criteria": list(intent.acceptance_criteria),
+        "related_files": list(intent.related_files),
+        "recent_history": [dict(h) for h in history] or [{"summary": h} for h in intent.recent_history],
+        "lessons": list(lessons),
+    }
+
+
+def context_xml(
+    intent: Intent,
+    history: Sequence[dict[str, str]] = (),
+    lessons: Sequence[str] = (),
+) -> str:
+    """Renders the handshake block; ``history`` entries are attribute maps plus a summary."""
+    data = context_json(intent, history, lessons)
+    lines = [f"<intent_context id={_attr(intent.id)}>"]
+    for key in ("id", "name", "status"):
+        lines.append(f"  <{key}>{_text(data[key])}</{key}>")
+
+    def block(tag: str, item: str, values: Sequence[str]) -> None:
+        if not values:
+            lines.append(f"  <{tag}/>")
+            return
+        lines.append(f"  <{tag}>")
+        lines.extend(f"    <{item}>{_text(v)}</{item}>" for v in values)
+        lines.append(f"  </{tag}>")
+
+    block("constraints", "constraint", data["constraints"])
+    block("owned_scope", "glob", data["owned_scope"])
+    block("acceptance_criteria", "criterion", data["acceptance_criteria"])
+    block("related_files", "file", data["related_files"])
+    if data["recent_history"]:
+        lines.append("  <recent_history>")
+        for entry in data["recent_history"]:
+            attrs_ = "".join(
+                f" {k}={_attr(str(v))}" for k, v in sorted(entry.items()) if k != "summary"
+            )
+            lines.append(f"    <change{attrs_}>{_text(str(entry.get('summary', '')))}</change>")
+        lines.append("  </recent_history>")
+    else:
+        lines.append("  <recent_history/>")
+    block("lessons", "lesson", data["lessons"])
+    lines.append("</intent_context>")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,96 @@
+"""Line diffs between a document's baseline and its current text.
+
+Both the language server (which lines carry a diagnostic) and the ledger (which ranges a
+record attributes) need the same answer, and computing it from the two texts rather than
+from accumulated edit events makes an undo collapse back to "no change" for free.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+import attrs
+
+
+@attrs.frozen
+class Hunk:
+    """One changed block; half-open, 0-based line indices on both sides."""
+
+    old_start: int
+    old_end: int
+    new_start: int
+    new_end: int
+
+    @property
+    def inserted(self) -> int:
+        return self.new_end - self.new_start
+
+    @property
+    def deleted(self) -> int:
+        return self.old_end - self.old_start
+
+
+@attrs.frozen
+class LineSpan:
+    """Inclusive 1-based line span, the unit Agent Trace ranges use."""
+
+    start: int
+    end: int
+
+
+def split_lines(text: str) -> list[str]:
+    """Splits like an editor does: CRLF, CR and LF all end a line; no trailing empty line."""
+    return text.splitlines()
+
+
+def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:
+    """Hunks turning ``old`` into ``new``.
+
+    Common prefix and suffix are stripped before difflib runs, so a small edit in a
+    10,000-line file costs one linear comparison rather than a quadratic matcher.
+    """
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
+    ):
+        suffix += 1
+    old_mid = old[prefix : len(old) - suffix]
+    new_mid = new[prefix : len(new) - suffix]
+    if not old_mid and not new_mid:
+        return []
+    if not old_mid or not new_mid or len(old_mid) * len(new_mid) > 4_000_000:
+        return [Hunk(prefix, len(old) - suffix, prefix, len(new) - suffix)]
+    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+    return [
+        Hunk(prefix + i1, prefix + i2, prefix + j1, prefix + j2)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def changed_spans(hunks: Sequence[Hunk]) -> list[LineSpan]:
+    """Contiguous blocks of changed lines in the new text (1-based, inclusive).
+
+    Pure deletions leave no line of their own in the new text; they are reported in
+    :func:`deleted_line_count` instead. Adjacent blocks are merged.
+    """
+    spans: list[LineSpan] = []
+    for hunk in hunks:
+        if hunk.inserted == 0:
+            continue
+        start, end = hunk.new_start + 1, hunk.new_end
+        if spans and start <= spans[-1].end + 1:
+            spans[-1] = LineSpan(spans[-1].start, max(end, spans[-1].end))
+        else:
+            spans.append(LineSpan(start, end))
+    return spans
+
+
+def deleted_line_count(hunks: Sequence[Hunk]) -> int:
+    return sum(max(0, h.deleted - h.inserted) for h in hunks)

@@ -1,0 +1,116 @@
+"""The typed model every front door shares: intents, the spec, and positioned problems.
+
+Positions are 0-based lines and 0-based columns counted in Unicode code points (what the
+YAML parser reports); front doors convert to their own units (LSP UTF-16/UTF-8, CLI 1-based).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Status(enum.StrEnum):
+    DRAFT = "DRAFT"
+    IN_PROGRESS = "IN_PROGRESS"
+    BLOCKED = "BLOCKED"
+    COMPLETED = "COMPLETED"
+    ARCHIVED = "ARCHIVED"
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@attrs.frozen(order=True)
+class Position:
+    line: int
+    column: int
+
+
+@attrs.frozen(order=True)
+class Span:
+    start: Position
+    end: Position
+
+    @classmethod
+    def point(cls, line: int = 0, column: int = 0) -> Span:
+        return cls(Position(line, column), Position(line, column))
+
+
+@attrs.frozen
+class Problem:
+    """A spec problem. ``code`` is a stable identifier tools and editors key on."""
+
+    code: str
+    severity: Severity
+    message: str
+    span: Span
+    related: tuple[tuple[str, Span], ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "line": self.span.start.line + 1,
+            "column": self.span.start.column + 1,
+            "end_line": self.span.end.line + 1,
+            "end_column": self.span.end.column + 1,
+        }
+
+
+@attrs.frozen
+class Glob:
+    """One ``owned_scope`` entry and where it is written."""
+
+    pattern: str
+    span: Span
+
+
+@attrs.frozen
+class Intent:
+    id: str
+    name: str
+    status: Status
+    owned_scope: tuple[Glob, ...]
+    constraints: tuple[str, ...] = ()
+    acceptance_criteria: tuple[str, ...] = ()
+    related_files: tuple[str, ...] = ()
+    recent_history: tuple[str, ...] = ()
+    created_at: str | None = None
+    updated_at: str | None = None
+    #: Where the intent's mapping starts and where its ``owned_scope`` value sits, so
+    #: editors can point at it and code actions can edit it in place.
+    span: Span = attrs.field(factory=Span.point, eq=False)
+    scope_span: Span | None = attrs.field(default=None, eq=False)
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        return tuple(g.pattern for g in self.owned_scope)
+
+    @property
+    def selectable(self) -> bool:
+        return self.status is Status.IN_PROGRESS
+
+
+@attrs.frozen
+class Spec:
+    """A loaded ``active_intents.yaml``: the intents, plus the legacy selection if any."""
+
+    intents: tuple[Intent, ...] = ()
+    legacy: bool = False
+    active_intent_id: str | None = None
+
+    def get(self, intent_id: str) -> Intent | None:
+        for intent in self.intents:
+            if intent.id == intent_id:
+                return intent
+        return None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(i.id for i in self.intents)

@@ -1,0 +1,90 @@
+"""Which intents own a path, and which paths are not governed at all.
+
+Globs follow gitignore semantics (pathspec's ``GitIgnoreSpec``) on workspace-relative
+POSIX paths. A :class:`ScopeIndex` is compiled once per spec version; lookups only test
+the intents whose globs could match the path's first directory, plus the "floating"
+ones (``*.py``, ``**/x``), which keeps a 1,000-intent spec fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import pathspec
+
+from intent_ls.model import Intent, Spec
+
+#: Never governed whatever the spec says: version-control internals.
+BUILTIN_IGNORES = (".git/",)
+#: The sidecar is governed by intent-ls's own rules (spec validation, append-only
+#: ledger), never by owned_scope: editing the spec must stay possible to fix a scope.
+SIDECAR_DIR = ".orchestration"
+
+_GLOB_CHARS = re.compile(r"[*?\[\\]")
+
+
+def _first_literal_segment(pattern: str) -> str | None:
+    """The fixed first directory of an anchored glob, or None if it can match anywhere."""
+    body = pattern.rstrip("/")
+    anchored = body.startswith("/") or "/" in body
+    body = body.lstrip("/")
+    if not anchored or not body:
+        return None
+    first = body.split("/", 1)[0]
+    if _GLOB_CHARS.search(first):
+        return None
+    return first
+
+
+class ScopeIndex:
+    """Compiled owned_scope and ignore matchers for one spec version."""
+
+    def __init__(self, spec: Spec, ignore_lines: Iterable[str] = ()) -> None:
+        self.spec = spec
+        self._intents: tuple[Intent, ...] = spec.intents
+        self._specs = [pathspec.GitIgnoreSpec.from_lines(i.patterns) for i in self._intents]
+        self._by_id = {intent.id: n for n, intent in enumerate(self._intents)}
+        self._floating: list[int] = []
+        self._buckets: dict[str, list[int]] = defaultdict(list)
+        for n, intent in enumerate(self._intents):
+            heads = {_first_literal_segment(p) for p in intent.patterns if not p.startswith("!")}
+            if None in heads:
+                self._floating.append(n)
+            for head in heads - {None}:
+                self._buckets[head].append(n)  # type: ignore[index]
+        self._ignore = pathspec.GitIgnoreSpec.from_lines([*BUILTIN_IGNORES, *ignore_lines])
+        self._owners_cached = lru_cache(maxsize=4096)(self._owners)
+
+    def _candidates(self, rel: str) -> Sequence[int]:
+        head = rel.split("/", 1)[0]
+        bucket = self._buckets.get(head)
+        if not bucket:
+            return self._floating
+        if not self._floating:
+            return bucket
+        return sorted({*bucket, *self._floating})
+
+    def _owners(self, rel: str) -> tuple[Intent, ...]:
+        return tuple(
+            self._intents[n] for n in self._candidates(rel) if self._specs[n].match_file(rel)
+        )
+
+    def owners(self, rel: str) -> tuple[Intent, ...]:
+        """Intents (any status) whose owned_scope matches ``rel``, in spec order."""
+        return self._owners_cached(rel)
+
+    def owns(self, intent_id: str, rel: str) -> bool:
+        n = self._by_id.get(intent_id)
+        return n is not None and self._specs[n].match_file(rel)
+
+    def is_ignored(self, rel: str) -> bool:
+        """True for ``.git/`` and ``.intentignore`` matches: such files are never governed."""
+        return self._ignore.match_file(rel)
+
+
+def is_sidecar(rel: str) -> bool:
+    return rel == SIDECAR_DIR or rel.startswith(SIDECAR_DIR + "/")
+

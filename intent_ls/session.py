@@ -1,0 +1,145 @@
+"""The turn state machine from the seed design: no mutation without a loaded intent.
+
+::
+
+    AWAITING_INTENT_SELECTION --select--> CONTEXT_LOADED --authorize(ok)--> ACTION_ALLOWED
+                                               |  ^                              |
+                                 authorize(bad)|  +----------complete------------+
+                                               v  |
+                                            BLOCKED --resolve--> CONTEXT_LOADED
+
+``select`` and ``clear`` are allowed from every state; selecting again re-checks out the
+context (the seed's "if intent changes, re-checkout").
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import attrs
+
+from intent_ls.model import Intent, Spec, Status
+
+if TYPE_CHECKING:
+    from intent_ls.policy import Verdict
+
+
+class TurnState(enum.StrEnum):
+    AWAITING_INTENT_SELECTION = "AWAITING_INTENT_SELECTION"
+    CONTEXT_LOADED = "CONTEXT_LOADED"
+    ACTION_ALLOWED = "ACTION_ALLOWED"
+    BLOCKED = "BLOCKED"
+
+
+class Event(enum.StrEnum):
+    SELECT = "select"
+    CLEAR = "clear"
+    AUTHORIZE_OK = "authorize_ok"
+    AUTHORIZE_BLOCKED = "authorize_blocked"
+    COMPLETE = "complete"
+    RESOLVE = "resolve"
+
+
+_S, _E = TurnState, Event
+TRANSITIONS: dict[tuple[TurnState, Event], TurnState] = {
+    **{(state, _E.SELECT): _S.CONTEXT_LOADED for state in _S},
+    **{(state, _E.CLEAR): _S.AWAITING_INTENT_SELECTION for state in _S},
+    (_S.CONTEXT_LOADED, _E.AUTHORIZE_OK): _S.ACTION_ALLOWED,
+    (_S.CONTEXT_LOADED, _E.AUTHORIZE_BLOCKED): _S.BLOCKED,
+    (_S.ACTION_ALLOWED, _E.AUTHORIZE_OK): _S.ACTION_ALLOWED,
+    (_S.ACTION_ALLOWED, _E.AUTHORIZE_BLOCKED): _S.BLOCKED,
+    (_S.ACTION_ALLOWED, _E.COMPLETE): _S.CONTEXT_LOADED,
+    (_S.BLOCKED, _E.RESOLVE): _S.CONTEXT_LOADED,
+    (_S.BLOCKED, _E.AUTHORIZE_BLOCKED): _S.BLOCKED,
+    (_S.BLOCKED, _E.AUTHORIZE_OK): _S.ACTION_ALLOWED,
+}
+
+
+class IllegalTransition(Exception):
+    def __init__(self, state: TurnState, event: Event) -> None:
+        super().__init__(f"cannot {event.value} while {state.value}")
+        self.state, self.event = state, event
+
+
+class SelectionRefused(Exception):
+    """Raised when an intent cannot be selected; ``code`` is stable for tools."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def check_selectable(spec: Spec, intent_id: str) -> Intent:
+    intent = spec.get(intent_id)
+    if intent is None:
+        known = ", ".join(i.id for i in spec.intents if i.selectable) or "none"
+        raise SelectionRefused(
+            "unknown-intent", f"no intent '{intent_id}' in the spec (IN_PROGRESS intents: {known})"
+        )
+    if intent.status is not Status.IN_PROGRESS:
+        raise SelectionRefused(
+            "intent-not-in-progress",
+            f"intent '{intent_id}' is {intent.status.value}; only IN_PROGRESS intents can be "
+            "selected (change its status in active_intents.yaml first)",
+        )
+    return intent
+
+
+@attrs.define
+class Session:
+    id: str = attrs.field(factory=lambda: uuid.uuid4().hex)
+    state: TurnState = TurnState.AWAITING_INTENT_SELECTION
+    intent_id: str | None = None
+
+    def _fire(self, event: Event) -> None:
+        target = TRANSITIONS.get((self.state, event))
+        if target is None:
+            raise IllegalTransition(self.state, event)
+        self.state = target
+
+    @property
+    def can_mutate(self) -> bool:
+        """The invariant: a mutation needs a loaded intent, and a non-blocked turn."""
+        return self.intent_id is not None and self.state in (
+            TurnState.CONTEXT_LOADED,
+            TurnState.ACTION_ALLOWED,
+        )
+
+    def select(self, spec: Spec, intent_id: str) -> Intent:
+        """Loads ``intent_id``'s context; a refusal leaves the session unchanged."""
+        intent = check_selectable(spec, intent_id)
+        self._fire(Event.SELECT)
+        self.intent_id = intent.id
+        return intent
+
+    def clear(self) -> None:
+        self._fire(Event.CLEAR)
+        self.intent_id = None
+
+    def authorize(self, verdicts: Sequence[Verdict]) -> bool:
+        """Decides one mutation: allowed only with a loaded intent and no blocking verdict."""
+        if self.intent_id is None:
+            return False
+        blocking = any(v.blocking for v in verdicts)
+        self._fire(Event.AUTHORIZE_BLOCKED if blocking else Event.AUTHORIZE_OK)
+        return not blocking
+
+    def complete(self) -> None:
+        self._fire(Event.COMPLETE)
+
+    def resolve(self) -> None:
+        self._fire(Event.RESOLVE)
+
+    def revalidate(self, spec: Spec) -> bool:
+        """Drops the selection when the spec no longer allows it; True if it was dropped."""
+        if self.intent_id is None:
+            return False
+        try:
+            check_selectable(spec, self.intent_id)
+        except SelectionRefused:
+            self.clear()
+            return True
+        return False

@@ -1,0 +1,440 @@
+"""Loads ``.orchestration/active_intents.yaml`` into a :class:`~intent_ls.model.Spec`.
+
+Validation works on the YAML node graph rather than on constructed Python objects, so
+every problem keeps the exact line and column of the node that caused it, and nothing
+the file says is ever executed or expanded: tags are ignored, aliases are never
+materialised, and depth/alias budgets are enforced on the event stream before the
+composer (which is recursive) sees the document.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+
+import attrs
+import yaml
+
+from intent_ls import globs
+from intent_ls.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
+
+SPEC_RELPATH = ".orchestration/active_intents.yaml"
+MAX_SPEC_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+MAX_ALIASES = 100
+MAX_EVENTS = 200_000
+
+# Stable problem codes: editors, agents and CI key on these strings.
+YAML_SYNTAX = "yaml-syntax"
+NOT_TEXT = "not-text"
+FILE_TOO_LARGE = "file-too-large"
+TOO_COMPLEX = "too-complex"
+WRONG_TYPE = "wrong-type"
+MISSING_FIELD = "missing-field"
+DUPLICATE_ID = "duplicate-id"
+DUPLICATE_KEY = "duplicate-key"
+UNKNOWN_STATUS = "unknown-status"
+UNKNOWN_KEY = "unknown-key"
+INVALID_GLOB = globs.INVALID_GLOB
+GLOB_ESCAPES = globs.GLOB_ESCAPES
+EMPTY_SCOPE = "empty-scope"
+SCOPE_CONFLICT = "scope-conflict"
+EMPTY_SPEC = "empty-spec"
+UNKNOWN_ACTIVE_INTENT = "unknown-active-intent"
+SPEC_NOT_FOUND = "spec-not-found"
+
+ALL_CODES = (
+    YAML_SYNTAX, NOT_TEXT, FILE_TOO_LARGE, TOO_COMPLEX, WRONG_TYPE, MISSING_FIELD,
+    DUPLICATE_ID, DUPLICATE_KEY, UNKNOWN_STATUS, UNKNOWN_KEY, INVALID_GLOB, GLOB_ESCAPES,
+    EMPTY_SCOPE, SCOPE_CONFLICT, EMPTY_SPEC, UNKNOWN_ACTIVE_INTENT, SPEC_NOT_FOUND,
+)  # fmt: skip
+
+_TOP_KEYS = ("active_intents", "intents", "active_intent_id", "version")
+_INTENT_KEYS = (
+    "id", "name", "status", "owned_scope", "constraints", "acceptance_criteria",
+    "related_files", "recent_history", "created_at", "updated_at", "description",
+)  # fmt: skip
+_LEGACY_KEYS = ("intent_id", "title", "scope")
+_STR = "tag:yaml.org,2002:str"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+@attrs.frozen
+class SpecResult:
+    spec: Spec | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(p.severity is Severity.ERROR for p in self.problems)
+
+
+def load_spec_file(path: Path) -> SpecResult:
+    """Reads and validates a spec file; a missing or unreadable file is a problem too."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_SPEC_BYTES + 1)
+    except FileNotFoundError:
+        return _fatal(SPEC_NOT_FOUND, f"no intent spec at {path}; create {SPEC_RELPATH}")
+    except OSError as exc:
+        return _fatal(SPEC_NOT_FOUND, f"cannot read {path}: {exc.strerror or exc}")
+    return load_spec_bytes(data)
+
+
+def load_spec_bytes(data: bytes) -> SpecResult:
+    if len(data) > MAX_SPEC_BYTES:
+        return _fatal(
+            FILE_TOO_LARGE,
+            f"spec is larger than {MAX_SPEC_BYTES // 1024} KiB; an intent spec is a short "
+            "human-written file",
+        )
+    if b"\0" in data:
+        return _fatal(NOT_TEXT, "spec is a binary file (contains NUL bytes), not YAML")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n")
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        return _fatal(NOT_TEXT, f"spec is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                      Span.point(line, col))  # fmt: skip
+    return load_spec_text(text)
+
+
+def load_spec_text(text: str) -> SpecResult:
+    """Validates spec text (e.g. a live editor buffer). Never raises for bad input."""
+    if len(text) > MAX_SPEC_BYTES:
+        return _fatal(FILE_TOO_LARGE, f"spec is larger than {MAX_SPEC_BYTES // 1024} KiB")
+    budget_problem = _check_budgets(text)
+    if budget_problem:
+        return SpecResult(None, (budget_problem,))
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        return SpecResult(None, (_yaml_problem(exc),))
+    except (yaml.YAMLError, RecursionError) as exc:
+        return _fatal(YAML_SYNTAX, f"invalid YAML: {exc}")
+    return _Validator().run(root)
+
+
+def _check_budgets(text: str) -> Problem | None:
+    """Walks the event stream (iterative, unlike the composer) to bound depth and aliases."""
+    depth = aliases = events = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            events += 1
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _problem(TOO_COMPLEX, f"document nests deeper than {MAX_DEPTH} levels",
+                                    _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    return _problem(TOO_COMPLEX, f"more than {MAX_ALIASES} aliases (possible alias bomb)",
+                                    _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+            if events > MAX_EVENTS:
+                return _problem(TOO_COMPLEX, f"document has more than {MAX_EVENTS} YAML nodes",
+                                _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+    except yaml.MarkedYAMLError as exc:
+        return _yaml_problem(exc)
+    except yaml.YAMLError as exc:
+        return _problem(YAML_SYNTAX, f"invalid YAML: {exc}", Span.point())
+    return None
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    span = Span.point(mark.line, mark.column) if mark else Span.point()
+    parts = [p for p in (exc.context, exc.problem) if p]
+    message = "; ".join(parts) or "invalid YAML"
+    if "\t" in message or "tab" in message.lower():
+        message += " (YAML indentation must use spaces, not tabs)"
+    return _problem(YAML_SYNTAX, f"YAML syntax error: {message}", span)
+
+
+def _mark_span(start: yaml.Mark, end: yaml.Mark) -> Span:
+    return Span(Position(start.line, start.column), Position(end.line, end.column))
+
+
+def _node_span(node: yaml.Node) -> Span:
+    return _mark_span(node.start_mark, node.end_mark)
+
+
+def _problem(
+    code: str, message: str, span: Span, severity: Severity = Severity.ERROR,
+    related: tuple[tuple[str, Span], ...] = (),
+) -> Problem:  # fmt: skip
+    return Problem(code, severity, message, span, related)
+
+
+def _fatal(code: str, message: str, span: Span | None = None) -> SpecResult:
+    return SpecResult(None, (_problem(code, message, span or Span.point()),))
+
+
+def _kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    tag = node.tag.rsplit(":", 1)[-1]
+    return {"str": "a string", "null": "null", "bool": "a boolean", "int": "a number",
+            "float": "a number", "timestamp": "a date"}.get(tag, f"a {tag}")  # fmt: skip
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def nearest_status(value: str) -> Status | None:
+    normal = value.strip().upper().replace("-", "_").replace(" ", "_")
+    if normal in Status.__members__:
+        return Status(normal)
+    match = did_you_mean(normal, Status.__members__)
+    return Status(match) if match else None
+
+
+class _Validator:
+    """One pass over the composed node graph, collecting problems and building intents."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, code: str, message: str, node_or_span: yaml.Node | Span,
+            severity: Severity = Severity.ERROR,
+            related: tuple[tuple[str, Span], ...] = ()) -> None:  # fmt: skip
+        span = node_or_span if isinstance(node_or_span, Span) else _node_span(node_or_span)
+        self.problems.append(_problem(code, message, span, severity, related))
+
+    def run(self, root: yaml.Node | None) -> SpecResult:
+        if root is None or (isinstance(root, yaml.ScalarNode) and root.tag.endswith(":null")):
+            self.add(EMPTY_SPEC, "spec is empty; declare intents under 'active_intents:'",
+                     Span.point(), Severity.WARNING)  # fmt: skip
+            return SpecResult(Spec(), tuple(self.problems))
+        if not isinstance(root, yaml.MappingNode):
+            self.add(WRONG_TYPE, f"spec must be a mapping with 'active_intents:', not {_kind(root)}", root)
+            return SpecResult(None, tuple(self.problems))
+        top = self.mapping(root, _TOP_KEYS, "top-level key")
+        legacy = "active_intents" not in top and "intents" in top
+        list_key = "intents" if legacy else "active_intents"
+        if "active_intents" in top and "intents" in top:
+            self.add(UNKNOWN_KEY, "both 'active_intents' and legacy 'intents' present; "
+                     "'intents' is ignored", top["intents"][0], Severity.WARNING)  # fmt: skip
+        if list_key not in top:
+            self.add(MISSING_FIELD, "missing 'active_intents:' list", root)
+            return SpecResult(None, tuple(self.problems))
+        list_node = top[list_key][1]
+        intents: list[Intent] = []
+        if isinstance(list_node, yaml.ScalarNode) and list_node.tag.endswith(":null"):
+            self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
+        elif not isinstance(list_node, yaml.SequenceNode):
+            self.add(WRONG_TYPE, f"'{list_key}' must be a list, not {_kind(list_node)}", list_node)
+        else:
+            if not list_node.value:
+                self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
+            for item in list_node.value:
+                intent = self.intent(item, legacy)
+                if intent is not None:
+                    intents.append(intent)
+        intents = self.dedupe(intents)
+        active_id = None
+        if "active_intent_id" in top:
+            active_id = self.active_intent_id(top["active_intent_id"][1], intents)
+        self.check_conflicts(intents)
+        spec = Spec(intents=tuple(intents), legacy=legacy, active_intent_id=active_id)
+        return SpecResult(spec, tuple(self.problems))
+
+    def mapping(self, node: yaml.MappingNode, known: Iterable[str],
+                what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:  # fmt: skip
+        known = tuple(known)
+        seen: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.add(WRONG_TYPE, f"{what} must be a plain string, not {_kind(key_node)}", key_node)
+                continue
+            key = str(key_node.value)
+            if key in seen:
+                first = _node_span(seen[key][0])
+                self.add(DUPLICATE_KEY, f"duplicate key '{key}' (first defined on line "
+                         f"{first.start.line + 1}); the last one would silently win",
+                         key_node, related=(("first definition", first),))  # fmt: skip
+                continue
+            if key not in known:
+                hint = did_you_mean(key, known)
+                suffix = f"; did you mean '{hint}'?" if hint else f"; known keys: {', '.join(known)}"
+                self.add(UNKNOWN_KEY, f"unknown {what} '{key}'{suffix}", key_node, Severity.WARNING)
+                continue
+            seen[key] = (key_node, value_node)
+        return seen
+
+    def string(self, field: str, entry: tuple[yaml.Node, yaml.Node] | None,
+               required: bool, owner: yaml.Node) -> str | None:  # fmt: skip
+        if entry is None:
+            if required:
+                self.add(MISSING_FIELD, f"intent is missing required field '{field}'", owner)
+            return None
+        node = entry[1]
+        if isinstance(node, yaml.ScalarNode) and node.tag in (_STR, _TIMESTAMP):
+            value = str(node.value)
+            if required and not value.strip():
+                self.add(MISSING_FIELD, f"'{field}' is empty", node)
+                return None
+            return value
+        hint = " (quote it: YAML reads it as a number)" if node.tag.endswith((":int", ":float")) else ""
+        self.add(WRONG_TYPE, f"'{field}' must be a string, not {_kind(node)}{hint}", node)
+        return None
+
+    def string_list(self, field: str, node: yaml.Node) -> list[tuple[str, yaml.Node]]:
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
+            return []
+        if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
+            self.add(WRONG_TYPE, f"'{field}' must be a list of strings; write '- {node.value}'", node)
+            return [(str(node.value), node)]
+        if not isinstance(node, yaml.SequenceNode):
+            self.add(WRONG_TYPE, f"'{field}' must be a list of strings, not {_kind(node)}", node)
+            return []
+        items: list[tuple[str, yaml.Node]] = []
+        for item in node.value:
+            if isinstance(item, yaml.ScalarNode) and item.tag in (_STR, _TIMESTAMP):
+                items.append((str(item.value), item))
+            elif isinstance(item, yaml.ScalarNode) and not item.tag.endswith(":null"):
+                self.add(WRONG_TYPE, f"'{field}' entries must be strings, not {_kind(item)} "
+                         "(quote it)", item)  # fmt: skip
+                items.append((str(item.value), item))
+            else:
+                self.add(WRONG_TYPE, f"'{field}' entries must be strings, not {_kind(item)}", item)
+        return items
+
+    def intent(self, node: yaml.Node, legacy: bool) -> Intent | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.add(WRONG_TYPE, f"each intent must be a mapping, not {_kind(node)}", node)
+            return None
+        fields = self.mapping(node, _INTENT_KEYS + _LEGACY_KEYS, "intent key")
+        id_entry = fields.get("id") or fields.get("intent_id")
+        name_entry = fields.get("name") or fields.get("title")
+        intent_id = self.string("id", id_entry, True, node)
+        name = self.string("name", name_entry, True, node)
+        status = self.status(fields.get("status"), legacy, node)
+        scope_node, scope_items = self.scope(fields, node)
+        patterns = self.patterns(scope_items, status)
+        if scope_node is not None and not scope_items and status is not None:
+            severity = Severity.ERROR if status is Status.IN_PROGRESS else Severity.WARNING
+            self.add(EMPTY_SCOPE, f"intent '{intent_id or '?'}' owns no paths; add globs to "
+                     "'owned_scope'", scope_node, severity)  # fmt: skip
+        lists = {
+            key: tuple(v for v, _ in self.string_list(key, fields[key][1])) if key in fields else ()
+            for key in ("constraints", "acceptance_criteria", "related_files", "recent_history")
+        }
+        created = self.string("created_at", fields.get("created_at"), False, node)
+        updated = self.string("updated_at", fields.get("updated_at"), False, node)
+        if intent_id is None or name is None or status is None or scope_node is None:
+            return None
+        return Intent(
+            id=intent_id, name=name, status=status, owned_scope=tuple(patterns),
+            constraints=lists["constraints"], acceptance_criteria=lists["acceptance_criteria"],
+            related_files=lists["related_files"], recent_history=lists["recent_history"],
+            created_at=created, updated_at=updated, span=_node_span(node),
+            scope_span=_node_span(scope_node),
+        )  # fmt: skip
+
+    def status(self, entry: tuple[yaml.Node, yaml.Node] | None, legacy: bool,
+               owner: yaml.Node) -> Status | None:  # fmt: skip
+        if entry is None:
+            if not legacy:
+                self.add(MISSING_FIELD, "intent has no 'status'; treated as IN_PROGRESS "
+                         f"(one of {', '.join(Status)})", owner, Severity.WARNING)  # fmt: skip
+            return Status.IN_PROGRESS
+        raw = self.string("status", entry, True, owner)
+        if raw is None:
+            return None
+        if raw in Status.__members__:
+            return Status(raw)
+        guess = nearest_status(raw)
+        hint = f"; did you mean '{guess.value}'?" if guess else ""
+        self.add(UNKNOWN_STATUS, f"unknown status '{raw}'{hint} (one of {', '.join(Status)})",
+                 entry[1])  # fmt: skip
+        return None
+
+    def scope(self, fields: dict[str, tuple[yaml.Node, yaml.Node]],
+              owner: yaml.Node) -> tuple[yaml.Node | None, list[tuple[str, yaml.Node]]]:  # fmt: skip
+        if "owned_scope" in fields:
+            node = fields["owned_scope"][1]
+            return node, self.string_list("owned_scope", node)
+        if "scope" in fields:
+            node = fields["scope"][1]
+            if not isinstance(node, yaml.MappingNode):
+                self.add(WRONG_TYPE, f"legacy 'scope' must be a mapping with 'paths:', not {_kind(node)}", node)
+                return None, []
+            sub = self.mapping(node, ("paths",), "scope key")
+            if "paths" not in sub:
+                self.add(MISSING_FIELD, "legacy 'scope' has no 'paths' list", node)
+                return None, []
+            paths = sub["paths"][1]
+            return paths, self.string_list("scope.paths", paths)
+        self.add(MISSING_FIELD, "intent is missing required field 'owned_scope'", owner)
+        return None, []
+
+    def patterns(self, items: list[tuple[str, yaml.Node]], status: Status | None) -> list[Glob]:
+        out: list[Glob] = []
+        for value, node in items:
+            issue = globs.check_glob(value)
+            if issue:
+                self.add(issue.code, f"glob '{value}': {issue.message}", node)
+                continue
+            out.append(Glob(value, _node_span(node)))
+        return out
+
+    def dedupe(self, intents: list[Intent]) -> list[Intent]:
+        first: dict[str, Intent] = {}
+        for intent in intents:
+            if intent.id in first:
+                prior = first[intent.id]
+                self.add(DUPLICATE_ID, f"duplicate intent id '{intent.id}' (first declared on "
+                         f"line {prior.span.start.line + 1})", intent.span,
+                         related=((f"first '{intent.id}'", prior.span),))  # fmt: skip
+            else:
+                first[intent.id] = intent
+        return list(first.values())
+
+    def active_intent_id(self, node: yaml.Node, intents: list[Intent]) -> str | None:
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
+            return None
+        if not (isinstance(node, yaml.ScalarNode) and node.tag == _STR):
+            self.add(WRONG_TYPE, f"'active_intent_id' must be a string, not {_kind(node)}", node)
+            return None
+        value = str(node.value)
+        ids = [i.id for i in intents]
+        if value not in ids:
+            hint = did_you_mean(value, ids)
+            self.add(UNKNOWN_ACTIVE_INTENT, f"active_intent_id '{value}' names no intent"
+                     + (f"; did you mean '{hint}'?" if hint else ""), node)  # fmt: skip
+            return None
+        return value
+
+    def check_conflicts(self, intents: list[Intent]) -> None:
+        from intent_ls.scope import ScopeIndex
+
+        live = [i for i in intents if i.status is Status.IN_PROGRESS]
+        if len(live) < 2:
+            return
+        index = ScopeIndex(Spec(intents=tuple(live)))
+        reported: set[tuple[str, str]] = set()
+        for intent in live:
+            for glob in intent.owned_scope:
+                for path in globs.witness_paths(glob.pattern):
+                    if not index.owns(intent.id, path):
+                        continue
+                    for other in index.owners(path):
+                        pair = tuple(sorted((intent.id, other.id)))
+                        if other.id == intent.id or pair in reported:
+                            continue
+                        reported.add(pair)  # type: ignore[arg-type]
+                        anchor = other.owned_scope[0].span if other.owned_scope else other.span
+                        self.add(SCOPE_CONFLICT, f"IN_PROGRESS intents '{intent.id}' and "
+                                 f"'{other.id}' both own '{path}' (glob '{glob.pattern}'); "
+                                 "two live intents should not share files",
+                                 glob.span, Severity.WARNING,
+                                 related=((f"scope of '{other.id}'", anchor),))  # fmt: skip

@@ -1,0 +1,152 @@
+"""A workspace on disk: where its sidecar lives, and how a path relates to it.
+
+This is the I/O edge of the core. It resolves symlinks, reads the spec and
+``.intentignore`` and caches what it compiled, keyed on file identity (mtime and size),
+so repeated CLI or hook calls in one process and every LSP request reuse the same
+:class:`~intent_ls.scope.ScopeIndex` until a file actually changes.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from pathlib import Path
+
+import attrs
+
+from intent_ls.model import Spec
+from intent_ls.scope import ScopeIndex, is_sidecar
+from intent_ls.spec import SPEC_RELPATH, SpecResult, load_spec_file, load_spec_text
+
+INTENTIGNORE = ".intentignore"
+MAX_IGNORE_BYTES = 256 * 1024
+
+
+class PathKind(enum.StrEnum):
+    GOVERNED = "governed"
+    IGNORED = "ignored"  # .intentignore or built-in (.git/)
+    SIDECAR = "sidecar"  # .orchestration/: intent-ls's own files
+    OUTSIDE = "outside"  # not under the workspace (possibly through a symlink)
+
+
+@attrs.frozen
+class PathInfo:
+    kind: PathKind
+    rel: str | None
+    reason: str
+
+    @property
+    def governed(self) -> bool:
+        return self.kind is PathKind.GOVERNED
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        self._spec_key: object = None
+        self._spec_result: SpecResult | None = None
+        self._ignore_key: object = None
+        self._ignore_lines: tuple[str, ...] = ()
+        self._scope_key: object = None
+        self._scope: ScopeIndex | None = None
+        self._spec_override: str | None = None
+        self.extra_ignores: tuple[str, ...] = ()
+
+    @property
+    def orchestration(self) -> Path:
+        return self.root / ".orchestration"
+
+    @property
+    def spec_path(self) -> Path:
+        return self.root / SPEC_RELPATH
+
+    @property
+    def intentignore_path(self) -> Path:
+        return self.root / INTENTIGNORE
+
+    def set_spec_text(self, text: str | None) -> None:
+        """Validates a live (unsaved) buffer of the spec instead of the file on disk."""
+        self._spec_override = text
+        self._spec_key = None
+
+    def spec_result(self) -> SpecResult:
+        if self._spec_override is not None:
+            key: object = ("buffer", hash(self._spec_override))
+        else:
+            key = _file_key(self.spec_path)
+        if key != self._spec_key or self._spec_result is None:
+            if self._spec_override is not None:
+                self._spec_result = load_spec_text(self._spec_override)
+            else:
+                self._spec_result = load_spec_file(self.spec_path)
+            self._spec_key = key
+        return self._spec_result
+
+    def spec(self) -> Spec:
+        """The current spec; an unusable file yields an empty spec (its problems say why)."""
+        return self.spec_result().spec or Spec()
+
+    def ignore_lines(self) -> tuple[str, ...]:
+        key = _file_key(self.intentignore_path)
+        if key != self._ignore_key:
+            self._ignore_key = key
+            try:
+                data = self.intentignore_path.read_bytes()[:MAX_IGNORE_BYTES]
+                self._ignore_lines = tuple(data.decode("utf-8", "replace").splitlines())
+            except OSError:
+                self._ignore_lines = ()
+        return self._ignore_lines
+
+    def scope(self) -> ScopeIndex:
+        spec = self.spec()
+        ignores = (*self.ignore_lines(), *self.extra_ignores)
+        key = (id(spec), ignores)
+        if key != self._scope_key or self._scope is None:
+            self._scope = ScopeIndex(spec, ignores)
+            self._scope_key = key
+        return self._scope
+
+    def relative(self, path: Path | str) -> str | None:
+        """Workspace-relative POSIX path of the file's real location, or None if outside."""
+        real = os.path.realpath(path)
+        try:
+            rel = Path(real).relative_to(self.root)
+        except ValueError:
+            return None
+        return rel.as_posix() if rel.parts else ""
+
+    def classify(self, path: Path | str) -> PathInfo:
+        path = Path(path)
+        if not path.is_absolute():
+            path = self.root / path
+        rel = self.relative(path)
+        if rel is None:
+            lexical = os.path.normpath(path)
+            inside = lexical == str(self.root) or lexical.startswith(str(self.root) + os.sep)
+            reason = ("resolves (through a symlink) outside the workspace" if inside
+                      else "is outside the workspace")  # fmt: skip
+            return PathInfo(PathKind.OUTSIDE, None, reason)
+        if rel == "":
+            return PathInfo(PathKind.OUTSIDE, None, "is the workspace root itself")
+        if is_sidecar(rel):
+            return PathInfo(PathKind.SIDECAR, rel, "is intent-ls's own sidecar (.orchestration/)")
+        if self.scope().is_ignored(rel):
+            return PathInfo(PathKind.IGNORED, rel, "is excluded by .intentignore or built-in ignores")
+        return PathInfo(PathKind.GOVERNED, rel, "is governed")
+
+
+def _file_key(path: Path) -> object:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def find_workspace_root(start: Path) -> Path:
+    """The nearest ancestor holding ``.orchestration/``, else ``start`` itself."""
+    start = Path(os.path.realpath(start))
+    for candidate in (start, *start.parents):
+        if (candidate / ".orchestration").is_dir():
+            return candidate
+    return start
