@@ -38,7 +38,8 @@ def context_json(
         "owned_scope": list(intent.patterns),
         "acceptance_criteria": list(intent.acceptance_criteria),
         "related_files": list(intent.related_files),
-        "recent_history": [dict(h) for h in history] or [{"summary": h} for h in intent.recent_history],
+        "recent_history": [dict(h) for h in history]
+        or [{"summary": h} for h in intent.recent_history],
         "lessons": list(lessons),
     }
 

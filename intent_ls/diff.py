@@ -55,10 +55,7 @@ def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:
     while prefix < limit and old[prefix] == new[prefix]:
         prefix += 1
     suffix = 0
-    while (
-        suffix < limit - prefix
-        and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
-    ):
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
     old_mid = old[prefix : len(old) - suffix]
     new_mid = new[prefix : len(new) - suffix]

@@ -64,8 +64,7 @@ def _escape_reason(body: str) -> str | None:
         return "'..' climbs out of the workspace; owned_scope globs stay inside it"
     if body.startswith("/") and segments and segments[0] in _ABSOLUTE_ROOTS:
         return (
-            "looks like an absolute path; a leading '/' only anchors a glob to the "
-            "workspace root"
+            "looks like an absolute path; a leading '/' only anchors a glob to the workspace root"
         )
     return None
 

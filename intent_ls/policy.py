@@ -57,34 +57,36 @@ def evaluate(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdic
     owner_ids = tuple(i.id for i in owners)
     selectable = [i.id for i in owners if i.selectable]
     if session.intent_id is None:
-        if owners:
-            who = f"owned by {_describe(owners)}"
-        else:
-            who = "owned by no intent"
+        who = f"owned by {_describe(owners)}" if owners else "owned by no intent"
         return (
             Verdict(
                 NO_ACTIVE_INTENT,
                 f"No active intent: select an intent before editing {rel_path} ({who}).",
                 owner_ids,
-                {"path": rel_path, "owners": list(owner_ids), "selectable": selectable,
-                 "state": session.state.value},  # fmt: skip
+                {
+                    "path": rel_path,
+                    "owners": list(owner_ids),
+                    "selectable": selectable,
+                    "state": session.state.value,
+                },
             ),
         )
     if scope.owns(session.intent_id, rel_path):
         return ()
     active = scope.spec.get(session.intent_id)
     active_name = f"{active.id} ({active.name})" if active else session.intent_id
-    if owners:
-        hint = f"it is owned by {_describe(owners)}"
-    else:
-        hint = "no intent owns it"
+    hint = f"it is owned by {_describe(owners)}" if owners else "no intent owns it"
     return (
         Verdict(
             OUT_OF_SCOPE,
             f"{rel_path} is outside the scope of active intent {active_name}; {hint}.",
             owner_ids,
-            {"path": rel_path, "active_intent": session.intent_id, "owners": list(owner_ids),
-             "selectable": selectable,
-             "owned_scope": list(active.patterns) if active else []},  # fmt: skip
+            {
+                "path": rel_path,
+                "active_intent": session.intent_id,
+                "owners": list(owner_ids),
+                "selectable": selectable,
+                "owned_scope": list(active.patterns) if active else [],
+            },
         ),
     )

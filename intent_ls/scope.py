@@ -87,4 +87,3 @@ class ScopeIndex:
 
 def is_sidecar(rel: str) -> bool:
     return rel == SIDECAR_DIR or rel.startswith(SIDECAR_DIR + "/")
-

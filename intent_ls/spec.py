@@ -45,16 +45,39 @@ UNKNOWN_ACTIVE_INTENT = "unknown-active-intent"
 SPEC_NOT_FOUND = "spec-not-found"
 
 ALL_CODES = (
-    YAML_SYNTAX, NOT_TEXT, FILE_TOO_LARGE, TOO_COMPLEX, WRONG_TYPE, MISSING_FIELD,
-    DUPLICATE_ID, DUPLICATE_KEY, UNKNOWN_STATUS, UNKNOWN_KEY, INVALID_GLOB, GLOB_ESCAPES,
-    EMPTY_SCOPE, SCOPE_CONFLICT, EMPTY_SPEC, UNKNOWN_ACTIVE_INTENT, SPEC_NOT_FOUND,
-)  # fmt: skip
+    YAML_SYNTAX,
+    NOT_TEXT,
+    FILE_TOO_LARGE,
+    TOO_COMPLEX,
+    WRONG_TYPE,
+    MISSING_FIELD,
+    DUPLICATE_ID,
+    DUPLICATE_KEY,
+    UNKNOWN_STATUS,
+    UNKNOWN_KEY,
+    INVALID_GLOB,
+    GLOB_ESCAPES,
+    EMPTY_SCOPE,
+    SCOPE_CONFLICT,
+    EMPTY_SPEC,
+    UNKNOWN_ACTIVE_INTENT,
+    SPEC_NOT_FOUND,
+)
 
 _TOP_KEYS = ("active_intents", "intents", "active_intent_id", "version")
 _INTENT_KEYS = (
-    "id", "name", "status", "owned_scope", "constraints", "acceptance_criteria",
-    "related_files", "recent_history", "created_at", "updated_at", "description",
-)  # fmt: skip
+    "id",
+    "name",
+    "status",
+    "owned_scope",
+    "constraints",
+    "acceptance_criteria",
+    "related_files",
+    "recent_history",
+    "created_at",
+    "updated_at",
+    "description",
+)
 _LEGACY_KEYS = ("intent_id", "title", "scope")
 _STR = "tag:yaml.org,2002:str"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
@@ -96,8 +119,11 @@ def load_spec_bytes(data: bytes) -> SpecResult:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n")
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
-        return _fatal(NOT_TEXT, f"spec is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-                      Span.point(line, col))  # fmt: skip
+        return _fatal(
+            NOT_TEXT,
+            f"spec is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+            Span.point(line, col),
+        )
     return load_spec_text(text)
 
 
@@ -126,18 +152,27 @@ def _check_budgets(text: str) -> Problem | None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return _problem(TOO_COMPLEX, f"document nests deeper than {MAX_DEPTH} levels",
-                                    _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+                    return _problem(
+                        TOO_COMPLEX,
+                        f"document nests deeper than {MAX_DEPTH} levels",
+                        _mark_span(event.start_mark, event.end_mark),
+                    )
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
             elif isinstance(event, yaml.AliasEvent):
                 aliases += 1
                 if aliases > MAX_ALIASES:
-                    return _problem(TOO_COMPLEX, f"more than {MAX_ALIASES} aliases (possible alias bomb)",
-                                    _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+                    return _problem(
+                        TOO_COMPLEX,
+                        f"more than {MAX_ALIASES} aliases (possible alias bomb)",
+                        _mark_span(event.start_mark, event.end_mark),
+                    )
             if events > MAX_EVENTS:
-                return _problem(TOO_COMPLEX, f"document has more than {MAX_EVENTS} YAML nodes",
-                                _mark_span(event.start_mark, event.end_mark))  # fmt: skip
+                return _problem(
+                    TOO_COMPLEX,
+                    f"document has more than {MAX_EVENTS} YAML nodes",
+                    _mark_span(event.start_mark, event.end_mark),
+                )
     except yaml.MarkedYAMLError as exc:
         return _yaml_problem(exc)
     except yaml.YAMLError as exc:
@@ -164,9 +199,12 @@ def _node_span(node: yaml.Node) -> Span:
 
 
 def _problem(
-    code: str, message: str, span: Span, severity: Severity = Severity.ERROR,
+    code: str,
+    message: str,
+    span: Span,
+    severity: Severity = Severity.ERROR,
     related: tuple[tuple[str, Span], ...] = (),
-) -> Problem:  # fmt: skip
+) -> Problem:
     return Problem(code, severity, message, span, related)
 
 
@@ -180,8 +218,14 @@ def _kind(node: yaml.Node) -> str:
     if isinstance(node, yaml.SequenceNode):
         return "a list"
     tag = node.tag.rsplit(":", 1)[-1]
-    return {"str": "a string", "null": "null", "bool": "a boolean", "int": "a number",
-            "float": "a number", "timestamp": "a date"}.get(tag, f"a {tag}")  # fmt: skip
+    return {
+        "str": "a string",
+        "null": "null",
+        "bool": "a boolean",
+        "int": "a number",
+        "float": "a number",
+        "timestamp": "a date",
+    }.get(tag, f"a {tag}")
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
@@ -203,26 +247,43 @@ class _Validator:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
 
-    def add(self, code: str, message: str, node_or_span: yaml.Node | Span,
-            severity: Severity = Severity.ERROR,
-            related: tuple[tuple[str, Span], ...] = ()) -> None:  # fmt: skip
+    def add(
+        self,
+        code: str,
+        message: str,
+        node_or_span: yaml.Node | Span,
+        severity: Severity = Severity.ERROR,
+        related: tuple[tuple[str, Span], ...] = (),
+    ) -> None:
         span = node_or_span if isinstance(node_or_span, Span) else _node_span(node_or_span)
         self.problems.append(_problem(code, message, span, severity, related))
 
     def run(self, root: yaml.Node | None) -> SpecResult:
         if root is None or (isinstance(root, yaml.ScalarNode) and root.tag.endswith(":null")):
-            self.add(EMPTY_SPEC, "spec is empty; declare intents under 'active_intents:'",
-                     Span.point(), Severity.WARNING)  # fmt: skip
+            self.add(
+                EMPTY_SPEC,
+                "spec is empty; declare intents under 'active_intents:'",
+                Span.point(),
+                Severity.WARNING,
+            )
             return SpecResult(Spec(), tuple(self.problems))
         if not isinstance(root, yaml.MappingNode):
-            self.add(WRONG_TYPE, f"spec must be a mapping with 'active_intents:', not {_kind(root)}", root)
+            self.add(
+                WRONG_TYPE,
+                f"spec must be a mapping with 'active_intents:', not {_kind(root)}",
+                root,
+            )
             return SpecResult(None, tuple(self.problems))
         top = self.mapping(root, _TOP_KEYS, "top-level key")
         legacy = "active_intents" not in top and "intents" in top
         list_key = "intents" if legacy else "active_intents"
         if "active_intents" in top and "intents" in top:
-            self.add(UNKNOWN_KEY, "both 'active_intents' and legacy 'intents' present; "
-                     "'intents' is ignored", top["intents"][0], Severity.WARNING)  # fmt: skip
+            self.add(
+                UNKNOWN_KEY,
+                "both 'active_intents' and legacy 'intents' present; 'intents' is ignored",
+                top["intents"][0],
+                Severity.WARNING,
+            )
         if list_key not in top:
             self.add(MISSING_FIELD, "missing 'active_intents:' list", root)
             return SpecResult(None, tuple(self.problems))
@@ -247,31 +308,45 @@ class _Validator:
         spec = Spec(intents=tuple(intents), legacy=legacy, active_intent_id=active_id)
         return SpecResult(spec, tuple(self.problems))
 
-    def mapping(self, node: yaml.MappingNode, known: Iterable[str],
-                what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:  # fmt: skip
+    def mapping(
+        self, node: yaml.MappingNode, known: Iterable[str], what: str
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
         known = tuple(known)
         seen: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                self.add(WRONG_TYPE, f"{what} must be a plain string, not {_kind(key_node)}", key_node)
+                self.add(
+                    WRONG_TYPE, f"{what} must be a plain string, not {_kind(key_node)}", key_node
+                )
                 continue
             key = str(key_node.value)
             if key in seen:
                 first = _node_span(seen[key][0])
-                self.add(DUPLICATE_KEY, f"duplicate key '{key}' (first defined on line "
-                         f"{first.start.line + 1}); the last one would silently win",
-                         key_node, related=(("first definition", first),))  # fmt: skip
+                self.add(
+                    DUPLICATE_KEY,
+                    f"duplicate key '{key}' (first defined on line "
+                    f"{first.start.line + 1}); the last one would silently win",
+                    key_node,
+                    related=(("first definition", first),),
+                )
                 continue
             if key not in known:
                 hint = did_you_mean(key, known)
-                suffix = f"; did you mean '{hint}'?" if hint else f"; known keys: {', '.join(known)}"
+                suffix = (
+                    f"; did you mean '{hint}'?" if hint else f"; known keys: {', '.join(known)}"
+                )
                 self.add(UNKNOWN_KEY, f"unknown {what} '{key}'{suffix}", key_node, Severity.WARNING)
                 continue
             seen[key] = (key_node, value_node)
         return seen
 
-    def string(self, field: str, entry: tuple[yaml.Node, yaml.Node] | None,
-               required: bool, owner: yaml.Node) -> str | None:  # fmt: skip
+    def string(
+        self,
+        field: str,
+        entry: tuple[yaml.Node, yaml.Node] | None,
+        required: bool,
+        owner: yaml.Node,
+    ) -> str | None:
         if entry is None:
             if required:
                 self.add(MISSING_FIELD, f"intent is missing required field '{field}'", owner)
@@ -283,7 +358,11 @@ class _Validator:
                 self.add(MISSING_FIELD, f"'{field}' is empty", node)
                 return None
             return value
-        hint = " (quote it: YAML reads it as a number)" if node.tag.endswith((":int", ":float")) else ""
+        hint = (
+            " (quote it: YAML reads it as a number)"
+            if node.tag.endswith((":int", ":float"))
+            else ""
+        )
         self.add(WRONG_TYPE, f"'{field}' must be a string, not {_kind(node)}{hint}", node)
         return None
 
@@ -291,7 +370,9 @@ class _Validator:
         if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
             return []
         if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
-            self.add(WRONG_TYPE, f"'{field}' must be a list of strings; write '- {node.value}'", node)
+            self.add(
+                WRONG_TYPE, f"'{field}' must be a list of strings; write '- {node.value}'", node
+            )
             return [(str(node.value), node)]
         if not isinstance(node, yaml.SequenceNode):
             self.add(WRONG_TYPE, f"'{field}' must be a list of strings, not {_kind(node)}", node)
@@ -301,8 +382,11 @@ class _Validator:
             if isinstance(item, yaml.ScalarNode) and item.tag in (_STR, _TIMESTAMP):
                 items.append((str(item.value), item))
             elif isinstance(item, yaml.ScalarNode) and not item.tag.endswith(":null"):
-                self.add(WRONG_TYPE, f"'{field}' entries must be strings, not {_kind(item)} "
-                         "(quote it)", item)  # fmt: skip
+                self.add(
+                    WRONG_TYPE,
+                    f"'{field}' entries must be strings, not {_kind(item)} (quote it)",
+                    item,
+                )
                 items.append((str(item.value), item))
             else:
                 self.add(WRONG_TYPE, f"'{field}' entries must be strings, not {_kind(item)}", item)
@@ -322,8 +406,12 @@ class _Validator:
         patterns = self.patterns(scope_items, status)
         if scope_node is not None and not scope_items and status is not None:
             severity = Severity.ERROR if status is Status.IN_PROGRESS else Severity.WARNING
-            self.add(EMPTY_SCOPE, f"intent '{intent_id or '?'}' owns no paths; add globs to "
-                     "'owned_scope'", scope_node, severity)  # fmt: skip
+            self.add(
+                EMPTY_SCOPE,
+                f"intent '{intent_id or '?'}' owns no paths; add globs to 'owned_scope'",
+                scope_node,
+                severity,
+            )
         lists = {
             key: tuple(v for v, _ in self.string_list(key, fields[key][1])) if key in fields else ()
             for key in ("constraints", "acceptance_criteria", "related_files", "recent_history")
@@ -333,19 +421,31 @@ class _Validator:
         if intent_id is None or name is None or status is None or scope_node is None:
             return None
         return Intent(
-            id=intent_id, name=name, status=status, owned_scope=tuple(patterns),
-            constraints=lists["constraints"], acceptance_criteria=lists["acceptance_criteria"],
-            related_files=lists["related_files"], recent_history=lists["recent_history"],
-            created_at=created, updated_at=updated, span=_node_span(node),
+            id=intent_id,
+            name=name,
+            status=status,
+            owned_scope=tuple(patterns),
+            constraints=lists["constraints"],
+            acceptance_criteria=lists["acceptance_criteria"],
+            related_files=lists["related_files"],
+            recent_history=lists["recent_history"],
+            created_at=created,
+            updated_at=updated,
+            span=_node_span(node),
             scope_span=_node_span(scope_node),
-        )  # fmt: skip
+        )
 
-    def status(self, entry: tuple[yaml.Node, yaml.Node] | None, legacy: bool,
-               owner: yaml.Node) -> Status | None:  # fmt: skip
+    def status(
+        self, entry: tuple[yaml.Node, yaml.Node] | None, legacy: bool, owner: yaml.Node
+    ) -> Status | None:
         if entry is None:
             if not legacy:
-                self.add(MISSING_FIELD, "intent has no 'status'; treated as IN_PROGRESS "
-                         f"(one of {', '.join(Status)})", owner, Severity.WARNING)  # fmt: skip
+                self.add(
+                    MISSING_FIELD,
+                    f"intent has no 'status'; treated as IN_PROGRESS (one of {', '.join(Status)})",
+                    owner,
+                    Severity.WARNING,
+                )
             return Status.IN_PROGRESS
         raw = self.string("status", entry, True, owner)
         if raw is None:
@@ -354,19 +454,25 @@ class _Validator:
             return Status(raw)
         guess = nearest_status(raw)
         hint = f"; did you mean '{guess.value}'?" if guess else ""
-        self.add(UNKNOWN_STATUS, f"unknown status '{raw}'{hint} (one of {', '.join(Status)})",
-                 entry[1])  # fmt: skip
+        self.add(
+            UNKNOWN_STATUS, f"unknown status '{raw}'{hint} (one of {', '.join(Status)})", entry[1]
+        )
         return None
 
-    def scope(self, fields: dict[str, tuple[yaml.Node, yaml.Node]],
-              owner: yaml.Node) -> tuple[yaml.Node | None, list[tuple[str, yaml.Node]]]:  # fmt: skip
+    def scope(
+        self, fields: dict[str, tuple[yaml.Node, yaml.Node]], owner: yaml.Node
+    ) -> tuple[yaml.Node | None, list[tuple[str, yaml.Node]]]:
         if "owned_scope" in fields:
             node = fields["owned_scope"][1]
             return node, self.string_list("owned_scope", node)
         if "scope" in fields:
             node = fields["scope"][1]
             if not isinstance(node, yaml.MappingNode):
-                self.add(WRONG_TYPE, f"legacy 'scope' must be a mapping with 'paths:', not {_kind(node)}", node)
+                self.add(
+                    WRONG_TYPE,
+                    f"legacy 'scope' must be a mapping with 'paths:', not {_kind(node)}",
+                    node,
+                )
                 return None, []
             sub = self.mapping(node, ("paths",), "scope key")
             if "paths" not in sub:
@@ -392,9 +498,13 @@ class _Validator:
         for intent in intents:
             if intent.id in first:
                 prior = first[intent.id]
-                self.add(DUPLICATE_ID, f"duplicate intent id '{intent.id}' (first declared on "
-                         f"line {prior.span.start.line + 1})", intent.span,
-                         related=((f"first '{intent.id}'", prior.span),))  # fmt: skip
+                self.add(
+                    DUPLICATE_ID,
+                    f"duplicate intent id '{intent.id}' (first declared on "
+                    f"line {prior.span.start.line + 1})",
+                    intent.span,
+                    related=((f"first '{intent.id}'", prior.span),),
+                )
             else:
                 first[intent.id] = intent
         return list(first.values())
@@ -409,8 +519,12 @@ class _Validator:
         ids = [i.id for i in intents]
         if value not in ids:
             hint = did_you_mean(value, ids)
-            self.add(UNKNOWN_ACTIVE_INTENT, f"active_intent_id '{value}' names no intent"
-                     + (f"; did you mean '{hint}'?" if hint else ""), node)  # fmt: skip
+            self.add(
+                UNKNOWN_ACTIVE_INTENT,
+                f"active_intent_id '{value}' names no intent"
+                + (f"; did you mean '{hint}'?" if hint else ""),
+                node,
+            )
             return None
         return value
 
@@ -433,8 +547,12 @@ class _Validator:
                             continue
                         reported.add(pair)  # type: ignore[arg-type]
                         anchor = other.owned_scope[0].span if other.owned_scope else other.span
-                        self.add(SCOPE_CONFLICT, f"IN_PROGRESS intents '{intent.id}' and "
-                                 f"'{other.id}' both own '{path}' (glob '{glob.pattern}'); "
-                                 "two live intents should not share files",
-                                 glob.span, Severity.WARNING,
-                                 related=((f"scope of '{other.id}'", anchor),))  # fmt: skip
+                        self.add(
+                            SCOPE_CONFLICT,
+                            f"IN_PROGRESS intents '{intent.id}' and "
+                            f"'{other.id}' both own '{path}' (glob '{glob.pattern}'); "
+                            "two live intents should not share files",
+                            glob.span,
+                            Severity.WARNING,
+                            related=((f"scope of '{other.id}'", anchor),),
+                        )

@@ -123,15 +123,20 @@ class Workspace:
         if rel is None:
             lexical = os.path.normpath(path)
             inside = lexical == str(self.root) or lexical.startswith(str(self.root) + os.sep)
-            reason = ("resolves (through a symlink) outside the workspace" if inside
-                      else "is outside the workspace")  # fmt: skip
+            reason = (
+                "resolves (through a symlink) outside the workspace"
+                if inside
+                else "is outside the workspace"
+            )
             return PathInfo(PathKind.OUTSIDE, None, reason)
         if rel == "":
             return PathInfo(PathKind.OUTSIDE, None, "is the workspace root itself")
         if is_sidecar(rel):
             return PathInfo(PathKind.SIDECAR, rel, "is intent-ls's own sidecar (.orchestration/)")
         if self.scope().is_ignored(rel):
-            return PathInfo(PathKind.IGNORED, rel, "is excluded by .intentignore or built-in ignores")
+            return PathInfo(
+                PathKind.IGNORED, rel, "is excluded by .intentignore or built-in ignores"
+            )
         return PathInfo(PathKind.GOVERNED, rel, "is governed")
 
 

@@ -23,7 +23,10 @@ def add_workspace_arg(parser: argparse.ArgumentParser) -> None:
 def add_format_arg(parser: argparse.ArgumentParser, *choices: str) -> None:
     choices = choices or ("text", "json")
     parser.add_argument(
-        "--format", choices=choices, default=choices[0], help=f"output format ({', '.join(choices)})"
+        "--format",
+        choices=choices,
+        default=choices[0],
+        help=f"output format ({', '.join(choices)})",
     )
 
 

@@ -8,8 +8,11 @@ from intent_ls.cli.common import add_workspace_arg, print_json, workspace_root
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("context", help="print an intent's <intent_context>",
-                                   description="Print the <intent_context> XML (or JSON) for ID.")  # fmt: skip
+    parser = subparsers.add_parser(
+        "context",
+        help="print an intent's <intent_context>",
+        description="Print the <intent_context> XML (or JSON) for ID.",
+    )
     parser.add_argument("intent_id", metavar="ID")
     add_workspace_arg(parser)
     parser.add_argument("--format", choices=("xml", "json"), default="xml")

@@ -8,8 +8,11 @@ from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, 
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("intents", help="list declared intents",
-                                   description="List the intents of the workspace's spec.")  # fmt: skip
+    parser = subparsers.add_parser(
+        "intents",
+        help="list declared intents",
+        description="List the intents of the workspace's spec.",
+    )
     add_workspace_arg(parser)
     add_format_arg(parser)
     parser.set_defaults(func=run)
@@ -24,11 +27,19 @@ def run(args: argparse.Namespace) -> int:
     spec = ws.spec()
     active = load_selection(ws.root).get("intent_id")
     if args.format == "json":
-        print_json([
-            {"id": i.id, "name": i.name, "status": i.status.value, "selectable": i.selectable,
-             "active": i.id == active, "owned_scope": list(i.patterns)}
-            for i in spec.intents
-        ])  # fmt: skip
+        print_json(
+            [
+                {
+                    "id": i.id,
+                    "name": i.name,
+                    "status": i.status.value,
+                    "selectable": i.selectable,
+                    "active": i.id == active,
+                    "owned_scope": list(i.patterns),
+                }
+                for i in spec.intents
+            ]
+        )
     else:
         for i in spec.intents:
             mark = "*" if i.id == active else " "

@@ -6,8 +6,11 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("serve", help="run the language server",
-                                   description="Speak LSP over stdio (default) or TCP.")  # fmt: skip
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the language server",
+        description="Speak LSP over stdio (default) or TCP.",
+    )
     parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     parser.set_defaults(func=run)

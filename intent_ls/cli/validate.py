@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_workspace_arg(parser)
     add_format_arg(parser)
-    parser.add_argument("--file", type=Path, help="validate this file instead of the workspace spec")
+    parser.add_argument(
+        "--file", type=Path, help="validate this file instead of the workspace spec"
+    )
     parser.set_defaults(func=run)
 
 
@@ -45,18 +47,25 @@ def run(args: argparse.Namespace) -> int:
     shown = display_path(path)
     problems = sorted(result.problems, key=lambda p: (p.span.start, p.code))
     if args.format == "json":
-        print_json({
-            "path": shown,
-            "valid": not result.has_errors,
-            "intents": len(result.spec.intents) if result.spec else 0,
-            "problems": [p.to_dict() for p in problems],
-        })  # fmt: skip
+        print_json(
+            {
+                "path": shown,
+                "valid": not result.has_errors,
+                "intents": len(result.spec.intents) if result.spec else 0,
+                "problems": [p.to_dict() for p in problems],
+            }
+        )
     else:
         for p in problems:
             start = p.span.start
-            print(f"{shown}:{start.line + 1}:{start.column + 1}: {p.severity.value} {p.code} {p.message}")
+            print(
+                f"{shown}:{start.line + 1}:{start.column + 1}: {p.severity.value} {p.code} {p.message}"
+            )
         errors = sum(p.severity.value == "error" for p in problems)
         count = len(result.spec.intents) if result.spec else 0
-        print(f"{shown}: {count} intent(s), {errors} error(s), {len(problems) - errors} "
-              "other problem(s)", file=sys.stderr)  # fmt: skip
+        print(
+            f"{shown}: {count} intent(s), {errors} error(s), {len(problems) - errors} "
+            "other problem(s)",
+            file=sys.stderr,
+        )
     return 1 if result.has_errors else 0

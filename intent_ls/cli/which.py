@@ -9,8 +9,11 @@ from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, 
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("which", help="which intents own a path",
-                                   description="Show the intents owning PATH, or why it is not governed.")  # fmt: skip
+    parser = subparsers.add_parser(
+        "which",
+        help="which intents own a path",
+        description="Show the intents owning PATH, or why it is not governed.",
+    )
     parser.add_argument("path", metavar="PATH", type=Path)
     add_workspace_arg(parser)
     add_format_arg(parser)
@@ -27,13 +30,15 @@ def run(args: argparse.Namespace) -> int:
     info = ws.classify(path)
     owners = ws.scope().owners(info.rel) if info.governed and info.rel else ()
     if args.format == "json":
-        print_json({
-            "path": info.rel or str(args.path),
-            "kind": info.kind.value,
-            "governed": info.governed,
-            "reason": info.reason,
-            "owners": [{"id": i.id, "name": i.name, "status": i.status.value} for i in owners],
-        })  # fmt: skip
+        print_json(
+            {
+                "path": info.rel or str(args.path),
+                "kind": info.kind.value,
+                "governed": info.governed,
+                "reason": info.reason,
+                "owners": [{"id": i.id, "name": i.name, "status": i.status.value} for i in owners],
+            }
+        )
         return 0
     shown = info.rel or str(args.path)
     if not info.governed:
