@@ -16,6 +16,7 @@ import re
 import attrs
 import yaml
 
+from intent_ls.globs import check_glob
 from intent_ls.model import Position, Span
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\!#])")
@@ -44,7 +45,15 @@ def glob_for_path(rel: str) -> str:
     if not rel:
         raise SpecEditError("an empty path cannot be added to a scope")
     escaped = _GLOB_SPECIAL.sub(r"\\\1", rel)
-    return escaped if "/" in rel else "/" + escaped
+    if escaped.startswith("~"):
+        escaped = "\\" + escaped  # else it reads as a home-relative path
+    if "/" in rel:
+        return escaped
+    anchored = "/" + escaped
+    if check_glob(anchored) is not None:
+        # ``/tmp`` looks like an absolute path; ``/[t]mp`` is the same single file.
+        anchored = f"/[{escaped[0]}]{escaped[1:]}"
+    return anchored
 
 
 def add_to_scope(text: str, intent_id: str, pattern: str) -> TextEdit | None:

@@ -159,6 +159,8 @@ def test_errors_are_explained(text: str, message: str) -> None:
         ("README.md", "/README.md"),
         ("a/b[1]*.py", "a/b\\[1\\]\\*.py"),
         ("!x/#y", "\\!x/\\#y"),
+        ("~/x", "\\~/x"),
+        ("tmp", "/[t]mp"),
     ],
 )
 def test_glob_for_path_matches_exactly_that_file(rel: str, glob: str) -> None:
