@@ -39,13 +39,62 @@ def _first_literal_segment(pattern: str) -> str | None:
     return first
 
 
+def _level_regex(regex: re.Pattern[str]) -> re.Pattern[str]:
+    """Turns pathspec's "this path or anything below it" regex into a one-level test.
+
+    Patterns with a ``ps_d`` group must match the whole candidate (a directory written
+    with its trailing slash, or a file); trailing-``/**`` patterns (``^src/``) only match
+    strictly inside their directory; ``**`` (``.``) matches everything.
+    """
+    if "ps_d" in regex.groupindex:
+        return re.compile(f"(?:{regex.pattern})\\Z")
+    if regex.pattern == ".":
+        return regex
+    return re.compile(f"(?:{regex.pattern}).")
+
+
+class GitMatcher:
+    """A list of gitignore lines evaluated the way git does, directory level by level.
+
+    pathspec's compiled regexes match a directory's descendants too, so a later negation
+    like ``!/a`` would also re-include ``a/a/x`` although git excludes it (the inner
+    directory ``a`` still matches ``a``). Git decides each parent directory first and
+    never looks inside an excluded one; this class replays that on pathspec's regexes.
+    Without negations both views agree, and pathspec's own matcher is used directly.
+    """
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
+        self._patterns = [
+            (p.include, _level_regex(p.regex))
+            for p in self._spec.patterns
+            if p.include is not None and p.regex is not None
+        ]
+        self._negated = any(not include for include, _ in self._patterns)
+
+    def _decide(self, candidate: str) -> bool | None:
+        for include, regex in reversed(self._patterns):
+            if regex.search(candidate):
+                return include
+        return None
+
+    def match(self, rel: str) -> bool:
+        if not self._negated:
+            return self._spec.match_file(rel)
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            if self._decide("/".join(parts[:depth]) + "/"):
+                return True
+        return bool(self._decide(rel))
+
+
 class ScopeIndex:
     """Compiled owned_scope and ignore matchers for one spec version."""
 
     def __init__(self, spec: Spec, ignore_lines: Iterable[str] = ()) -> None:
         self.spec = spec
         self._intents: tuple[Intent, ...] = spec.intents
-        self._specs = [pathspec.GitIgnoreSpec.from_lines(i.patterns) for i in self._intents]
+        self._specs = [GitMatcher(i.patterns) for i in self._intents]
         self._by_id = {intent.id: n for n, intent in enumerate(self._intents)}
         self._floating: list[int] = []
         self._buckets: dict[str, list[int]] = defaultdict(list)
@@ -55,7 +104,7 @@ class ScopeIndex:
                 self._floating.append(n)
             for head in heads - {None}:
                 self._buckets[head].append(n)  # type: ignore[index]
-        self._ignore = pathspec.GitIgnoreSpec.from_lines([*BUILTIN_IGNORES, *ignore_lines])
+        self._ignore = GitMatcher([*BUILTIN_IGNORES, *ignore_lines])
         self._owners_cached = lru_cache(maxsize=4096)(self._owners)
 
     def _candidates(self, rel: str) -> Sequence[int]:
@@ -68,9 +117,7 @@ class ScopeIndex:
         return sorted({*bucket, *self._floating})
 
     def _owners(self, rel: str) -> tuple[Intent, ...]:
-        return tuple(
-            self._intents[n] for n in self._candidates(rel) if self._specs[n].match_file(rel)
-        )
+        return tuple(self._intents[n] for n in self._candidates(rel) if self._specs[n].match(rel))
 
     def owners(self, rel: str) -> tuple[Intent, ...]:
         """Intents (any status) whose owned_scope matches ``rel``, in spec order."""
@@ -78,11 +125,11 @@ class ScopeIndex:
 
     def owns(self, intent_id: str, rel: str) -> bool:
         n = self._by_id.get(intent_id)
-        return n is not None and self._specs[n].match_file(rel)
+        return n is not None and self._specs[n].match(rel)
 
     def is_ignored(self, rel: str) -> bool:
         """True for ``.git/`` and ``.intentignore`` matches: such files are never governed."""
-        return self._ignore.match_file(rel)
+        return self._ignore.match(rel)
 
 
 def is_sidecar(rel: str) -> bool:

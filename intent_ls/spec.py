@@ -185,7 +185,7 @@ def _yaml_problem(exc: yaml.MarkedYAMLError) -> Problem:
     span = Span.point(mark.line, mark.column) if mark else Span.point()
     parts = [p for p in (exc.context, exc.problem) if p]
     message = "; ".join(parts) or "invalid YAML"
-    if "\t" in message or "tab" in message.lower():
+    if "\t" in message or "\\t" in message:
         message += " (YAML indentation must use spaces, not tabs)"
     return _problem(YAML_SYNTAX, f"YAML syntax error: {message}", span)
 

@@ -1,0 +1,54 @@
+"""The <intent_context> handshake block: complete, escaped, and parseable for any text."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from intent_ls.context import context_json, context_xml
+from intent_ls.model import Glob, Intent, Span, Status
+
+
+def make(name: str = "Auth", constraint: str = "no <script> & 'quotes'") -> Intent:
+    return Intent(
+        "INT-1",
+        name,
+        Status.IN_PROGRESS,
+        (Glob("src/**", Span.point()),),
+        constraints=(constraint,),
+        acceptance_criteria=("tests pass",),
+    )
+
+
+def test_xml_has_every_field_and_escapes() -> None:
+    xml = context_xml(make(), history=[{"when": "2026-01-01", "summary": "a<b"}], lessons=["x&y"])
+    root = ET.fromstring(xml)
+    assert root.tag == "intent_context"
+    assert root.findtext("id") == "INT-1"
+    assert root.findtext("status") == "IN_PROGRESS"
+    assert root.find("constraints/constraint").text == "no <script> & 'quotes'"
+    assert root.find("owned_scope/glob").text == "src/**"
+    assert root.find("acceptance_criteria/criterion").text == "tests pass"
+    change = root.find("recent_history/change")
+    assert (change.get("when"), change.text) == ("2026-01-01", "a<b")
+    assert root.find("lessons/lesson").text == "x&y"
+    assert "&lt;script&gt;" in xml
+
+
+def test_json_mirrors_xml() -> None:
+    data = context_json(make(), lessons=["l"])
+    assert data["id"] == "INT-1"
+    assert data["constraints"] == ["no <script> & 'quotes'"]
+    assert data["lessons"] == ["l"]
+
+
+@given(st.text(), st.text())
+def test_any_text_yields_well_formed_xml(name: str, constraint: str) -> None:
+    root = ET.fromstring(context_xml(make(name, constraint)))
+    parsed = root.find("constraints/constraint").text or ""
+    assert (
+        len(parsed) == len(constraint.replace("\r\n", "\n").replace("\r", "\n"))
+        or "\r" in constraint
+    )

@@ -1,0 +1,233 @@
+"""Every spec problem code, with its position, and the legacy shape's normalisation."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from intent_ls import spec as S
+from intent_ls.model import Severity, Status
+from intent_ls.spec import load_spec_text
+
+
+def load(text: str) -> S.SpecResult:
+    return load_spec_text(textwrap.dedent(text))
+
+
+def codes(result: S.SpecResult) -> list[str]:
+    return [p.code for p in result.problems]
+
+
+def only(result: S.SpecResult, code: str):
+    found = [p for p in result.problems if p.code == code]
+    assert len(found) == 1, result.problems
+    return found[0]
+
+
+GOOD = """\
+active_intents:
+  - id: INT-001
+    name: Auth
+    status: IN_PROGRESS
+    owned_scope: [src/auth/**]
+    constraints: [no external providers]
+    acceptance_criteria: [tests pass]
+    related_files: [src/app.py]
+    recent_history: [started]
+    created_at: 2026-01-02
+"""
+
+
+def test_canonical_spec_loads_into_typed_model() -> None:
+    result = load(GOOD)
+    assert result.problems == ()
+    (intent,) = result.spec.intents
+    assert intent.id == "INT-001"
+    assert intent.status is Status.IN_PROGRESS
+    assert intent.patterns == ("src/auth/**",)
+    assert intent.constraints == ("no external providers",)
+    assert intent.created_at == "2026-01-02"
+    assert intent.scope_span.start.line == 4
+
+
+def test_legacy_shape_is_normalised() -> None:
+    result = load(
+        """\
+        active_intent_id: INT-7
+        intents:
+          - intent_id: INT-7
+            title: Legacy intent
+            scope:
+              paths: [lib/**]
+            constraints: [keep it]
+        """
+    )
+    assert result.problems == ()
+    assert result.spec.legacy
+    assert result.spec.active_intent_id == "INT-7"
+    (intent,) = result.spec.intents
+    assert (intent.id, intent.name, intent.patterns) == ("INT-7", "Legacy intent", ("lib/**",))
+    assert intent.status is Status.IN_PROGRESS
+
+
+def test_yaml_syntax_error_is_positioned() -> None:
+    problem = only(load("active_intents:\n  - id: [unclosed\n"), S.YAML_SYNTAX)
+    assert problem.severity is Severity.ERROR
+    assert problem.span.start.line >= 1
+
+
+def test_tabs_are_explained() -> None:
+    problem = only(load("active_intents:\n\t- id: X\n"), S.YAML_SYNTAX)
+    assert "tab" in problem.message
+    assert problem.span.start.line == 1
+
+
+@pytest.mark.parametrize(
+    ("snippet", "needle"),
+    [
+        ("id: 7", "quote it"),
+        ("id: [a]", "must be a string"),
+        ("owned_scope: {a: 1}", "list of strings"),
+    ],
+)
+def test_wrong_types(snippet: str, needle: str) -> None:
+    base = {"id": "id: X", "owned_scope": "owned_scope: [a/**]"}
+    key = snippet.split(":")[0]
+    base[key] = snippet
+    text = f"active_intents:\n  - {base['id']}\n    name: N\n    status: DRAFT\n    {base['owned_scope']}\n"
+    problem = only(load_spec_text(text), S.WRONG_TYPE)
+    assert needle in problem.message
+
+
+def test_top_level_must_be_mapping() -> None:
+    problem = only(load("- a\n- b\n"), S.WRONG_TYPE)
+    assert problem.span.start.line == 0
+
+
+@pytest.mark.parametrize("field", ["id", "name", "owned_scope"])
+def test_missing_required_field(field: str) -> None:
+    lines = {"id": "    id: X", "name": "    name: N", "owned_scope": "    owned_scope: [a/**]"}
+    del lines[field]
+    text = "active_intents:\n  - status: DRAFT\n" + "\n".join(lines.values()) + "\n"
+    problem = only(load_spec_text(text), S.MISSING_FIELD)
+    assert field in problem.message
+    assert problem.span.start.line == 1
+
+
+def test_duplicate_ids_point_at_both() -> None:
+    text = GOOD + "  - id: INT-001\n    name: Again\n    status: DRAFT\n    owned_scope: [x/**]\n"
+    problem = only(load_spec_text(text), S.DUPLICATE_ID)
+    assert problem.span.start.line == 10
+    assert "line 2" in problem.message
+    assert problem.related[0][1].start.line == 1
+
+
+def test_unknown_status_suggests_nearest() -> None:
+    problem = only(load(GOOD.replace("IN_PROGRESS", "in progres")), S.UNKNOWN_STATUS)
+    assert "did you mean 'IN_PROGRESS'" in problem.message
+    assert (problem.span.start.line, problem.span.start.column) == (3, 12)
+
+
+def test_unknown_key_is_a_warning_with_did_you_mean() -> None:
+    result = load(GOOD.replace("constraints:", "constraint:"))
+    problem = only(result, S.UNKNOWN_KEY)
+    assert problem.severity is Severity.WARNING
+    assert "did you mean 'constraints'" in problem.message
+    assert not result.has_errors
+
+
+def test_duplicate_key_is_reported() -> None:
+    problem = only(load(GOOD + "    name: Twice\n"), S.DUPLICATE_KEY)
+    assert problem.span.start.line == 10
+
+
+@pytest.mark.parametrize(
+    ("glob", "code"),
+    [
+        ("src/[abc", S.INVALID_GLOB),
+        ("src\\\\\\", S.INVALID_GLOB),
+        ("' src/x '", S.INVALID_GLOB),
+        ("../outside/**", S.GLOB_ESCAPES),
+        ("src/../../etc", S.GLOB_ESCAPES),
+        ("/etc/passwd", S.GLOB_ESCAPES),
+        ("~/notes", S.GLOB_ESCAPES),
+        ("C:/Users/me", S.GLOB_ESCAPES),
+    ],
+)
+def test_bad_globs(glob: str, code: str) -> None:
+    quoted = glob if glob.startswith("'") else f'"{glob}"'.replace("\\", "\\\\")
+    problem = only(load(GOOD.replace("[src/auth/**]", f"\n      - ok/**\n      - {quoted}")), code)
+    assert (problem.span.start.line, problem.span.start.column) == (6, 8)
+
+
+def test_anchored_glob_is_not_an_escape() -> None:
+    assert load(GOOD.replace("src/auth/**", "/src/auth/**")).problems == ()
+
+
+def test_empty_scope_is_an_error_for_live_intents_only() -> None:
+    live = only(load(GOOD.replace("[src/auth/**]", "[]")), S.EMPTY_SCOPE)
+    assert live.severity is Severity.ERROR
+    draft = only(
+        load(GOOD.replace("[src/auth/**]", "[]").replace("IN_PROGRESS", "DRAFT")), S.EMPTY_SCOPE
+    )
+    assert draft.severity is Severity.WARNING
+
+
+def test_scope_conflict_names_both_intents() -> None:
+    text = (
+        GOOD
+        + "  - id: INT-002\n    name: Other\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n"
+    )
+    problem = only(load_spec_text(text), S.SCOPE_CONFLICT)
+    assert problem.severity is Severity.WARNING
+    assert "INT-001" in problem.message and "INT-002" in problem.message
+
+
+def test_no_conflict_when_one_intent_is_not_live_or_disjoint() -> None:
+    draft = GOOD + "  - id: INT-002\n    name: O\n    status: DRAFT\n    owned_scope: [src/**]\n"
+    assert S.SCOPE_CONFLICT not in codes(load_spec_text(draft))
+    disjoint = (
+        GOOD + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n    owned_scope: [web/**]\n"
+    )
+    assert S.SCOPE_CONFLICT not in codes(load_spec_text(disjoint))
+
+
+def test_negation_removes_a_conflict() -> None:
+    text = (
+        GOOD
+        + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n"
+        + "    owned_scope: [src/**, '!src/auth/', '!src/auth/**']\n"
+    )
+    assert S.SCOPE_CONFLICT not in codes(load_spec_text(text))
+
+
+def test_empty_spec_warns() -> None:
+    assert codes(load("")) == [S.EMPTY_SPEC]
+    assert codes(load("active_intents: []\n")) == [S.EMPTY_SPEC]
+
+
+def test_unknown_active_intent_id() -> None:
+    problem = only(
+        load(
+            "active_intent_id: INT-9\nintents:\n  - intent_id: INT-1\n    title: T\n    scope: {paths: [a]}\n"
+        ),
+        S.UNKNOWN_ACTIVE_INTENT,
+    )
+    assert problem.span.start == S.Position(0, 18)
+
+
+def test_missing_list() -> None:
+    assert codes(load("version: 1\n")) == [S.MISSING_FIELD]
+
+
+def test_every_code_is_exercised_by_this_module() -> None:
+    """Guards the contract: a new code must come with a test here or in test_spec_input."""
+    source = open(__file__, encoding="utf-8").read()
+    source += open(__file__.replace("test_spec.py", "test_spec_input.py"), encoding="utf-8").read()
+    for name in ("YAML_SYNTAX", "NOT_TEXT", "FILE_TOO_LARGE", "TOO_COMPLEX", "WRONG_TYPE",
+                 "MISSING_FIELD", "DUPLICATE_ID", "DUPLICATE_KEY", "UNKNOWN_STATUS", "UNKNOWN_KEY",
+                 "INVALID_GLOB", "GLOB_ESCAPES", "EMPTY_SCOPE", "SCOPE_CONFLICT", "EMPTY_SPEC",
+                 "UNKNOWN_ACTIVE_INTENT", "SPEC_NOT_FOUND"):  # fmt: skip
+        assert f"S.{name}" in source, name
+    assert len(S.ALL_CODES) == 17

@@ -1,0 +1,93 @@
+"""Hostile and broken spec input: always positioned problems, never a hang or traceback."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from intent_ls import spec as S
+from intent_ls.spec import load_spec_bytes, load_spec_file, load_spec_text
+
+
+def single_code(result: S.SpecResult) -> str:
+    assert result.spec is None
+    assert len(result.problems) == 1
+    return result.problems[0].code
+
+
+def test_binary_file() -> None:
+    assert single_code(load_spec_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")) == S.NOT_TEXT
+
+
+def test_invalid_utf8_is_positioned() -> None:
+    result = load_spec_bytes(b"active_intents:\n  - id: caf\xe9\n")
+    assert single_code(result) == S.NOT_TEXT
+    assert (result.problems[0].span.start.line, result.problems[0].span.start.column) == (1, 11)
+
+
+def test_five_megabyte_file() -> None:
+    data = b"active_intents:\n" + b"# padding\n" * (5 * 1024 * 1024 // 10)
+    assert single_code(load_spec_bytes(data)) == S.FILE_TOO_LARGE
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert single_code(load_spec_file(tmp_path / "nope.yaml")) == S.SPEC_NOT_FOUND
+
+
+def test_alias_bomb_is_refused_quickly() -> None:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for n in range(1, 14):
+        refs = ",".join([f"*a{n - 1}"] * 9)
+        lines.append(f"a{n}: &a{n} [{refs}]")
+    lines.append("active_intents: *a13")
+    started = time.perf_counter()
+    result = load_spec_text("\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 2
+    assert single_code(result) == S.TOO_COMPLEX
+    assert result.problems[0].span.start.line > 0
+
+
+def test_classic_billion_laughs_is_never_expanded() -> None:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{n}: &a{n} [{','.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]
+    lines.append("active_intents: [{id: X, name: N, status: DRAFT, owned_scope: *a8}]")
+    started = time.perf_counter()
+    result = load_spec_text("\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 2
+    assert result.has_errors and all(p.span.start.line >= 0 for p in result.problems)
+
+
+def test_deep_nesting_is_refused_not_recursed() -> None:
+    result = load_spec_text("active_intents: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert single_code(result) == S.TOO_COMPLEX
+
+
+def test_alias_to_a_whole_intent_is_fine() -> None:
+    text = "base: &b {id: A, name: N, status: DRAFT, owned_scope: [a/**]}\nactive_intents: [*b]\n"
+    result = load_spec_text(text)
+    assert [i.id for i in result.spec.intents] == ["A"]
+
+
+def test_python_tags_are_never_executed() -> None:
+    result = load_spec_text("active_intents: !!python/object/apply:os.system ['true']\n")
+    assert result.has_errors
+    assert result.problems[0].code in (S.YAML_SYNTAX, S.WRONG_TYPE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab:-[]{}&*!|>'\"\t\n #,?%@`", "id", "  ", "active_intents"])))
+def test_fuzzed_text_never_raises(tokens: list[str]) -> None:
+    result = load_spec_text("".join(tokens))
+    for problem in result.problems:
+        assert problem.code in S.ALL_CODES
+        assert problem.span.start.line >= 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_fuzzed_bytes_never_raise(data: bytes) -> None:
+    result = load_spec_bytes(data)
+    assert all(p.code in S.ALL_CODES for p in result.problems)
