@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -95,7 +96,10 @@ def test_wrong_types(snippet: str, needle: str) -> None:
     base = {"id": "id: X", "owned_scope": "owned_scope: [a/**]"}
     key = snippet.split(":")[0]
     base[key] = snippet
-    text = f"active_intents:\n  - {base['id']}\n    name: N\n    status: DRAFT\n    {base['owned_scope']}\n"
+    text = (
+        f"active_intents:\n  - {base['id']}\n    name: N\n    status: DRAFT\n"
+        f"    {base['owned_scope']}\n"
+    )
     problem = only(load_spec_text(text), S.WRONG_TYPE)
     assert needle in problem.message
 
@@ -210,7 +214,8 @@ def test_empty_spec_warns() -> None:
 def test_unknown_active_intent_id() -> None:
     problem = only(
         load(
-            "active_intent_id: INT-9\nintents:\n  - intent_id: INT-1\n    title: T\n    scope: {paths: [a]}\n"
+            "active_intent_id: INT-9\nintents:\n  - intent_id: INT-1\n    title: T\n"
+            "    scope: {paths: [a]}\n"
         ),
         S.UNKNOWN_ACTIVE_INTENT,
     )
@@ -223,8 +228,8 @@ def test_missing_list() -> None:
 
 def test_every_code_is_exercised_by_this_module() -> None:
     """Guards the contract: a new code must come with a test here or in test_spec_input."""
-    source = open(__file__, encoding="utf-8").read()
-    source += open(__file__.replace("test_spec.py", "test_spec_input.py"), encoding="utf-8").read()
+    here = Path(__file__)
+    source = here.read_text() + here.with_name("test_spec_input.py").read_text()
     for name in ("YAML_SYNTAX", "NOT_TEXT", "FILE_TOO_LARGE", "TOO_COMPLEX", "WRONG_TYPE",
                  "MISSING_FIELD", "DUPLICATE_ID", "DUPLICATE_KEY", "UNKNOWN_STATUS", "UNKNOWN_KEY",
                  "INVALID_GLOB", "GLOB_ESCAPES", "EMPTY_SCOPE", "SCOPE_CONFLICT", "EMPTY_SPEC",
