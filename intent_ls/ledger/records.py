@@ -238,7 +238,7 @@ def build_mutation_record(
         for node in doc.definitions_for_spans([*spans, *_deletion_anchors(hunks, len(new_lines))]):
             nodes.append({"path": rel, **node.to_json()})
     mclass = mutation.classify(
-        old_text, new_text, lang, old_syntax=old_syntax, new_syntax=syntax
+        old_text, new_text, lang, old_syntax=old_syntax, new_syntax=syntax, hunks=hunks
     )
     meta = {
         "kind": "mutation",
