@@ -24,19 +24,25 @@ BUILTIN_IGNORES = (".git/",)
 SIDECAR_DIR = ".orchestration"
 
 _GLOB_CHARS = re.compile(r"[*?\[\\]")
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
 
-def _first_literal_segment(pattern: str) -> str | None:
-    """The fixed first directory of an anchored glob, or None if it can match anywhere."""
+def _literal_prefix(pattern: str) -> tuple[str, ...]:
+    """Leading directory names every path matching ``pattern`` must start with.
+
+    Unanchored globs (``*.py``, ``build/`` without an inner slash) can match at any depth
+    and get the empty prefix, as do globs whose first segment is itself a wildcard.
+    """
     body = pattern.rstrip("/")
     anchored = body.startswith("/") or "/" in body
-    body = body.lstrip("/")
-    if not anchored or not body:
-        return None
-    first = body.split("/", 1)[0]
-    if _GLOB_CHARS.search(first):
-        return None
-    return first
+    if not anchored:
+        return ()
+    prefix: list[str] = []
+    for segment in body.lstrip("/").split("/"):
+        if not segment or _GLOB_CHARS.search(segment):
+            break
+        prefix.append(segment)
+    return tuple(prefix)
 
 
 def _level_regex(regex: re.Pattern[str]) -> re.Pattern[str]:
@@ -71,6 +77,10 @@ class GitMatcher:
             if p.include is not None and p.regex is not None
         ]
         self._negated = any(not include for include, _ in self._patterns)
+        positives = [p.regex.pattern for p in self._spec.patterns if p.include and p.regex]
+        self._any_positive = re.compile(
+            "|".join(f"(?:{_NAMED_GROUP.sub('(', p)})" for p in positives) or "(?!)"
+        )
 
     def _decide(self, candidate: str) -> bool | None:
         for include, regex in reversed(self._patterns):
@@ -79,8 +89,12 @@ class GitMatcher:
         return None
 
     def match(self, rel: str) -> bool:
+        # A path (or one of its directories) must match some positive glob to be owned;
+        # one combined search rejects most candidates before the per-level replay.
+        if not self._any_positive.search(rel):
+            return False
         if not self._negated:
-            return self._spec.match_file(rel)
+            return True
         parts = rel.split("/")
         for depth in range(1, len(parts)):
             if self._decide("/".join(parts[:depth]) + "/"):
@@ -94,30 +108,34 @@ class ScopeIndex:
     def __init__(self, spec: Spec, ignore_lines: Iterable[str] = ()) -> None:
         self.spec = spec
         self._intents: tuple[Intent, ...] = spec.intents
-        self._specs = [GitMatcher(i.patterns) for i in self._intents]
+        self._matchers: list[GitMatcher | None] = [None] * len(self._intents)
         self._by_id = {intent.id: n for n, intent in enumerate(self._intents)}
-        self._floating: list[int] = []
-        self._buckets: dict[str, list[int]] = defaultdict(list)
+        self._by_prefix: dict[tuple[str, ...], list[int]] = defaultdict(list)
         for n, intent in enumerate(self._intents):
-            heads = {_first_literal_segment(p) for p in intent.patterns if not p.startswith("!")}
-            if None in heads:
-                self._floating.append(n)
-            for head in heads - {None}:
-                self._buckets[head].append(n)  # type: ignore[index]
+            prefixes = {_literal_prefix(p) for p in intent.patterns if not p.startswith("!")}
+            for prefix in prefixes:
+                self._by_prefix[prefix].append(n)
+        self._depth = max((len(k) for k in self._by_prefix), default=0)
         self._ignore = GitMatcher([*BUILTIN_IGNORES, *ignore_lines])
         self._owners_cached = lru_cache(maxsize=4096)(self._owners)
 
+    def _matcher(self, n: int) -> GitMatcher:
+        """Compiled on first use: a big spec costs nothing for intents never consulted."""
+        matcher = self._matchers[n]
+        if matcher is None:
+            matcher = self._matchers[n] = GitMatcher(self._intents[n].patterns)
+        return matcher
+
     def _candidates(self, rel: str) -> Sequence[int]:
-        head = rel.split("/", 1)[0]
-        bucket = self._buckets.get(head)
-        if not bucket:
-            return self._floating
-        if not self._floating:
-            return bucket
-        return sorted({*bucket, *self._floating})
+        """Intents registered under any leading-directory prefix of ``rel``, in spec order."""
+        parts = tuple(rel.split("/"))
+        found: set[int] = set()
+        for depth in range(min(len(parts), self._depth) + 1):
+            found.update(self._by_prefix.get(parts[:depth], ()))
+        return sorted(found)
 
     def _owners(self, rel: str) -> tuple[Intent, ...]:
-        return tuple(self._intents[n] for n in self._candidates(rel) if self._specs[n].match(rel))
+        return tuple(self._intents[n] for n in self._candidates(rel) if self._matcher(n).match(rel))
 
     def owners(self, rel: str) -> tuple[Intent, ...]:
         """Intents (any status) whose owned_scope matches ``rel``, in spec order."""
@@ -125,7 +143,7 @@ class ScopeIndex:
 
     def owns(self, intent_id: str, rel: str) -> bool:
         n = self._by_id.get(intent_id)
-        return n is not None and self._specs[n].match(rel)
+        return n is not None and self._matcher(n).match(rel)
 
     def is_ignored(self, rel: str) -> bool:
         """True for ``.git/`` and ``.intentignore`` matches: such files are never governed."""
