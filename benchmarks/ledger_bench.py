@@ -12,7 +12,6 @@ import hashlib
 import json
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,9 +81,7 @@ def synthetic_ledger(path: Path, n: int) -> None:
 def bench_save(work: Path, samples: int) -> None:
     """Save → record appended for a 10,000-line Python file, as the server does it:
     the open document's tree is current (incremental) and the baseline tree is kept."""
-    base = "".join(
-        f"def f{i}(x):\n    y = x + {i}\n    return y\n\n" for i in range(2500)
-    )
+    base = "".join(f"def f{i}(x):\n    y = x + {i}\n    return y\n\n" for i in range(2500))
     ledger = Ledger(work / ".orchestration" / "agent_trace.jsonl", fsync=True)
     old_doc = DocumentSyntax.parse(base, "python")
     times = []
@@ -97,22 +94,37 @@ def bench_save(work: Path, samples: int) -> None:
         new_text = new_doc.text
         t0 = time.perf_counter()
         record = build_mutation_record(
-            work, "big.py", text, new_text, intent_id="INT-001", session_id="s",
+            work,
+            "big.py",
+            text,
+            new_text,
+            intent_id="INT-001",
+            session_id="s",
             contributor=Contributor("ai", "anthropic/claude-x"),
-            syntax=new_doc, old_syntax=old_doc, revision=None,
+            syntax=new_doc,
+            old_syntax=old_doc,
+            revision=None,
         )
         if record is not None:
             ledger.append(record)
         times.append((time.perf_counter() - t0) * 1000)
         text, old_doc = new_text, new_doc
-    print(f"save->record (10k lines, fsync on): p50 {pct(times, .5):.2f} ms  "
-          f"p95 {pct(times, .95):.2f} ms  (n={samples})")
+    print(
+        f"save->record (10k lines, fsync on): p50 {pct(times, 0.5):.2f} ms  "
+        f"p95 {pct(times, 0.95):.2f} ms  (n={samples})"
+    )
 
 
 def bench_append(work: Path, n: int) -> None:
     record = build_mutation_record(
-        work, "a.py", "a = 1\n", "a = 2\n", intent_id="INT-001", session_id="s",
-        contributor=Contributor("human"), revision=None,
+        work,
+        "a.py",
+        "a = 1\n",
+        "a = 2\n",
+        intent_id="INT-001",
+        session_id="s",
+        contributor=Contributor("human"),
+        revision=None,
     )
     assert record is not None
     for fsync in (True, False):
@@ -132,15 +144,17 @@ t0 = time.perf_counter()
 idx = TraceIndex(Path(sys.argv[1]), Path(sys.argv[2]))
 idx.refresh()
 elapsed = time.perf_counter() - t0
-print(json.dumps({"seconds": elapsed, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "records": idx.record_count}))
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": elapsed, "rss_mb": rss, "records": idx.record_count}))
 """
 
 
 def run_child(ledger: Path, cache: Path) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, str(ledger), str(cache)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout)
 
@@ -150,15 +164,21 @@ def bench_index(work: Path, n: int, lookups: int) -> None:
     t0 = time.perf_counter()
     synthetic_ledger(ledger, n)
     size = ledger.stat().st_size / 1e6
-    print(f"[{n:,} records] synthetic ledger {size:,.0f} MB written in "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"[{n:,} records] synthetic ledger {size:,.0f} MB written in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     cache = work / f"index-{n}.sqlite"
     cold = run_child(ledger, cache)
-    print(f"[{n:,} records] index cold build {cold['seconds']:.2f} s, "
-          f"peak RSS {cold['rss_mb']:.0f} MB ({cold['records']:,} records)")
+    print(
+        f"[{n:,} records] index cold build {cold['seconds']:.2f} s, "
+        f"peak RSS {cold['rss_mb']:.0f} MB ({cold['records']:,} records)"
+    )
     warm = run_child(ledger, cache)
-    print(f"[{n:,} records] index warm start {warm['seconds'] * 1000:.1f} ms, "
-          f"peak RSS {warm['rss_mb']:.0f} MB")
+    print(
+        f"[{n:,} records] index warm start {warm['seconds'] * 1000:.1f} ms, "
+        f"peak RSS {warm['rss_mb']:.0f} MB"
+    )
     from intent_ls.ledger.index import TraceIndex
     from intent_ls.syntax.model import AstNode
 
@@ -170,18 +190,24 @@ def bench_index(work: Path, n: int, lookups: int) -> None:
     for _ in range(lookups):
         i = rnd.randrange(n)
         node = AstNode(
-            "method", f"C{i % 2000}.m{i % 10}", 1, 5,
+            "method",
+            f"C{i % 2000}.m{i % 10}",
+            1,
+            5,
             "sha256:" + hashlib.sha256(f"m{i % 20000}".encode()).hexdigest(),
         )
         t0 = time.perf_counter()
         entries = idx.blame(
-            f"src/pkg{i % 100}/mod{i % 2000}.py", definition=node,
+            f"src/pkg{i % 100}/mod{i % 2000}.py",
+            definition=node,
             content_hash=content_hash([f"line {i % 50000}"]),
         )
         times.append((time.perf_counter() - t0) * 1000)
         hits += bool(entries)
-    print(f"[{n:,} records] hover blame lookup: p50 {pct(times, .5):.2f} ms  "
-          f"p95 {pct(times, .95):.2f} ms  ({hits}/{lookups} with history)")
+    print(
+        f"[{n:,} records] hover blame lookup: p50 {pct(times, 0.5):.2f} ms  "
+        f"p95 {pct(times, 0.95):.2f} ms  ({hits}/{lookups} with history)"
+    )
     idx.close()
 
 
@@ -198,8 +224,8 @@ def main() -> None:
         bench_append(work, args.appends)
         for n in args.records:
             bench_index(work, n, args.lookups)
-    print(f"benchmark driver peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB",
-          f"(median of nothing: {statistics.median([0])})"[:0])
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"benchmark driver peak RSS {rss:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from ledger_helpers import counter_ids, external_validator, fixed_clock
 
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.records import (
@@ -17,8 +18,6 @@ from intent_ls.ledger.records import (
     git_revision,
 )
 from intent_ls.ledger.store import Ledger
-
-from ledger_helpers import counter_ids, external_validator, fixed_clock
 
 OLD = "class A:\n    def m(self):\n        return 1\n\n\ndef gone():\n    pass\n"
 NEW = "class A:\n    def m(self):\n        return 2\n\n"
@@ -127,12 +126,19 @@ def test_git_revision_without_spawning_git(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert git_revision(tmp_path) is None  # no commit yet
     (tmp_path / "f").write_text("x")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+    }
     subprocess.run(["git", "-C", str(tmp_path), "add", "f"], check=True, env=env)
     subprocess.run(["git", "-C", str(tmp_path), "commit", "-qm", "x"], check=True, env=env)
     head = subprocess.run(
-        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], check=True, capture_output=True,
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
         text=True,
     ).stdout.strip()
     assert git_revision(tmp_path) == head

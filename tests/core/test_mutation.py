@@ -24,7 +24,10 @@ def top():
 
 PY_CASES = {
     "whitespace": (BASE.replace("y = a + 1", "y  =  a+1"), REFACTOR),
-    "comment added": (BASE.replace("        return y", "        # why\n        return y"), REFACTOR),
+    "comment added": (
+        BASE.replace("        return y", "        # why\n        return y"),
+        REFACTOR,
+    ),
     "comment at block end": (
         BASE.replace("        return y\n", "        return y\n        # trailing\n"),
         REFACTOR,

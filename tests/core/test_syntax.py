@@ -58,7 +58,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("language", "source", "line", "names"), CASES, ids=[c[0] for c in CASES])
-def test_definitions_for_changed_span(language: str, source: str, line: int, names: list[str]) -> None:
+def test_definitions_for_changed_span(
+    language: str, source: str, line: int, names: list[str]
+) -> None:
     doc = DocumentSyntax.parse(source, language)
     nodes = doc.definitions_for_spans([LineSpan(line, line)])
     assert [n.name for n in nodes] == names
@@ -78,7 +80,9 @@ def test_incremental_edit_equals_full_reparse(
     doc = DocumentSyntax.parse(source, language)
     # insert text with a non-BMP character (2 UTF-16 units, 4 UTF-8 bytes) mid-line, then
     # replace across a line break: exercises the position conversion too
-    doc.apply_change((line - 1, 0), (line - 1, 0), "// 😀 x\n" if language != "python" else "# 😀 x\n")
+    doc.apply_change(
+        (line - 1, 0), (line - 1, 0), "// 😀 x\n" if language != "python" else "# 😀 x\n"
+    )
     doc.apply_change((line - 1, 3), (line - 1, 5), "ab", "utf-16")
     doc.apply_change((0, 0), (1, 0), doc.text.splitlines(keepends=True)[0], "utf-16")
     full = DocumentSyntax.parse(doc.text, language)
@@ -115,7 +119,9 @@ def test_broken_source_does_not_crash() -> None:
 def test_importing_syntax_root_does_not_load_tree_sitter() -> None:
     import subprocess
 
-    code = "import intent_ls.syntax, intent_ls.ledger.records, intent_ls.ledger.store, sys; " \
+    code = (
+        "import intent_ls.syntax, intent_ls.ledger.records, intent_ls.ledger.store, sys; "
         "print('tree_sitter' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

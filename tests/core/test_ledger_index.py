@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ledger_helpers import mutation
+
+from intent_ls.ledger.index import TraceIndex
+from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
+from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.syntax import definitions
+
+OLD = "class Cart:\n    def total(self):\n        return 1\n"
+NEW = "class Cart:\n    def total(self):\n        return 2\n"
+
+
+def _save(root: Path, path: str, old: str, new: str, intent: str) -> dict:
+    record = build_mutation_record(
+        root,
+        path,
+        old,
+        new,
+        intent_id=intent,
+        session_id="s",
+        contributor=Contributor("human"),
+        revision=None,
+    )
+    assert record is not None
+    return Ledger(ledger_path(root), fsync=False).append(record)
+
+
+def test_blame_by_definition_and_by_moved_content(tmp_path: Path) -> None:
+    _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    index = TraceIndex.for_workspace(tmp_path)
+    (cls, method) = definitions(NEW, "python")
+    entries = index.blame("cart.py", definition=method)
+    assert [(e.record.intent_id, e.via) for e in entries] == [("INT-001", "definition")]
+    # the same class pasted into another file is still attributed through its hash
+    moved = index.blame("shop/other.py", definition=cls)
+    assert [(e.record.intent_id, e.path, e.via) for e in moved] == [
+        ("INT-001", "cart.py", "content")
+    ]
+    assert index.blame("shop/other.py", definition=None) == []
+    stats = index.definition_stats("cart.py", [cls, method])
+    assert [(s.changes, s.intents) for s in stats] == [(1, ("INT-001",)), (1, ("INT-001",))]
+    assert (tmp_path / ".orchestration/.local/.gitignore").read_text() == "*\n"
+    index.close()
+
+
+_APPENDER = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from ledger_helpers import mutation
+from intent_ls.ledger.store import Ledger
+ledger = Ledger(Path({path!r}), fsync=False)
+for i in range(5):
+    ledger.append(mutation(Path('.'), 100 + i, intent="INT-OTHER"))
+"""
+
+
+def test_index_picks_up_appends_from_another_process(tmp_path: Path) -> None:
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    for i in range(3):
+        ledger.append(mutation(tmp_path, i))
+    index = TraceIndex.for_workspace(tmp_path)
+    assert index.record_count == 3
+    code = _APPENDER.format(tests=str(Path(__file__).parent), path=str(ledger.path))
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert len(index.records_for_intent("INT-OTHER")) == 5  # picked up by the query itself
+    assert index.record_count == 8
+    assert index.refresh() == 0
+    # a second index on the same cache starts warm: nothing to re-read
+    other = TraceIndex.for_workspace(tmp_path)
+    assert other.refresh() == 0 and other.record_count == 8
+    index.close()
+    other.close()
+
+
+def test_rewritten_ledger_triggers_rebuild(tmp_path: Path) -> None:
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    for i in range(4):
+        ledger.append(mutation(tmp_path, i))
+    index = TraceIndex.for_workspace(tmp_path)
+    assert index.record_count == 4
+    ledger.path.unlink()
+    for i in range(2):
+        ledger.append(mutation(tmp_path, i, intent="INT-NEW"))
+    assert index.record_count == 2
+    assert {r.intent_id for r in index.all_records()} == {"INT-NEW"}
+    assert index.load_record(index.all_records()[0])["metadata"]["intent_ls"]["intent_id"] == (
+        "INT-NEW"
+    )
+    index.close()
+
+
+def test_progress_is_reported_on_build(tmp_path: Path) -> None:
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    ledger.append(mutation(tmp_path, 1))
+    seen: list[tuple[int, int]] = []
+    index = TraceIndex.for_workspace(
+        tmp_path, progress=lambda done, total: seen.append((done, total))
+    )
+    index.refresh()
+    size = ledger.path.stat().st_size
+    assert seen and seen[-1] == (size, size)
+    index.close()
+
+
+def test_intent_map_is_deterministic(tmp_path: Path) -> None:
+    _save(tmp_path, "cart.py", OLD, NEW, "INT-002")
+    _save(tmp_path, "a/b.py", "x = 1\n", "x = 2\n", "INT-001")
+    intents = {
+        "INT-001": IntentInfo("Alpha", "IN_PROGRESS", ("a/**",)),
+        "INT-003": IntentInfo("Unused", "DRAFT"),
+    }
+    index = TraceIndex.for_workspace(tmp_path)
+    path, changed = write_intent_map(tmp_path, index, intents)
+    first = path.read_bytes()
+    assert changed
+    assert write_intent_map(tmp_path, index, intents) == (path, False)
+    # a fresh index from a deleted cache renders the same bytes
+    index.close()
+    (tmp_path / ".orchestration/.local/trace-index.sqlite").unlink()
+    again = TraceIndex.for_workspace(tmp_path)
+    assert render(again.summary(), intents).encode() == first
+    text = first.decode()
+    assert "## INT-001: Alpha" in text and "`a/**`" in text
+    assert "## INT-002 (not in the spec)" in text
+    assert "| `cart.py` | `Cart.total` | method |" in text
+    assert "No recorded changes." in text  # INT-003
+    assert "i_INT_002 --> f_cart_py" in text
+    assert "generated at" not in text.lower()
+    again.close()
