@@ -8,6 +8,7 @@ are caught here, before they silently match nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import attrs
 
@@ -27,6 +28,7 @@ class GlobIssue:
     message: str
 
 
+@lru_cache(maxsize=8192)
 def check_glob(pattern: str) -> GlobIssue | None:
     """Returns what is wrong with ``pattern``, or None when it is a usable gitignore glob."""
     body = pattern[1:] if pattern.startswith("!") else pattern

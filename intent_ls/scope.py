@@ -27,22 +27,25 @@ _GLOB_CHARS = re.compile(r"[*?\[\\]")
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
 
-def _literal_prefix(pattern: str) -> tuple[str, ...]:
-    """Leading directory names every path matching ``pattern`` must start with.
+def _literal_key(pattern: str) -> tuple[tuple[str, ...], str]:
+    """Where a glob can match: its leading literal directories, and the literal start of
+    the segment after them (``src/mod_*.py`` -> ``(("src",), "mod_")``).
 
     Unanchored globs (``*.py``, ``build/`` without an inner slash) can match at any depth
-    and get the empty prefix, as do globs whose first segment is itself a wildcard.
+    and get the empty key, as do globs whose first segment starts with a wildcard.
     """
     body = pattern.rstrip("/")
-    anchored = body.startswith("/") or "/" in body
-    if not anchored:
-        return ()
+    if not (body.startswith("/") or "/" in body):
+        return (), ""
     prefix: list[str] = []
     for segment in body.lstrip("/").split("/"):
-        if not segment or _GLOB_CHARS.search(segment):
+        wildcard = _GLOB_CHARS.search(segment)
+        if not segment:
             break
+        if wildcard:
+            return tuple(prefix), segment[: wildcard.start()]
         prefix.append(segment)
-    return tuple(prefix)
+    return tuple(prefix), ""
 
 
 def _level_regex(regex: re.Pattern[str]) -> re.Pattern[str]:
@@ -71,19 +74,19 @@ class GitMatcher:
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
-        self._patterns = [
-            (p.include, _level_regex(p.regex))
-            for p in self._spec.patterns
-            if p.include is not None and p.regex is not None
-        ]
-        self._negated = any(not include for include, _ in self._patterns)
+        compiled = [p for p in self._spec.patterns if p.include is not None and p.regex]
+        self._negated = any(not p.include for p in compiled)
+        self._compiled = compiled
+        self._levels: list[tuple[bool, re.Pattern[str]]] | None = None
         positives = [p.regex.pattern for p in self._spec.patterns if p.include and p.regex]
         self._any_positive = re.compile(
             "|".join(f"(?:{_NAMED_GROUP.sub('(', p)})" for p in positives) or "(?!)"
         )
 
     def _decide(self, candidate: str) -> bool | None:
-        for include, regex in reversed(self._patterns):
+        if self._levels is None:
+            self._levels = [(bool(p.include), _level_regex(p.regex)) for p in self._compiled]
+        for include, regex in reversed(self._levels):
             if regex.search(candidate):
                 return include
         return None
@@ -102,6 +105,13 @@ class GitMatcher:
         return bool(self._decide(rel))
 
 
+@lru_cache(maxsize=8192)
+def compile_matcher(patterns: tuple[str, ...]) -> GitMatcher:
+    """Shared across spec versions, so re-validating a spec as it is typed only compiles
+    the globs that changed."""
+    return GitMatcher(patterns)
+
+
 class ScopeIndex:
     """Compiled owned_scope and ignore matchers for one spec version."""
 
@@ -110,12 +120,15 @@ class ScopeIndex:
         self._intents: tuple[Intent, ...] = spec.intents
         self._matchers: list[GitMatcher | None] = [None] * len(self._intents)
         self._by_id = {intent.id: n for n, intent in enumerate(self._intents)}
-        self._by_prefix: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        self._by_key: dict[tuple[str, ...], dict[str, list[int]]] = defaultdict(dict)
         for n, intent in enumerate(self._intents):
-            prefixes = {_literal_prefix(p) for p in intent.patterns if not p.startswith("!")}
-            for prefix in prefixes:
-                self._by_prefix[prefix].append(n)
-        self._depth = max((len(k) for k in self._by_prefix), default=0)
+            keys = {_literal_key(p) for p in intent.patterns if not p.startswith("!")}
+            for prefix, stem in keys:
+                self._by_key[prefix].setdefault(stem, []).append(n)
+        self._stem_lengths = {
+            prefix: sorted({len(stem) for stem in stems}) for prefix, stems in self._by_key.items()
+        }
+        self._depth = max((len(k) for k in self._by_key), default=0)
         self._ignore = GitMatcher([*BUILTIN_IGNORES, *ignore_lines])
         self._owners_cached = lru_cache(maxsize=4096)(self._owners)
 
@@ -123,15 +136,22 @@ class ScopeIndex:
         """Compiled on first use: a big spec costs nothing for intents never consulted."""
         matcher = self._matchers[n]
         if matcher is None:
-            matcher = self._matchers[n] = GitMatcher(self._intents[n].patterns)
+            matcher = self._matchers[n] = compile_matcher(self._intents[n].patterns)
         return matcher
 
     def _candidates(self, rel: str) -> Sequence[int]:
-        """Intents registered under any leading-directory prefix of ``rel``, in spec order."""
+        """Intents with a glob keyed under a leading part of ``rel``, in spec order."""
         parts = tuple(rel.split("/"))
         found: set[int] = set()
         for depth in range(min(len(parts), self._depth) + 1):
-            found.update(self._by_prefix.get(parts[:depth], ()))
+            prefix = parts[:depth]
+            stems = self._by_key.get(prefix)
+            if not stems:
+                continue
+            segment = parts[depth] if depth < len(parts) else ""
+            for length in self._stem_lengths[prefix]:
+                if length <= len(segment):
+                    found.update(stems.get(segment[:length], ()))
         return sorted(found)
 
     def _owners(self, rel: str) -> tuple[Intent, ...]:

@@ -80,6 +80,8 @@ _INTENT_KEYS = (
 )
 _LEGACY_KEYS = ("intent_id", "title", "scope")
 _STR = "tag:yaml.org,2002:str"
+#: libyaml when available: same nodes and marks, several times faster on big specs.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
@@ -135,9 +137,9 @@ def load_spec_text(text: str) -> SpecResult:
     if budget_problem:
         return SpecResult(None, (budget_problem,))
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
-        return SpecResult(None, (_yaml_problem(exc),))
+        return SpecResult(None, (_yaml_problem(exc, text),))
     except (yaml.YAMLError, RecursionError) as exc:
         return _fatal(YAML_SYNTAX, f"invalid YAML: {exc}")
     return _Validator().run(root)
@@ -147,7 +149,7 @@ def _check_budgets(text: str) -> Problem | None:
     """Walks the event stream (iterative, unlike the composer) to bound depth and aliases."""
     depth = aliases = events = 0
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=_LOADER):
             events += 1
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
@@ -174,18 +176,20 @@ def _check_budgets(text: str) -> Problem | None:
                     _mark_span(event.start_mark, event.end_mark),
                 )
     except yaml.MarkedYAMLError as exc:
-        return _yaml_problem(exc)
+        return _yaml_problem(exc, text)
     except yaml.YAMLError as exc:
         return _problem(YAML_SYNTAX, f"invalid YAML: {exc}", Span.point())
     return None
 
 
-def _yaml_problem(exc: yaml.MarkedYAMLError) -> Problem:
+def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     span = Span.point(mark.line, mark.column) if mark else Span.point()
     parts = [p for p in (exc.context, exc.problem) if p]
     message = "; ".join(parts) or "invalid YAML"
-    if "\t" in message or "\\t" in message:
+    lines = text.splitlines()
+    line = lines[span.start.line] if span.start.line < len(lines) else ""
+    if "\t" in line[: span.start.column + 1]:
         message += " (YAML indentation must use spaces, not tabs)"
     return _problem(YAML_SYNTAX, f"YAML syntax error: {message}", span)
 
