@@ -57,10 +57,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for p in problems:
-            start = p.span.start
-            print(
-                f"{shown}:{start.line + 1}:{start.column + 1}: {p.severity.value} {p.code} {p.message}"
-            )
+            where = f"{shown}:{p.span.start.line + 1}:{p.span.start.column + 1}"
+            print(f"{where}: {p.severity.value} {p.code} {p.message}")
         errors = sum(p.severity.value == "error" for p in problems)
         count = len(result.spec.intents) if result.spec else 0
         print(
