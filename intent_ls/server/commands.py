@@ -1,0 +1,285 @@
+"""The ``intent.*`` commands (workspace/executeCommand).
+
+Arguments arrive as raw JSON (``*args``) and are checked here, so a wrong call gets an
+InvalidParams response naming the command and what it expects, never a cattrs
+structuring trace. Every command takes an optional trailing document or folder URI to
+pick the workspace folder in multi-root windows; without it, the folder of the document
+touched last (or the only folder) is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.uris import to_fs_path
+
+from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
+from intent_ls.context import context_xml
+from intent_ls.model import Intent
+from intent_ls.policy import OUT_OF_SCOPE, evaluate
+from intent_ls.server import guard
+from intent_ls.server.actions import scope_edit
+from intent_ls.server.folders import Folder
+from intent_ls.server.guard import UserError
+from intent_ls.server.server import IntentLanguageServer
+from intent_ls.session import SelectionRefused
+from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+
+COMMANDS: dict[str, Callable[..., Any]] = {}
+
+
+def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        COMMANDS[name] = guard.request(name)(fn)
+        return fn
+
+    return register
+
+
+def _arity(name: str, args: tuple[Any, ...], low: int, high: int, usage: str) -> None:
+    if not low <= len(args) <= high:
+        raise UserError(f"{name} expects {usage}, got {len(args)} argument(s)")
+
+
+def _string(name: str, value: Any, what: str, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(f"{name}: {what} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _folder(ls: IntentLanguageServer, name: str, hint: Any) -> Folder:
+    hint = _string(name, hint, "the folder or document URI", optional=True)
+    if hint is not None:
+        folder = ls.folder_for_uri(hint)
+        if folder is None:
+            raise UserError(f"{name}: {hint} is not inside a workspace folder")
+    elif ls.current_folder is not None:
+        folder = ls.current_folder
+    elif len(ls.folders) == 1:
+        folder = next(iter(ls.folders))
+    elif not len(ls.folders):
+        raise UserError(f"{name}: no workspace folder is open")
+    else:
+        raise UserError(
+            f"{name}: several workspace folders are open; pass a document or folder URI "
+            "as the last argument"
+        )
+    ls.refresh(folder)
+    if not folder.governed:
+        raise UserError(
+            f"{name}: {folder.root} has no .orchestration/active_intents.yaml, so nothing "
+            "there is governed"
+        )
+    return folder
+
+
+def _intent_json(intent: Intent) -> dict[str, Any]:
+    return {"id": intent.id, "name": intent.name, "status": intent.status.value}
+
+
+def _context(folder: Folder, intent: Intent) -> str:
+    return context_xml(intent, lessons=lessons_for(read_brain(folder.root), intent.id))
+
+
+def _active(folder: Folder, name: str) -> Intent:
+    active = folder.active
+    if active is None:
+        raise UserError(f"{name}: no active intent; run intent.select first")
+    return active
+
+
+def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
+    for doc in list(ls.documents.values()):
+        if doc.folder is folder:
+            ls.evaluate(doc)
+    ls.send_status(folder)
+
+
+@command("intent.select")
+async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
+    """``[id]`` selects; ``[]`` or ``[null]`` asks the user to pick one."""
+    name = "intent.select"
+    _arity(name, args, 0, 2, "[id] or [id, uri] (id null: pick from a list)")
+    wanted = _string(name, args[0] if args else None, "the intent id", optional=True)
+    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+    if wanted is None:
+        wanted = await _pick(ls, folder)
+        if wanted is None:
+            return None
+    try:
+        intent = folder.select(wanted)
+    except SelectionRefused as exc:
+        raise UserError(f"{name}: {exc}", {"code": exc.code}) from None
+    _reevaluate(ls, folder)
+    return {
+        "intent": _intent_json(intent),
+        "context": _context(folder, intent),
+        "folder": folder.uri,
+    }
+
+
+async def _pick(ls: IntentLanguageServer, folder: Folder) -> str | None:
+    choices = [i for i in folder.spec.intents if i.selectable]
+    if not choices:
+        raise UserError("intent.select: no IN_PROGRESS intent to select in the spec")
+    titles = {f"{i.id}: {i.name}": i.id for i in choices}
+    answer = await ls.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message="Select the active intent",
+            actions=[types.MessageActionItem(title=t) for t in titles],
+        )
+    )
+    return titles.get(answer.title) if answer is not None else None
+
+
+@command("intent.clear")
+def clear(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    _arity("intent.clear", args, 0, 1, "[] or [uri]")
+    folder = _folder(ls, "intent.clear", args[0] if args else None)
+    folder.clear()
+    _reevaluate(ls, folder)
+    return {"state": folder.session.state.value, "folder": folder.uri}
+
+
+@command("intent.context")
+def context(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    _arity("intent.context", args, 0, 1, "[] or [uri]")
+    folder = _folder(ls, "intent.context", args[0] if args else None)
+    intent = _active(folder, "intent.context")
+    return {"intent": _intent_json(intent), "context": _context(folder, intent)}
+
+
+@command("intent.list")
+def list_intents(ls: IntentLanguageServer, *args: Any) -> list[dict[str, Any]]:
+    _arity("intent.list", args, 0, 1, "[] or [uri]")
+    folder = _folder(ls, "intent.list", args[0] if args else None)
+    return [
+        {
+            **_intent_json(i),
+            "selectable": i.selectable,
+            "active": i.id == folder.session.intent_id,
+            "owned_scope": list(i.patterns),
+        }
+        for i in folder.spec.intents
+    ]
+
+
+@command("intent.addToScope")
+async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    name = "intent.addToScope"
+    _arity(name, args, 2, 2, "[id, path or uri]")
+    intent_id = _string(name, args[0], "the intent id")
+    target = _string(name, args[1], "the path or URI")
+    assert intent_id is not None and target is not None
+    path = to_fs_path(target) if target.startswith("file:") else target
+    folder = _folder(ls, name, target if target.startswith("file:") else None)
+    if path is None:
+        raise UserError(f"{name}: {target} is not a file URI")
+    info = folder.workspace.classify(Path(path))
+    if info.rel is None or not info.governed:
+        raise UserError(f"{name}: {target} cannot be added to a scope: it {info.reason}")
+    if folder.spec.get(intent_id) is None:
+        raise UserError(f"{name}: no intent '{intent_id}' in the spec")
+    glob = glob_for_path(info.rel)
+    result = {"intent": intent_id, "path": info.rel, "glob": glob}
+    if folder.scope.owns(intent_id, info.rel):
+        return {**result, "applied": False, "reason": f"{intent_id} already owns {info.rel}"}
+    edit = scope_edit(ls, folder, intent_id, info.rel)
+    if edit is None:
+        raise UserError(f"{name}: the owned_scope of {intent_id} cannot be edited automatically")
+    if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
+        response = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=f"Add {info.rel} to {intent_id}")
+        )
+        applied = bool(response and response.applied)
+        if not applied:
+            reason = (response.failure_reason if response else None) or "the editor refused it"
+            return {**result, "applied": False, "reason": reason}
+    else:
+        _write_spec(folder, intent_id, glob)
+        ls.refresh(folder)
+    return {**result, "applied": True}
+
+
+def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
+    """Edits the file directly for clients that cannot apply a WorkspaceEdit."""
+    path = folder.workspace.spec_path
+    text = path.read_text(encoding="utf-8")
+    try:
+        edit = add_to_scope(text, intent_id, glob)
+    except SpecEditError as exc:
+        raise UserError(f"intent.addToScope: {exc}") from None
+    if edit is not None:
+        path.write_text(apply_edit(text, edit), encoding="utf-8")
+
+
+@command("intent.approve")
+def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    name = "intent.approve"
+    _arity(name, args, 3, 3, "[uri, range, code]")
+    uri = _string(name, args[0], "the document URI")
+    lines = _lines(name, args[1])
+    code = args[2]
+    if code != OUT_OF_SCOPE:
+        raise UserError(
+            f"{name}: only '{OUT_OF_SCOPE}' edits can be approved, not {code!r} "
+            "(for no-active-intent, select an intent)"
+        )
+    doc = ls.documents.get(uri or "")
+    if doc is None or doc.folder is None:
+        raise UserError(f"{name}: {uri} is not an open document in a workspace folder")
+    folder = doc.folder
+    active = _active(folder, name)
+    if not doc.governed or doc.rel is None:
+        raise UserError(f"{name}: {doc.rel or uri} is not governed; nothing to approve")
+    if not any(v.code == OUT_OF_SCOPE for v in evaluate(folder.session, folder.scope, doc.rel)):
+        raise UserError(f"{name}: {doc.rel} is inside {active.id}'s scope; nothing to approve")
+    if not doc.absorb(*lines):
+        raise UserError(f"{name}: no edit of {doc.rel} at lines {lines[0] + 1}-{lines[1] + 1}")
+    approval = folder.approvals.approve(
+        intent_id=active.id,
+        path=doc.rel,
+        code=OUT_OF_SCOPE,
+        lines=(lines[0] + 1, lines[1] + 1),
+        session_id=folder.session.id,
+        contributor=ls.config.contributor,
+    )
+    if folder.session.state.value == "BLOCKED":
+        folder.session.resolve()
+    ls.evaluate(doc)
+    ls.send_status(folder)
+    return approval.to_dict()
+
+
+def _lines(name: str, value: Any) -> tuple[int, int]:
+    """0-based first and last line of an LSP range given as JSON."""
+    try:
+        start, end = value["start"]["line"], value["end"]["line"]
+        valid = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (start, end))
+    except (TypeError, KeyError):
+        valid = False
+    if not valid or end < start:
+        raise UserError(
+            f"{name}: the range must look like {{start: {{line, character}}, end: {{line, "
+            f"character}}}}, got {value!r}"
+        )
+    return start, end
+
+
+@command("intent.recordLesson")
+def record(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    name = "intent.recordLesson"
+    _arity(name, args, 1, 2, "[text] or [text, uri]")
+    text = _string(name, args[0], "the lesson text")
+    assert text is not None
+    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+    active = _active(folder, name)
+    record_lesson(folder.root, active.id, text)
+    return {"intent": active.id, "lesson": " ".join(text.split()), "path": BRAIN_RELPATH}

@@ -1,0 +1,123 @@
+"""The server's settings: one typed, defaulted attrs tree under the ``intentLs`` section.
+
+Settings arrive as untyped JSON from two places (``initializationOptions`` at start-up,
+``workspace/configuration`` afterwards). Structuring them through one cattrs converter
+with camelCase names and ``forbid_extra_keys`` means a typo such as ``extraIgnore`` is
+reported to the user instead of silently doing nothing; any error falls back to the
+defaults so a bad setting never stops governance.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any, Literal
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, override
+
+SECTION = "intentLs"
+
+
+class SeverityOption(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFORMATION = "information"
+    HINT = "hint"
+    OFF = "off"
+
+
+@attrs.define
+class Contributor:
+    """Who is editing, for the Agent Trace records written later (``contributor.type``)."""
+
+    type: Literal["human", "ai", "mixed", "unknown"] = "human"
+    name: str | None = None
+    model_id: str | None = None
+
+
+@attrs.define
+class Config:
+    #: Per-code severity override, e.g. ``{"out-of-scope": "warning", "empty-scope": "off"}``.
+    severity: dict[str, SeverityOption] = attrs.field(factory=dict)
+    contributor: Contributor = attrs.field(factory=Contributor)
+    #: Extra gitignore-style globs never governed, on top of ``.intentignore``.
+    extra_ignores: tuple[str, ...] = ()
+    #: Seconds between checks of the spec and ``.intentignore`` when the client cannot
+    #: watch files for the server.
+    poll_interval: float = 1.0
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+
+
+def _make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True)
+
+    def camel_hook(cls: type) -> Any:
+        overrides = {a.name: override(rename=_camel(a.name)) for a in attrs.fields(cls)}
+        return make_dict_structure_fn(cls, converter, **overrides)
+
+    converter.register_structure_hook_factory(attrs.has, camel_hook)
+
+    def strict_str(value: Any, _: type) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"expected a string, got {type(value).__name__} {value!r}")
+        return value
+
+    def strict_float(value: Any, _: type) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
+        return float(value)
+
+    def strict_strings(value: Any, _: type) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise TypeError(f"expected a list of strings, got {type(value).__name__} {value!r}")
+        return tuple(strict_str(v, str) for v in value)
+
+    def severity(value: Any, _: type) -> SeverityOption:
+        try:
+            return SeverityOption(value)
+        except ValueError:
+            choices = ", ".join(SeverityOption)
+            raise ValueError(f"severity {value!r} is not one of {choices}") from None
+
+    converter.register_structure_hook(SeverityOption, severity)
+    converter.register_structure_hook(str, strict_str)
+    converter.register_structure_hook(float, strict_float)
+    converter.register_structure_hook_func(lambda t: t == tuple[str, ...], strict_strings)
+    return converter
+
+
+_CONVERTER = _make_converter()
+
+
+def parse_config(raw: Any) -> tuple[Config, str | None]:
+    """Settings from client JSON, and a user-facing message when they were rejected.
+
+    ``raw`` may be the ``intentLs`` object itself or a mapping holding it under
+    ``intentLs`` (what editors put in ``initializationOptions``); ``None`` means defaults.
+    """
+    if isinstance(raw, dict) and SECTION in raw:
+        raw = raw[SECTION]
+    if raw is None:
+        return Config(), None
+    if not isinstance(raw, dict):
+        return Config(), f"{SECTION} settings must be an object, got {type(raw).__name__}"
+    try:
+        config = _CONVERTER.structure(raw, Config)
+    except Exception as exc:
+        errors = cattrs.transform_error(exc, path=SECTION, format_exception=_why)
+        details = "; ".join(_camel(e) for e in errors)
+        return Config(), f"invalid {SECTION} settings: {details}; using the defaults"
+    if config.poll_interval <= 0:
+        return Config(), f"invalid {SECTION} settings: pollInterval must be > 0; using the defaults"
+    return config, None
+
+
+def _why(exc: BaseException, _: type | None) -> str:
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,152 @@
+"""Edit tracking: each open document's baseline and the line regions changed since.
+
+The changed regions are always recomputed from two texts (baseline vs. buffer) rather
+than accumulated from change events, so undoing an edit makes its diagnostic vanish and
+lines inserted above an edit move it, with no bookkeeping. The diff is confined to the
+region between the common prefix and suffix, found by bisection on list slices (C-speed
+comparisons), which keeps a keystroke in a 10,000-line file cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from intent_ls.diff import Hunk, diff_lines
+from intent_ls.server.folders import Folder
+from intent_ls.workspace import PathInfo
+
+#: Larger buffers (in characters) are not diffed: any edit flags the whole file.
+MAX_TRACKED_CHARS = 5 * 1024 * 1024
+
+
+@attrs.frozen
+class Region:
+    """Changed lines ``start..end`` (0-based, inclusive) of the current text.
+
+    ``deleted`` counts baseline lines removed here beyond those replaced; a pure deletion
+    has ``inserted=False`` and sits on the line where the removed lines used to be.
+    """
+
+    start: int
+    end: int
+    inserted: bool = True
+    deleted: int = 0
+
+
+def untracked_reason(text: str) -> str | None:
+    if len(text) > MAX_TRACKED_CHARS:
+        return "it is larger than 5 MB"
+    if "\0" in text:
+        return "it is a binary file"
+    return None
+
+
+class TrackedDocument:
+    def __init__(self, uri: str, text: str, folder: Folder | None, info: PathInfo | None) -> None:
+        self.uri = uri
+        self.folder = folder
+        self.info = info
+        self.version: int | None = None
+        self.untracked: str | None = None
+        self.edited = False
+        self.lines: list[str] = []
+        self.baseline: list[str] = []
+        self.update(text)
+        self.rebase()
+
+    @property
+    def rel(self) -> str | None:
+        return self.info.rel if self.info else None
+
+    @property
+    def governed(self) -> bool:
+        return (
+            self.folder is not None
+            and self.folder.governed
+            and self.info is not None
+            and self.info.governed
+        )
+
+    def update(self, text: str) -> None:
+        self.untracked = untracked_reason(text)
+        self.lines = [] if self.untracked else text.splitlines()
+        self.edited = True
+
+    def rebase(self) -> None:
+        """The buffer becomes the baseline (at open, and on a save that was allowed)."""
+        self.baseline = list(self.lines)
+        self.edited = False
+
+    def hunks(self) -> list[Hunk]:
+        old, new = self.baseline, self.lines
+        prefix = _common_prefix(old, new)
+        suffix = _common_suffix(old, new, prefix)
+        return [
+            Hunk(h.old_start + prefix, h.old_end + prefix, h.new_start + prefix, h.new_end + prefix)
+            for h in diff_lines(old[prefix : len(old) - suffix], new[prefix : len(new) - suffix])
+        ]
+
+    def regions(self) -> list[Region]:
+        if self.untracked:
+            return [Region(0, 0)] if self.edited else []
+        regions: list[Region] = []
+        last = max(len(self.lines) - 1, 0)
+        for h in self.hunks():
+            extra = max(0, h.deleted - h.inserted)
+            if h.inserted:
+                region = Region(h.new_start, h.new_end - 1, True, extra)
+            else:
+                anchor = min(h.new_start, last)
+                region = Region(anchor, anchor, False, extra)
+            if regions and region.start <= regions[-1].end + 1 and region.inserted:
+                prev = regions[-1]
+                regions[-1] = Region(
+                    prev.start, max(prev.end, region.end), True, prev.deleted + region.deleted
+                )
+            else:
+                regions.append(region)
+        return regions
+
+    def absorb(self, first: int, last: int) -> int:
+        """Accepts the changes touching lines ``first..last`` into the baseline.
+
+        Used when a human approves an edit: those lines stop being flagged while later
+        edits elsewhere in the file are still checked. Returns how many hunks it took.
+        """
+        taken = 0
+        for h in reversed(self.hunks()):
+            top = h.new_start
+            bottom = max(h.new_end - 1, h.new_start)
+            if bottom < first or top > last:
+                continue
+            self.baseline[h.old_start : h.old_end] = self.lines[h.new_start : h.new_end]
+            taken += 1
+        if self.untracked and self.edited:
+            self.edited = False
+            taken += 1
+        return taken
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: Sequence[str], b: Sequence[str], prefix: int) -> int:
+    la, lb = len(a), len(b)
+    lo, hi = 0, min(la, lb) - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

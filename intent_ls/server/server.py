@@ -1,0 +1,196 @@
+"""The language server object: all state lives here, handlers only call its methods.
+
+State is per workspace folder (:class:`~intent_ls.server.folders.Folder`) plus the open
+documents. Every path from an LSP event to the client goes through a small number of
+methods here (``evaluate``, ``refresh``, ``send_status``) so that "what does the user see
+after X" has one answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from intent_ls import __version__
+from intent_ls.policy import evaluate
+from intent_ls.server import diagnostics, status
+from intent_ls.server.config import Config
+from intent_ls.server.documents import TrackedDocument
+from intent_ls.server.folders import Folder, FolderSet
+from intent_ls.spec import SpecResult, load_spec_text
+
+logger = logging.getLogger(__name__)
+
+
+class IntentLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("intent-ls", __version__)
+        self.config = Config()
+        self.folders = FolderSet()
+        self.documents: dict[str, TrackedDocument] = {}
+        #: The folder of the document the user touched last: where commands without a
+        #: document or folder argument apply in a multi-root window.
+        self.current_folder: Folder | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Runs ``coro`` as a task we keep a reference to and whose errors get logged."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                self.report_failure("a background task", t.exception())  # type: ignore[arg-type]
+
+        task.add_done_callback(done)
+        return task
+
+    def cancel_tasks(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def report_failure(self, what: str, exc: BaseException) -> None:
+        """Logs the traceback to stderr, and tells the user in one line (never a traceback)."""
+        logger.error("%s failed", what, exc_info=exc)
+        self.show(f"intent-ls: {what} failed: {exc}", types.MessageType.Error)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' last-resort hook (malformed messages and the like): one readable line."""
+        logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        if getattr(source, "__name__", "") == "FeatureRequestError":
+            return
+        self.show(f"intent-ls: internal error: {error}", types.MessageType.Error)
+
+    @property
+    def codec(self) -> Any:
+        return self.workspace.position_codec
+
+    # -- configuration ----------------------------------------------------------------
+
+    def apply_config(self, config: Config, problem: str | None) -> None:
+        if problem:
+            self.show(f"intent-ls: {problem}", types.MessageType.Error)
+        changed = config != self.config
+        self.config = config
+        if changed:
+            for folder in self.folders:
+                folder.set_extra_ignores(tuple(config.extra_ignores))
+                self.refresh(folder, force=True)
+
+    # -- folders ----------------------------------------------------------------------
+
+    def add_folder(self, uri: str) -> Folder | None:
+        folder = self.folders.add(uri, self.config)
+        if folder is not None and folder.restore_problem:
+            self.show(f"intent-ls ({folder.name}): {folder.restore_problem}")
+        return folder
+
+    def folder_for_uri(self, uri: str) -> Folder | None:
+        if not uri.startswith("file:"):
+            return None
+        folder = self.folders.get(uri.rstrip("/"))
+        if folder is not None:
+            return folder
+        path = to_fs_path(uri)
+        return self.folders.for_path(path) if path else None
+
+    def refresh(self, folder: Folder, force: bool = False) -> None:
+        """Reloads ``folder``'s spec and ignores; on any change re-evaluates everything."""
+        changed, dropped = folder.refresh()
+        if not (changed or force):
+            return
+        if dropped:
+            self.show(f"intent-ls ({folder.name}): {dropped}", types.MessageType.Warning)
+        self.publish_spec(folder)
+        for doc in list(self.documents.values()):
+            if doc.folder is folder:
+                doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
+                self.evaluate(doc)
+        self.send_status(folder)
+
+    def refresh_all(self) -> None:
+        for folder in self.folders:
+            self.refresh(folder)
+
+    def send_status(self, folder: Folder) -> None:
+        self.protocol.notify(status.METHOD, status.payload(folder))
+
+    # -- documents --------------------------------------------------------------------
+
+    def track(self, uri: str, text: str, version: int | None) -> TrackedDocument:
+        folder = self.folder_for_uri(uri)
+        path = to_fs_path(uri) if folder else None
+        info = folder.workspace.classify(path) if folder and path else None
+        doc = TrackedDocument(uri, text, folder, info)
+        doc.version = version
+        self.documents[uri] = doc
+        if folder is not None:
+            self.current_folder = folder
+        if doc.untracked and doc.governed:
+            self.log(
+                f"intent-ls: {doc.rel}: line changes are not tracked because {doc.untracked}; "
+                "any edit flags the whole file",
+                types.MessageType.Info,
+            )
+        return doc
+
+    def is_spec(self, doc: TrackedDocument) -> bool:
+        return doc.folder is not None and doc.uri == doc.folder.spec_uri
+
+    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> None:
+        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state."""
+        folder = doc.folder
+        if folder is None:
+            return
+        if self.is_spec(doc):
+            self.publish_spec(folder, doc)
+            return
+        verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
+        found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=found, version=doc.version)
+        )
+        if authorize and doc.governed and folder.session.intent_id is not None:
+            before = folder.session.state
+            folder.session.authorize(verdicts if found else ())
+            if folder.session.state is not before:
+                self.send_status(folder)
+
+    def allowed(self, doc: TrackedDocument) -> bool:
+        """True when the session may mutate ``doc`` now (no blocking verdict)."""
+        folder = doc.folder
+        if folder is None or not doc.governed or doc.rel is None:
+            return True
+        return not any(v.blocking for v in evaluate(folder.session, folder.scope, doc.rel))
+
+    def publish_spec(self, folder: Folder, doc: TrackedDocument | None = None) -> None:
+        """Spec problems: from the live buffer when it is open, else from the file."""
+        doc = doc or self.documents.get(folder.spec_uri)
+        if doc is not None:
+            result = load_spec_text(self.workspace.get_text_document(doc.uri).source)
+            lines: list[str] = doc.lines
+        elif folder.governed:
+            result, lines = folder.spec_result, folder.disk_lines
+        else:
+            result, lines = SpecResult(None, ()), []
+        found = diagnostics.spec_problems(
+            result.problems, lines, folder.spec_uri, self.codec, self.config
+        )
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=folder.spec_uri, diagnostics=found)
+        )
