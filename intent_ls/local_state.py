@@ -15,14 +15,18 @@ LOCAL_DIR = ".orchestration/.local"
 SESSION_FILE = "session.json"
 
 
+def ensure_private_dir(path: Path) -> Path:
+    """Creates ``path`` with a ``.gitignore`` of ``*`` so git never sees its contents."""
+    path.mkdir(parents=True, exist_ok=True)
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# intent-ls local state: never committed\n*\n", encoding="utf-8")
+    return path
+
+
 def local_dir(root: Path, create: bool = False) -> Path:
     path = root / LOCAL_DIR
-    if create:
-        path.mkdir(parents=True, exist_ok=True)
-        ignore = path / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# intent-ls local state: never committed\n*\n", encoding="utf-8")
-    return path
+    return ensure_private_dir(path) if create else path
 
 
 def load_selection(root: Path) -> dict[str, Any]:

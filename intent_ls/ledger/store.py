@@ -22,6 +22,7 @@ from typing import Any
 
 from intent_ls.hashing import bytes_hash
 from intent_ls.ledger.records import METADATA_KEY
+from intent_ls.local_state import ensure_private_dir
 
 LEDGER_RELPATH = Path(".orchestration") / "agent_trace.jsonl"
 #: ``prev`` of the first record: no line precedes it.
@@ -67,14 +68,16 @@ class Ledger:
     def __init__(self, path: Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
         self.fsync = fsync
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        # The lock file lives in the never-committed local directory: it is process
+        # coordination, not history, and must not show up in the user's `git status`.
+        self.lock_path = self.path.parent / ".local" / (self.path.name + ".lock")
         self.quarantine_path = self.path.with_name(self.path.name + ".quarantine")
         self._thread_lock = threading.Lock()
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_private_dir(self.lock_path.parent)
             fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)

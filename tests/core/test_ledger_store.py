@@ -67,7 +67,7 @@ _CRASHER = """
 import os, signal, sys, fcntl
 from pathlib import Path
 path = Path({path!r})
-lock = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT)
+lock = os.open(str(path.parent / ".local" / (path.name + ".lock")), os.O_RDWR | os.O_CREAT)
 fcntl.flock(lock, fcntl.LOCK_EX)
 fd = os.open(path, os.O_WRONLY | os.O_APPEND)
 os.write(fd, b'{{"files":[],"id":"half-writ')   # the process dies mid-record
