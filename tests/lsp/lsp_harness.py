@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -258,8 +259,25 @@ def plain(value: Any) -> Any:
     return value
 
 
+def converter_factory() -> Any:
+    """pygls' converter, except that a CodeAction carrying a ``command`` object is not taken
+    for a Command (lsprotocol only checks the key; editors check that it is a string)."""
+    converter = default_converter()
+
+    def action_or_command(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(
+        typing.Union[types.Command, types.CodeAction],  # noqa: UP007 - the key lsprotocol uses
+        action_or_command,
+    )
+    return converter
+
+
 def make_client(editor_box: list[Editor]) -> LanguageClient:
-    client = LanguageClient(converter_factory=default_converter)
+    client = LanguageClient(converter_factory=converter_factory)
     features = dict(DEFAULT_CLIENT_FEATURES)
 
     def on_diagnostics(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
