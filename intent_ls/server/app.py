@@ -6,6 +6,8 @@ module lazily, so the CLI's other verbs never pay for it.
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
@@ -15,6 +17,9 @@ from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, parse_config
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
+
+#: Seconds to wait for the client's settings before starting with the defaults.
+CONFIG_TIMEOUT = 5.0
 
 
 def build_server() -> IntentLanguageServer:
@@ -37,11 +42,15 @@ def build_server() -> IntentLanguageServer:
     @server.feature(types.INITIALIZED)
     @guard.notification("starting up")
     async def initialized(ls: IntentLanguageServer, params: types.InitializedParams) -> None:
+        # Settings first, so the first diagnostics and status already honour them.
+        try:
+            await asyncio.wait_for(fetch_configuration(ls), CONFIG_TIMEOUT)
+        except TimeoutError:
+            ls.log("intent-ls: the client did not answer workspace/configuration in time")
         for folder in ls.folders:
             ls.publish_spec(folder)
             ls.send_status(folder)
         await watcher.start()
-        await fetch_configuration(ls)
 
     async def fetch_configuration(ls: IntentLanguageServer) -> None:
         if not get_capability(ls.client_capabilities, "workspace.configuration", False):

@@ -52,6 +52,7 @@ class Editor:
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.codec = PositionCodec()
+        self.init_result: types.InitializeResult | None = None
         self._waiters: list[asyncio.Event] = []
 
     # -- waiting --------------------------------------------------------------------
@@ -358,7 +359,7 @@ async def start_editor(
     )
     encoding = result.capabilities.position_encoding or types.PositionEncodingKind.Utf16
     editor.codec = PositionCodec(encoding)
-    editor.encoding = encoding  # type: ignore[attr-defined]
+    editor.init_result = result
     # The server is ready once it has announced every folder's status.
     await editor.wait_for(
         lambda: {s["folder"] for s in editor.statuses} >= {uri_of(r) for r in roots},
