@@ -18,6 +18,7 @@ VERB_MODULES = (
     "intent_ls.cli.serve",
     "intent_ls.cli.trace",
     "intent_ls.cli.map",
+    "intent_ls.cli.check",
 )
 
 

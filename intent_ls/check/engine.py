@@ -1,0 +1,628 @@
+"""The CI gate's rule: every change since the base revision answers to a ledger record.
+
+A changed file passes in one of two ways (``docs/check.md`` has the full statement):
+
+1. **Its saves are all on the ledger**: qualifying mutation records of the file lead, by
+   their ``before_hash`` → ``after_hash``, from the file's content at base to its content
+   now. That proves every added, changed and deleted line, including lines an earlier
+   save wrote and a later save partly rewrote (whose old range hash matches nothing any
+   more).
+2. Otherwise, **line by line**: each added or modified line lies in a window of the
+   current file whose content hash equals a qualifying record range's ``content_hash``.
+   Candidates are the records that touched the path (at any line: code shifts) and, for
+   the lines still uncovered, records anywhere whose range hash equals a window of those
+   lines (code moved from another file keeps its attribution). Pure deletions have no
+   line to hash, so they are only covered by (1).
+
+A record *qualifies* for a line of file P when it is a mutation record, none of its
+out-of-scope / destructive-edit / stale-file verdicts is unapproved, its intent is in the
+current spec, is IN_PROGRESS, and owns P (or the record carries an approved out-of-scope
+verdict for P itself). Lines covered only by records that fail this get the failing rule,
+so the message says what to fix rather than just "uncovered".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any
+
+import attrs
+
+from intent_ls.check.findings import (
+    INTENT_NOT_IN_PROGRESS,
+    INTENT_NOT_OWNER,
+    LEDGER_INVALID,
+    SPEC_INVALID,
+    UNAPPROVED_VERDICT,
+    UNCOVERED_CHANGE,
+    UNCOVERED_DELETION,
+    Finding,
+)
+from intent_ls.check.git import Base, FileChange, Repo
+from intent_ls.diff import Hunk, diff_lines, split_lines
+from intent_ls.hashing import content_hash, text_hash
+from intent_ls.ledger.index import RecordRef, TraceIndex
+from intent_ls.ledger.records import intent_meta
+from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.ledger.verify import verify_ledger
+from intent_ls.model import Severity, Status
+from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.spec import SPEC_RELPATH
+from intent_ls.workspace import Workspace
+
+#: Verdicts a save may carry only with a human's approval.
+GATED_VERDICTS = frozenset({OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE})
+#: Moved-code search hashes every window of an uncovered block up to this many lines
+#: (plus the whole block): cost grows with the square of the window length.
+MAX_MOVED_WINDOW = 64
+#: A window from another file counts only with this much substance: a blank line or a
+#: lone ``}`` matches everywhere and proves nothing about where code came from.
+MIN_MOVED_CHARS = 16
+
+
+@attrs.frozen
+class CheckResult:
+    base: Base
+    findings: tuple[Finding, ...]
+    files_checked: int
+    lines_checked: int
+    records: int
+    #: The git top level and the workspace's path inside it ("" or ending in "/"):
+    #: SARIF locations are relative to the repository, finding paths to the workspace.
+    toplevel: Path
+    prefix: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+@attrs.frozen
+class _Problem:
+    """Why a record does not qualify for a line; ``seq`` orders problems newest-first."""
+
+    rule: str
+    message: str
+    record_id: str
+    seq: int
+
+
+@attrs.frozen
+class _Range:
+    seq: int
+    path: str  # where the record says the range was saved
+    start: int  # where it was saved
+    length: int
+    digest: str
+
+
+def run_check(root: Path, base_rev: str | None) -> CheckResult:
+    """Checks the working tree of ``root`` against ``base_rev`` (default: see
+    :meth:`Repo.resolve_base`). Raises :class:`~intent_ls.check.git.GitError` when git
+    cannot answer; everything else wrong becomes a finding."""
+    ws = Workspace(root)
+    repo = Repo(ws.root)
+    base = repo.resolve_base(base_rev)
+    changes = repo.changes(base)
+    findings = _spec_findings(ws)
+    ledger = ws.root / LEDGER_RELPATH
+    verified = verify_ledger(ledger)
+    if verified.problem is not None:
+        findings.append(
+            Finding(
+                LEDGER_INVALID,
+                LEDGER_RELPATH.as_posix(),
+                verified.problem.line,
+                verified.problem.line,
+                f"trace verify failed: {verified.problem.reason}; no change can be trusted "
+                "to a tampered ledger, so coverage was not checked",
+            )
+        )
+        return CheckResult(
+            base, tuple(findings), 0, 0, verified.records, repo.toplevel, repo.prefix
+        )
+    rewritten = _rewritten_since_base(repo, base, ledger)
+    if rewritten is not None:
+        return CheckResult(
+            base, (*findings, rewritten), 0, 0, verified.records, repo.toplevel, repo.prefix
+        )
+    governed = [c for c in changes if _governed(ws, c)]
+    with ExitStack() as stack:
+        if ledger.exists():
+            index = TraceIndex.for_workspace(ws.root)
+        else:  # nothing to index; keep the user's tree free of a cache directory
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            index = TraceIndex(ledger, tmp / "index.sqlite")
+        stack.callback(index.close)
+        checker = _Checker(ws, index, base, stack)
+        lines = 0
+        for change in governed:
+            found, counted = checker.check(change)
+            findings.extend(found)
+            lines += counted
+    findings.sort(key=lambda f: (f.path, f.start_line, f.rule))
+    return CheckResult(
+        base,
+        tuple(findings),
+        len(governed),
+        lines,
+        verified.records,
+        repo.toplevel,
+        repo.prefix,
+    )
+
+
+def _governed(ws: Workspace, change: FileChange) -> bool:
+    paths = [change.path] if change.old_path is None else [change.path, change.old_path]
+    return any(ws.classify(p).governed for p in paths)
+
+
+def _spec_findings(ws: Workspace) -> list[Finding]:
+    return [
+        Finding(
+            SPEC_INVALID,
+            SPEC_RELPATH,
+            p.span.start.line + 1,
+            p.span.end.line + 1,
+            f"{p.code}: {p.message}",
+        )
+        for p in ws.spec_result().problems
+        if p.severity is Severity.ERROR
+    ]
+
+
+def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | None:
+    """The ledger is append-only, so the committed ledger at base must be a prefix of the
+    current one. This is the external anchor ``trace verify`` lacks: it also catches
+    records removed from the end, which leave a perfectly valid chain."""
+    old = repo.blob_at(base, LEDGER_RELPATH.as_posix())
+    if not old:
+        return None
+    try:
+        with ledger.open("rb") as f:
+            current = f.read(len(old))
+    except FileNotFoundError:
+        current = b""
+    if current == old:
+        return None
+    differ = next(
+        (i for i, (a, b) in enumerate(zip(old, current, strict=False)) if a != b),
+        min(len(old), len(current)),
+    )
+    line = old.count(b"\n", 0, differ) + 1
+    return Finding(
+        LEDGER_INVALID,
+        LEDGER_RELPATH.as_posix(),
+        line,
+        line,
+        f"the ledger was rewritten since {base.label}: it no longer starts with its "
+        f"committed content (first difference on line {line}); it is append-only",
+    )
+
+
+class _Checker:
+    """Checks changed files against one ledger; caches records and verdicts across files."""
+
+    def __init__(self, ws: Workspace, index: TraceIndex, base: Base, stack: ExitStack) -> None:
+        self.ws = ws
+        self.spec = ws.spec()
+        self.scope = ws.scope()
+        self.index = index
+        self.base = base
+        self._stack = stack
+        self._ledger: IO[bytes] | None = None
+        self._records: dict[int, dict[str, Any]] = {}
+        self._path_refs: dict[str, list[RecordRef]] = {}
+        self._approvals: dict[str, list[dict[str, Any]]] = {}
+        self._known_keys: set[int] | None = None
+
+    # -- ledger access ----------------------------------------------------------------
+
+    def _record(self, ref: RecordRef) -> dict[str, Any]:
+        record = self._records.get(ref.seq)
+        if record is None:
+            if self._ledger is None:
+                self._ledger = self._stack.enter_context(self.index.ledger.open("rb"))
+            self._ledger.seek(ref.offset)
+            record = self._records[ref.seq] = json.loads(self._ledger.readline())
+        return record
+
+    def _refs_for_path(self, path: str) -> list[RecordRef]:
+        refs = self._path_refs.get(path)
+        if refs is None:
+            refs = self._path_refs[path] = self.index.records_for_path(path)
+        return refs
+
+    def _known(self) -> set[int]:
+        """Every range/node hash key on the ledger, so the moved-code search asks SQLite
+        only about windows that can match (it hashes thousands of windows per block)."""
+        if self._known_keys is None:
+            # TraceIndex has no public bulk query; this reads its documented touches table.
+            rows = self.index._query("SELECT DISTINCT hkey FROM touches WHERE hkey IS NOT NULL")
+            self._known_keys = {row[0] for row in rows}
+        return self._known_keys
+
+    def _approvals_for(self, path: str) -> list[dict[str, Any]]:
+        """Approvals of ``path`` on the ledger: approval records and the approvals that
+        mutation records list as applied."""
+        found = self._approvals.get(path)
+        if found is None:
+            found = []
+            for ref in self._refs_for_path(path):
+                for approval in intent_meta(self._record(ref)).get("approvals") or ():
+                    if isinstance(approval, dict) and approval.get("path", path) == path:
+                        found.append(approval)
+            self._approvals[path] = found
+        return found
+
+    # -- qualification ----------------------------------------------------------------
+
+    def _owners_hint(self, path: str) -> tuple[str, tuple[str, ...]]:
+        owners = self.scope.owners(path)
+        if not owners:
+            return f"no intent owns {path}: add it to an intent's owned_scope", ()
+        described = ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in owners)
+        return f"{path} is owned by {described}", tuple(i.id for i in owners)
+
+    def _approved(
+        self, record: dict[str, Any], rec_path: str, code: str, window: str | None
+    ) -> bool:
+        meta = intent_meta(record)
+        for approval in meta.get("approvals") or ():
+            if approval.get("verdict_code") == code and approval.get("path", rec_path) == rec_path:
+                return True
+        hashes = {r["content_hash"] for r in _ranges_of(record, rec_path)}
+        hashes.update(h for h in (window, meta.get("after_hash")) if h)
+        return any(
+            a.get("verdict_code") == code and a.get("content_hash") in hashes
+            for a in self._approvals_for(rec_path)
+        )
+
+    def _problem(self, seq: int, rec_path: str, path: str, window: str | None) -> _Problem | None:
+        """Why record ``seq`` (which saved ``rec_path``) cannot vouch for lines of ``path``
+        whose window hashes to ``window``; None when it can."""
+        record = self._records[seq]
+        meta = intent_meta(record)
+        rid = str(record.get("id"))
+        hint, _ = self._owners_hint(path)
+        for verdict in meta.get("verdicts") or ():
+            code = verdict.get("code")
+            if code in GATED_VERDICTS and not self._approved(record, rec_path, code, window):
+                return _Problem(
+                    UNAPPROVED_VERDICT,
+                    f"saved by record {rid} despite an unapproved {code} verdict "
+                    f"({verdict.get('message') or 'no message'}); approve it with the "
+                    "intent.approve code action or revert these lines",
+                    rid,
+                    seq,
+                )
+        intent_id = meta.get("intent_id")
+        if not intent_id:
+            return _Problem(
+                INTENT_NOT_OWNER, f"written with no active intent (record {rid}); {hint}", rid, seq
+            )
+        intent = self.spec.get(intent_id)
+        if intent is None:
+            return _Problem(
+                INTENT_NOT_OWNER,
+                f"written under {intent_id}, which is not in the spec (record {rid}); {hint}",
+                rid,
+                seq,
+            )
+        # Gated verdicts are all approved by now: an approved out-of-scope save of this
+        # very file stands although its intent does not own it.
+        approved_out_of_scope = rec_path == path and any(
+            v.get("code") == OUT_OF_SCOPE for v in meta.get("verdicts") or ()
+        )
+        if not (self.scope.owns(intent_id, path) or approved_out_of_scope):
+            return _Problem(
+                INTENT_NOT_OWNER,
+                f"written under {intent_id} ({intent.name}), which does not own {path} "
+                f"(record {rid}); {hint}",
+                rid,
+                seq,
+            )
+        if intent.status is not Status.IN_PROGRESS:
+            return _Problem(
+                INTENT_NOT_IN_PROGRESS,
+                f"written under {intent_id} ({intent.name}), which is {intent.status.value}, "
+                f"not IN_PROGRESS (record {rid}); reopen it or redo the change under an "
+                "IN_PROGRESS intent",
+                rid,
+                seq,
+            )
+        return None
+
+    # -- the rule ---------------------------------------------------------------------
+
+    def check(self, change: FileChange) -> tuple[list[Finding], int]:
+        """Findings for one changed file, and how many changed lines it has."""
+        findings: list[Finding] = []
+        if change.status in ("D", "R"):
+            gone = change.old_path if change.status == "R" else change.path
+            assert gone is not None
+            if self.ws.classify(gone).governed:
+                findings.extend(self._check_removed(gone, change))
+        if change.status == "D" or not self.ws.classify(change.path).governed:
+            return findings, 0
+        if change.binary:
+            hint, owners = self._owners_hint(change.path)
+            findings.append(
+                Finding(
+                    UNCOVERED_CHANGE,
+                    change.path,
+                    1,
+                    1,
+                    "binary file changed: the ledger records text saves only; list it in "
+                    f".intentignore if it needs no governance ({hint})",
+                    owners=owners,
+                )
+            )
+            return findings, 1
+        old_lines = split_lines(change.old_text or "")
+        new_lines = split_lines(change.new_text or "")
+        hunks = diff_lines(old_lines, new_lines)
+        changed = sorted({line for h in hunks for line in range(h.new_start + 1, h.new_end + 1)})
+        if not hunks or self._chain_proven(
+            change.path, text_hash(change.old_text or ""), text_hash(change.new_text or "")
+        ):
+            return findings, len(changed)
+        findings.extend(self._check_lines(change.path, new_lines, changed))
+        findings.extend(self._deletions(change.path, hunks, len(new_lines)))
+        return findings, len(changed)
+
+    def _chain_proven(self, path: str, start: str, goal: str) -> bool:
+        edges: dict[str, set[str]] = defaultdict(set)
+        for ref in self._refs_for_path(path):
+            record = self._record(ref)
+            meta = intent_meta(record)
+            before, after = meta.get("before_hash"), meta.get("after_hash")
+            if meta.get("kind") != "mutation" or not before or not after:
+                continue
+            if not any(f.get("path") == path for f in record.get("files") or ()):
+                continue
+            if self._problem(ref.seq, path, path, None) is None:
+                edges[before].add(after)
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def _check_removed(self, path: str, change: FileChange) -> list[Finding]:
+        """A deleted (or renamed-away) file: destructive, so it needs a human approval of
+        a destructive-edit for its content, or recorded saves that emptied it."""
+        old_text = change.old_text
+        if old_text is not None and self._chain_proven(path, text_hash(old_text), text_hash("")):
+            return []
+        old_lines = split_lines(old_text or "")
+        candidates = [path] if change.status == "D" else [path, change.path]
+        for where in candidates:
+            for approval in self._approvals_for(where):
+                if approval.get("verdict_code") != DESTRUCTIVE_EDIT:
+                    continue
+                if old_text is None:  # binary: no line hash to compare
+                    return []
+                start, end = approval.get("start_line"), approval.get("end_line")
+                wanted = {text_hash(old_text)}
+                if isinstance(start, int) and isinstance(end, int) and 1 <= start <= end:
+                    wanted.add(content_hash(old_lines[start - 1 : end]))
+                if approval.get("content_hash") in wanted:
+                    return []
+        hint, owners = self._owners_hint(path)
+        what = "deleted" if change.status == "D" else f"renamed to {change.path}"
+        return [
+            Finding(
+                UNCOVERED_DELETION,
+                path,
+                1,
+                max(1, len(old_lines)),
+                f"{path} was {what} since {self.base.label} without an approved "
+                f"destructive-edit; approve the deletion in an editor running intent-ls or "
+                f"restore the file ({hint})",
+                owners=owners,
+            )
+        ]
+
+    def _check_lines(self, path: str, lines: list[str], changed: list[int]) -> list[Finding]:
+        encoded = [line.encode("utf-8") for line in lines]
+        ok: set[int] = set()
+        problems: dict[int, _Problem] = {}
+        verdicts: dict[tuple[int, str, str | None], _Problem | None] = {}
+
+        def mark(rng: _Range, start: int, digest: str) -> None:
+            key = (rng.seq, rng.path, digest)
+            if key not in verdicts:
+                verdicts[key] = self._problem(rng.seq, rng.path, path, digest)
+            problem = verdicts[key]
+            for line in range(start, start + rng.length):
+                if problem is None:
+                    ok.add(line)
+                elif line not in ok and (line not in problems or problems[line].seq < rng.seq):
+                    problems[line] = problem
+
+        ranges = [
+            _Range(
+                ref.seq,
+                path,
+                r["start_line"],
+                r["end_line"] - r["start_line"] + 1,
+                r["content_hash"],
+            )
+            for ref in self._refs_for_path(path)
+            if intent_meta(self._record(ref)).get("kind") == "mutation"
+            for r in _ranges_of(self._record(ref), path)
+        ]
+        # Most ranges are where they were saved; shifted ones are searched for per length.
+        shifted: dict[int, list[_Range]] = defaultdict(list)
+        for rng in ranges:
+            if _window(encoded, rng.start, rng.length) == rng.digest:
+                mark(rng, rng.start, rng.digest)
+            else:
+                shifted[rng.length].append(rng)
+        for length, group in shifted.items():
+            by_digest = defaultdict(list)
+            for rng in group:
+                by_digest[rng.digest].append(rng)
+            pending = [line for line in changed if line not in ok]
+            for start in _starts_touching(pending, length, len(lines)):
+                digest = _window(encoded, start, length)
+                for rng in by_digest.get(digest, ()):
+                    mark(rng, start, digest)
+        pending = [line for line in changed if line not in ok]
+        if pending:
+            for start, length, digest in self._moved_windows(encoded, lines, pending):
+                for ref in self.index.records_for_hash(digest):
+                    record = self._record(ref)
+                    if intent_meta(record).get("kind") != "mutation":
+                        continue
+                    for file in record.get("files") or ():
+                        rec_path = file.get("path")
+                        if any(r["content_hash"] == digest for r in _ranges_of(record, rec_path)):
+                            mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
+        return self._line_findings(path, changed, ok, problems)
+
+    def _moved_windows(
+        self, encoded: list[bytes], lines: list[str], pending: list[int]
+    ) -> Iterator[tuple[int, int, str]]:
+        """(start, length, digest) of windows inside uncovered blocks whose hash some
+        ledger range or node has (by 64-bit key; callers confirm the full digest)."""
+        known = self._known()
+        if not known:
+            return
+        for first, last in _runs(pending):
+            candidates: list[tuple[int, int, bytes]] = []
+            if last - first + 1 > MAX_MOVED_WINDOW:  # the whole block, beyond the limit
+                whole = hashlib.sha256(b"\n".join(encoded[first - 1 : last])).digest()
+                candidates.append((first, last, whole))
+            for start in range(first, last + 1):
+                h = hashlib.sha256()
+                for end in range(start, min(last, start + MAX_MOVED_WINDOW - 1) + 1):
+                    h.update(b"\n" + encoded[end - 1] if end > start else encoded[end - 1])
+                    candidates.append((start, end, h.digest()))
+            for start, end, raw in candidates:  # the key is hashing.hash_key's, from bytes
+                if int.from_bytes(raw[:8], "big", signed=True) in known and _substantial(
+                    lines[start - 1 : end]
+                ):
+                    yield start, end - start + 1, "sha256:" + raw.hex()
+
+    def _line_findings(
+        self, path: str, changed: list[int], ok: set[int], problems: dict[int, _Problem]
+    ) -> list[Finding]:
+        hint, owners = self._owners_hint(path)
+        out: list[Finding] = []
+        groups: list[tuple[_Problem | None, int, int]] = []
+        for line in changed:
+            if line in ok:
+                continue
+            problem = problems.get(line)
+            if groups and groups[-1][0] == problem and groups[-1][2] == line - 1:
+                groups[-1] = (problem, groups[-1][1], line)
+            else:
+                groups.append((problem, line, line))
+        for problem, start, end in groups:
+            if problem is None:
+                span = f"line {start}" if start == end else f"lines {start}-{end}"
+                out.append(
+                    Finding(
+                        UNCOVERED_CHANGE,
+                        path,
+                        start,
+                        end,
+                        f"{span} changed since {self.base.label} but no ledger record "
+                        f"covers {'it' if start == end else 'them'}; make the change through "
+                        f"intent-ls under an intent that owns the file ({hint})",
+                        owners=owners,
+                    )
+                )
+            else:
+                out.append(
+                    Finding(
+                        problem.rule, path, start, end, problem.message, problem.record_id, owners
+                    )
+                )
+        return out
+
+    def _deletions(self, path: str, hunks: Iterable[Hunk], line_count: int) -> list[Finding]:
+        hint, owners = self._owners_hint(path)
+        out = []
+        for h in hunks:
+            if h.inserted:
+                continue
+            anchor = max(1, min(h.new_start + 1, line_count))
+            span = (
+                f"line {h.old_start + 1}"
+                if h.deleted == 1
+                else f"lines {h.old_start + 1}-{h.old_end}"
+            )
+            out.append(
+                Finding(
+                    UNCOVERED_DELETION,
+                    path,
+                    anchor,
+                    anchor,
+                    f"{span} of the base version deleted here, but the ledger's saves of "
+                    f"{path} do not lead from its base content to its current content; "
+                    f"redo the deletion through intent-ls ({hint})",
+                    owners=owners,
+                )
+            )
+        return out
+
+
+def _ranges_of(record: dict[str, Any], path: str | None) -> Iterator[dict[str, Any]]:
+    for file in record.get("files") or ():
+        if file.get("path") != path:
+            continue
+        for conv in file.get("conversations") or ():
+            for rng in conv.get("ranges") or ():
+                if (
+                    isinstance(rng.get("start_line"), int)
+                    and isinstance(rng.get("end_line"), int)
+                    and rng["end_line"] >= rng["start_line"]
+                    and isinstance(rng.get("content_hash"), str)
+                ):
+                    yield rng
+
+
+def _window(encoded: list[bytes], start: int, length: int) -> str | None:
+    if start < 1 or start + length - 1 > len(encoded):
+        return None
+    return (
+        "sha256:" + hashlib.sha256(b"\n".join(encoded[start - 1 : start - 1 + length])).hexdigest()
+    )
+
+
+def _starts_touching(lines: list[int], length: int, total: int) -> list[int]:
+    """Window starts (1-based) whose ``length`` lines include at least one of ``lines``."""
+    starts: set[int] = set()
+    for first, last in _runs(lines):
+        starts.update(range(max(1, first - length + 1), min(last, total - length + 1) + 1))
+    return sorted(starts)
+
+
+def _runs(lines: list[int]) -> Iterator[tuple[int, int]]:
+    """Maximal blocks of consecutive line numbers in sorted ``lines``."""
+    if not lines:
+        return
+    first = last = lines[0]
+    for line in lines[1:]:
+        if line != last + 1:
+            yield first, last
+            first = line
+        last = line
+    yield first, last
+
+
+def _substantial(lines: list[str]) -> bool:
+    return sum(len("".join(line.split())) for line in lines) >= MIN_MOVED_CHARS

@@ -1,0 +1,118 @@
+"""What ``intent-ls check`` reports: findings, and the rules they belong to.
+
+Rule ids are stable: CI configurations, SARIF consumers and people grep for them, so they
+are part of the interface (``docs/check.md`` describes each).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+#: Where each rule's help lives; SARIF viewers (GitHub code scanning) link to it.
+DOCS_URL = "https://github.com/intent-ls/intent-ls/blob/main/docs/check.md"
+
+UNCOVERED_CHANGE = "uncovered-change"
+UNCOVERED_DELETION = "uncovered-deletion"
+INTENT_NOT_OWNER = "intent-not-owner"
+INTENT_NOT_IN_PROGRESS = "intent-not-in-progress"
+UNAPPROVED_VERDICT = "unapproved-verdict"
+LEDGER_INVALID = "ledger-invalid"
+SPEC_INVALID = "spec-invalid"
+
+
+@attrs.frozen
+class Rule:
+    id: str
+    name: str
+    short: str
+    help: str
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_URL}#{self.id}"
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        UNCOVERED_CHANGE,
+        "UncoveredChange",
+        "Changed lines that no ledger record covers",
+        "Every added or modified line must match (by content hash) a range of a trace "
+        "record. Make the change through an editor or agent running intent-ls under an "
+        "intent that owns the file, or revert it.",
+    ),
+    Rule(
+        UNCOVERED_DELETION,
+        "UncoveredDeletion",
+        "Deleted lines or files that no recorded save or approval covers",
+        "Deleted lines are covered when the file's recorded saves lead from its base "
+        "content to its current content; a deleted or renamed file needs an approved "
+        "destructive-edit for its content.",
+    ),
+    Rule(
+        INTENT_NOT_OWNER,
+        "IntentNotOwner",
+        "The covering record's intent does not own the file",
+        "The record that wrote these lines belongs to an intent whose owned_scope (in the "
+        "current spec) does not match the file, or to no intent at all. Redo the change "
+        "under an owning intent, widen the intent's owned_scope, or approve the "
+        "out-of-scope edit.",
+    ),
+    Rule(
+        INTENT_NOT_IN_PROGRESS,
+        "IntentNotInProgress",
+        "The covering record's intent is not IN_PROGRESS",
+        "Only IN_PROGRESS intents may change code. Set the intent back to IN_PROGRESS "
+        "while its changes are under review, or redo them under an active intent.",
+    ),
+    Rule(
+        UNAPPROVED_VERDICT,
+        "UnapprovedVerdict",
+        "Saved despite an out-of-scope, destructive-edit or stale-file verdict",
+        "The record that wrote these lines carries a governance verdict that no human "
+        "approved. Approve it (intent.approve code action) or revert the change.",
+    ),
+    Rule(
+        LEDGER_INVALID,
+        "LedgerInvalid",
+        "The trace ledger fails verification",
+        "agent_trace.jsonl is append-only and hash-chained; a line was edited, removed or "
+        "torn. Restore the ledger from version control; `intent-ls trace verify` names "
+        "the first bad line.",
+    ),
+    Rule(
+        SPEC_INVALID,
+        "SpecInvalid",
+        "The intent spec has errors",
+        "Ownership cannot be decided against an invalid active_intents.yaml; "
+        "`intent-ls validate` lists the problems.",
+    ),
+)
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+@attrs.frozen
+class Finding:
+    """One violation at ``path`` lines ``start_line..end_line`` (1-based, inclusive;
+    workspace-relative POSIX path). ``record_id`` names the ledger record involved."""
+
+    rule: str
+    path: str
+    start_line: int
+    end_line: int
+    message: str
+    record_id: str | None = None
+    owners: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "message": self.message,
+            "record_id": self.record_id,
+            "owners": list(self.owners),
+        }
