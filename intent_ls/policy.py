@@ -1,19 +1,43 @@
 """The governance rules. Every front door (editor, agent hook, CI gate) asks here.
 
 ``evaluate`` is the one entry point: given who is acting (the session), what governs
-(spec + compiled scope) and what is touched (a workspace-relative path), it returns
-the verdicts that apply. No verdicts means the mutation is allowed.
+(spec + compiled scope), what is touched (a workspace-relative path) and, optionally,
+how (a :class:`Change` of its text or a :class:`FileOperation`), it returns the verdicts
+that apply. No verdicts means the mutation is allowed.
+
+- ``no-active-intent`` / ``out-of-scope``: the session and the spec (path only).
+- ``stale-file``: optimistic locking (:mod:`intent_ls.stale`) when the change carries
+  what the front door read from disk. Warning severity for editors, but blocking: an
+  agent must not write over content it has not seen.
+- ``destructive-edit``: one verdict per finding of :mod:`intent_ls.classify` — deleted
+  definitions, mass deletions, emptied files, protected paths, file deletes/renames.
+
+A human approval recorded in the ledger (verdict code + path + the baseline content
+hash of what it approved) removes the stale or destructive verdict it matches.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from intent_ls.classify import (
+    DEFAULT_MAX_DELETED_LINES,
+    Finding,
+    classify_change,
+    classify_file_operation,
+)
+from intent_ls.ledger.records import Approval, Contributor, intent_meta
 from intent_ls.model import Intent, Severity
+from intent_ls.protected import DEFAULT_PROTECTED, ProtectedPaths
 from intent_ls.scope import ScopeIndex
 from intent_ls.session import Session
+from intent_ls.stale import DiskState, StaleFile, check_stale
+
+if TYPE_CHECKING:
+    from intent_ls.syntax.document import DocumentSyntax
 
 NO_ACTIVE_INTENT = "no-active-intent"
 OUT_OF_SCOPE = "out-of-scope"
@@ -35,6 +59,9 @@ class Verdict:
     owners: tuple[str, ...] = ()
     details: dict[str, Any] = attrs.field(factory=dict, hash=False)
     blocking: bool = True
+    #: The typed finding behind a stale or destructive verdict, for front doors that
+    #: need more than ``details`` (the anchor to mark, the "Restore" edits).
+    finding: Finding | StaleFile | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def severity(self) -> Severity:
@@ -49,10 +76,93 @@ def _describe(intents: tuple[Intent, ...]) -> str:
     return ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in intents)
 
 
-def evaluate(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdict, ...]:
-    """Verdicts for mutating ``rel_path`` (a governed, workspace-relative POSIX path)."""
-    if scope.is_ignored(rel_path):
-        return ()
+@attrs.frozen
+class PolicyConfig:
+    """The tunable parts of the rules; the server structures it from its settings."""
+
+    #: More net deleted lines than this in one save is a destructive edit.
+    max_deleted_lines: int = DEFAULT_MAX_DELETED_LINES
+    #: Gitignore-style globs of files whose every edit needs approval.
+    protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
+
+    @property
+    def protected(self) -> ProtectedPaths:
+        return ProtectedPaths(self.protected_paths)
+
+
+@attrs.frozen
+class Change:
+    """A pending change of one file's text: from its baseline (the text at open or last
+    save, or on disk before an agent's write) to the buffer (or the proposed text)."""
+
+    old_text: str
+    new_text: str
+    #: LSP languageId or our language name; the path's extension otherwise.
+    language: str | None = None
+    #: What the front door read of the disk, for optimistic locking; None skips it.
+    disk: DiskState | None = None
+    #: Live trees matching the texts, so nothing is reparsed (see ``classify_change``).
+    old_syntax: DocumentSyntax | None = attrs.field(default=None, eq=False, repr=False)
+    new_syntax: DocumentSyntax | None = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class FileOperation:
+    """Deleting (``new_rel`` None) or renaming the evaluated path; ``text`` is its
+    content when the front door read it, which keys approvals on content."""
+
+    new_rel: str | None = None
+    text: str | None = None
+    language: str | None = None
+
+
+class ApprovalSet:
+    """Approvals indexed by what they approve: (verdict code, path, content hash)."""
+
+    def __init__(self, approvals: Iterable[Approval] = ()) -> None:
+        self._by_key: dict[tuple[str, str, str], Approval] = {}
+        self._by_path: dict[tuple[str, str], Approval] = {}
+        for approval in approvals:
+            self._by_key[approval.verdict_code, approval.path, approval.content_hash] = approval
+            self._by_path[approval.verdict_code, approval.path] = approval
+
+    def find(self, code: str, path: str, content_hash: str | None) -> Approval | None:
+        """The approval covering it; with no hash (content unknown), any for the path."""
+        if content_hash is None:
+            return self._by_path.get((code, path))
+        return self._by_key.get((code, path, content_hash))
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+
+def approvals_from_records(records: Iterable[dict[str, Any]]) -> list[Approval]:
+    """The approvals recorded in ledger records (their ``approvals`` metadata), in ledger
+    order; malformed entries are skipped, since a foreign record must not break policy."""
+    out: list[Approval] = []
+    for record in records:
+        for item in intent_meta(record).get("approvals") or ():
+            try:
+                approver = item.get("approver") or {}
+                out.append(
+                    Approval(
+                        verdict_code=str(item["verdict_code"]),
+                        path=str(item["path"]),
+                        start_line=int(item["start_line"]),
+                        end_line=int(item["end_line"]),
+                        content_hash=str(item["content_hash"]),
+                        approver=Contributor(
+                            approver.get("type", "unknown"), approver.get("model_id")
+                        ),
+                        reason=item.get("reason"),
+                    )
+                )
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue
+    return out
+
+
+def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdict, ...]:
     owners = scope.owners(rel_path)
     owner_ids = tuple(i.id for i in owners)
     selectable = [i.id for i in owners if i.selectable]
@@ -90,3 +200,87 @@ def evaluate(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdic
             },
         ),
     )
+
+
+def _approval_key(code: str, path: str, start: int, end: int, digest: str) -> dict[str, Any]:
+    """The approval a front door records to accept the verdict (docs/ledger.md)."""
+    return {
+        "verdict_code": code,
+        "path": path,
+        "start_line": start,
+        "end_line": end,
+        "content_hash": digest,
+    }
+
+
+def destructive_verdict(finding: Finding) -> Verdict:
+    """A classify finding as a verdict: blocking until a human approves it."""
+    details = finding.to_json()
+    span, digest = finding.baseline, finding.content_hash
+    if span is not None and digest is not None:
+        details["approval"] = _approval_key(
+            DESTRUCTIVE_EDIT, finding.path, span.start, span.end, digest
+        )
+    return Verdict(DESTRUCTIVE_EDIT, finding.message, (), details, True, finding)
+
+
+def stale_verdict(stale: StaleFile) -> Verdict:
+    """A stale finding as a verdict: Warning for an editor (the human sees the conflict
+    and decides), blocking for an agent (it must re-read before writing)."""
+    details = stale.to_json()
+    details["approval"] = _approval_key(
+        STALE_FILE, stale.path, 1, stale.buffer_lines, stale.approval_hash
+    )
+    return Verdict(STALE_FILE, stale.message, (), details, True, stale)
+
+
+def evaluate(
+    session: Session,
+    scope: ScopeIndex,
+    rel_path: str,
+    change: Change | FileOperation | None = None,
+    *,
+    config: PolicyConfig | None = None,
+    approvals: ApprovalSet | Iterable[Approval] = (),
+) -> tuple[Verdict, ...]:
+    """Verdicts for mutating ``rel_path`` (a governed, workspace-relative POSIX path).
+
+    Without ``change`` only the path rules apply. Order: scope verdicts (for a rename,
+    the target path's too), then ``stale-file``, then ``destructive-edit`` in the
+    classifier's order. Approved stale and destructive verdicts are left out.
+    """
+    if scope.is_ignored(rel_path):
+        return ()
+    config = config or PolicyConfig()
+    approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    verdicts = list(_scope_verdicts(session, scope, rel_path))
+    findings: tuple[Finding, ...] = ()
+    if isinstance(change, FileOperation):
+        if change.new_rel is not None and not scope.is_ignored(change.new_rel):
+            verdicts.extend(_scope_verdicts(session, scope, change.new_rel))
+        findings = (
+            classify_file_operation(
+                rel_path, change.new_rel, text=change.text, language=change.language
+            ),
+        )
+    elif change is not None:
+        if change.disk is not None:
+            stale = check_stale(rel_path, change.disk, change.new_text)
+            if stale is not None and not approved.find(STALE_FILE, rel_path, stale.approval_hash):
+                verdicts.append(stale_verdict(stale))
+        findings = classify_change(
+            rel_path,
+            change.old_text,
+            change.new_text,
+            change.language,
+            max_deleted_lines=config.max_deleted_lines,
+            protected=config.protected,
+            old_syntax=change.old_syntax,
+            new_syntax=change.new_syntax,
+        )
+    verdicts.extend(
+        destructive_verdict(f)
+        for f in findings
+        if not approved.find(DESTRUCTIVE_EDIT, f.path, f.content_hash)
+    )
+    return tuple(verdicts)

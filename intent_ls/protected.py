@@ -1,0 +1,53 @@
+"""Protected paths: files whose every edit needs a human's approval.
+
+Some files are cheap to change and expensive to get wrong: an applied migration, a lock
+file, a CI workflow. Their globs use gitignore semantics on workspace-relative POSIX
+paths (the same engine as ``owned_scope``), so ``!`` re-includes work as users expect.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from intent_ls.scope import compile_matcher
+
+#: The defaults, chosen for "rewriting this silently breaks something far away":
+#: applied database migrations (rewriting history that production already ran), lock
+#: files (a hand edit desynchronizes them from their manifest) and CI definitions (they
+#: decide what the gate itself checks). Dockerfiles and manifests are left out: editing
+#: them is routine work, not destruction.
+DEFAULT_PROTECTED: tuple[str, ...] = (
+    "**/migrations/**",
+    "**/alembic/versions/**",
+    "*.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "go.sum",
+    ".github/workflows/**",
+    ".gitlab-ci.yml",
+    ".circleci/**",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+)
+
+
+@attrs.frozen
+class ProtectedPaths:
+    """A compiled view of a protected-globs list (matchers are cached per glob tuple)."""
+
+    patterns: tuple[str, ...] = DEFAULT_PROTECTED
+
+    def match(self, rel: str) -> str | None:
+        """The glob that protects ``rel`` (the last positive one matching it, as git would
+        name it), or None when the path is not protected."""
+        if not self.patterns or not compile_matcher(self.patterns).match(rel):
+            return None
+        return next(
+            (
+                p
+                for p in reversed(self.patterns)
+                if not p.startswith("!") and compile_matcher((p,)).match(rel)
+            ),
+            None,
+        )

@@ -1,0 +1,204 @@
+"""Optimistic locking: a buffer is stale when the file changed on disk underneath it.
+
+Two editors (or an editor and an agent) on one workspace must not silently overwrite
+each other. Each front door remembers the disk content hash of a document's baseline
+(at open, and after each save) and, whenever it learns the disk changed (watched-file
+events, or a fresh read just before saving), asks :func:`check_stale`. The rule:
+
+==========================  ================================  ======
+disk since the baseline     buffer                            stale?
+==========================  ================================  ======
+unchanged                   anything                          no
+changed                     equal to the new disk content     no
+changed (or deleted)        different                         yes
+==========================  ================================  ======
+
+Hashes follow :func:`intent_ls.hashing.text_hash`, so line endings and a final newline
+never make a buffer stale. Nothing here reads a file: the front door reads the disk and
+the ledger index, and passes what it found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from intent_ls.diff import split_lines
+from intent_ls.hashing import text_hash
+from intent_ls.ledger.records import METADATA_KEY, Approval
+
+if TYPE_CHECKING:
+    from intent_ls.ledger.index import TraceIndex
+    from intent_ls.policy import ApprovalSet
+
+#: The approval key of a file that no longer exists on disk: keeping one's version then
+#: means re-creating it, approved against "no content".
+ABSENT_HASH = text_hash("")
+_FRACTION = re.compile(r"\.\d+Z$")
+
+
+@attrs.frozen
+class Changer:
+    """Who wrote the disk content, as the ledger knows it."""
+
+    contributor: str | None
+    model_id: str | None
+    intent_id: str | None
+    timestamp: str | None
+
+    def describe(self) -> str:
+        """``by ai anthropic/claude-sonnet-4 for INT-002 at 2026-11-21T10:00:00Z``."""
+        who = " ".join(part for part in (self.contributor, self.model_id) if part)
+        out = f"by {who or 'unknown'}"
+        if self.intent_id:
+            out += f" for {self.intent_id}"
+        if self.timestamp:
+            out += f" at {_FRACTION.sub('Z', self.timestamp)}"
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "contributor": self.contributor,
+            "model_id": self.model_id,
+            "intent_id": self.intent_id,
+            "timestamp": self.timestamp,
+        }
+
+
+@attrs.frozen
+class DiskState:
+    """What the front door read of the file on disk; None hashes mean "no such file"."""
+
+    #: Disk content hash when the baseline was taken (at open / after the last save).
+    baseline_hash: str | None
+    #: Disk content hash now.
+    current_hash: str | None
+    #: Who wrote ``current_hash``, when the ledger knows (see :func:`changer_from_index`).
+    changed_by: Changer | None = None
+    #: How the baseline was taken, for the message: "opened", "saved", "read".
+    since: str = "opened"
+
+
+@attrs.frozen
+class StaleFile:
+    """A finding: the buffer would overwrite disk content it has never seen."""
+
+    path: str
+    baseline_hash: str | None
+    disk_hash: str | None
+    buffer_hash: str
+    #: Lines of the buffer (at least 1): the range a "Keep my version" approval covers.
+    buffer_lines: int = 1
+    changed_by: Changer | None = None
+    since: str = "opened"
+
+    @property
+    def approval_hash(self) -> str:
+        """ "Keep my version" is approved against the disk content it overwrites, so a
+        further change on disk needs a new decision."""
+        return self.disk_hash or ABSENT_HASH
+
+    @property
+    def message(self) -> str:
+        what = "changed on disk" if self.disk_hash is not None else "was deleted on disk"
+        by = f" ({self.changed_by.describe()})" if self.changed_by else ""
+        return f"{self.path} {what}{by} since you {self.since} it"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "baseline_hash": self.baseline_hash,
+            "disk_hash": self.disk_hash,
+            "buffer_hash": self.buffer_hash,
+            "changed_by": self.changed_by.to_json() if self.changed_by else None,
+        }
+
+
+def check_stale(rel: str, disk: DiskState, buffer_text: str) -> StaleFile | None:
+    """The decision table of the module doc; ``buffer_text`` is what would be written."""
+    if disk.current_hash == disk.baseline_hash:
+        return None
+    buffer_hash = text_hash(buffer_text)
+    if buffer_hash == disk.current_hash:
+        return None
+    return StaleFile(
+        rel,
+        disk.baseline_hash,
+        disk.current_hash,
+        buffer_hash,
+        max(1, len(split_lines(buffer_text))),
+        disk.changed_by,
+        disk.since,
+    )
+
+
+@attrs.frozen
+class SaveCheck:
+    """The willSave re-check: whether to ask the user before writing, and what the
+    save's trace record must carry (the finding, approved or not, and its approval)."""
+
+    stale: StaleFile | None
+    approval: Approval | None = None
+
+    @property
+    def needs_confirmation(self) -> bool:
+        return self.stale is not None and self.approval is None
+
+
+def check_save(
+    rel: str, disk: DiskState, buffer_text: str, approvals: ApprovalSet | None = None
+) -> SaveCheck:
+    """Same decision as :func:`check_stale`, for a disk hash read just before the write
+    (watched-file events can lag or be missing, e.g. another server process wrote the
+    file a moment ago); a "Keep my version" approval for the current disk content lets
+    the save through without asking."""
+    from intent_ls.policy import STALE_FILE
+
+    stale = check_stale(rel, disk, buffer_text)
+    if stale is None or approvals is None:
+        return SaveCheck(stale)
+    return SaveCheck(stale, approvals.find(STALE_FILE, rel, stale.approval_hash))
+
+
+def _changer(record: dict[str, Any], rel: str, disk_hash: str) -> Changer | None:
+    """The writer of ``disk_hash`` if ``record`` is the save that produced it."""
+    meta = record.get("metadata", {}).get(METADATA_KEY) if isinstance(record, dict) else None
+    if not isinstance(meta, dict) or meta.get("after_hash") != disk_hash:
+        return None
+    for file in record.get("files") or ():
+        if isinstance(file, dict) and file.get("path") == rel:
+            conversations = file.get("conversations") or [{}]
+            contributor = conversations[0].get("contributor") or {}
+            return Changer(
+                contributor.get("type"),
+                contributor.get("model_id"),
+                meta.get("intent_id"),
+                record.get("timestamp"),
+            )
+    return None
+
+
+def changer_from_records(
+    records: Iterable[dict[str, Any]], rel: str, disk_hash: str
+) -> Changer | None:
+    """Who wrote ``disk_hash`` to ``rel``: the newest matching save among ``records``
+    (given in ledger order, oldest first)."""
+    found = None
+    for record in records:
+        found = _changer(record, rel, disk_hash) or found
+    return found
+
+
+def changer_from_index(
+    index: TraceIndex, rel: str, disk_hash: str, *, limit: int = 20
+) -> Changer | None:
+    """Like :func:`changer_from_records`, through the index: only the newest ``limit``
+    records of ``rel`` are read, since the writer of what is on disk now is recent."""
+    for ref in index.records_for_path(rel, limit):
+        found = _changer(index.load_record(ref), rel, disk_hash)
+        if found is not None:
+            return found
+    return None
