@@ -164,9 +164,13 @@ class _Texts:
             return len(self.new_keep), 0
         return len(self.new_keep) - 1, len(last)
 
-    def restore(self, lo: int, hi: int, old_start: int, old_end: int) -> TextEdit:
-        """Replace new lines [lo, hi) with baseline lines [old_start, old_end)."""
-        text = "".join(self.old_keep[old_start:old_end])
+    def restore(self, lo: int, hi: int, pieces: Sequence[str]) -> TextEdit:
+        """Replace new lines [lo, hi) with ``pieces`` (lines with their breaks, as from
+        ``splitlines(keepends=True)``), fixing up breaks at the seams and the end."""
+        pieces = [p if _break_length(p) else p + self.newline for p in pieces[:-1]] + list(
+            pieces[-1:]
+        )
+        text = "".join(pieces)
         if hi < len(self.new_keep) and not _break_length(text):
             text += self.newline
         if lo == len(self.new_keep) and self.new_keep and not _break_length(self.new_keep[-1]):
@@ -215,6 +219,17 @@ class _HunkIndex:
                 break
             count += max(0, min(end, hunk.old_end) - max(start, hunk.old_start))
         return count
+
+    def new_within(self, lo: int, hi: int) -> list[Hunk]:
+        """Hunks whose new lines lie inside new lines [lo, hi)."""
+        n = bisect.bisect_left(self._new, lo)
+        out = []
+        for hunk in self.hunks[n:]:
+            if hunk.new_start >= hi:
+                break
+            if hunk.new_end <= hi:
+                out.append(hunk)
+        return out
 
     def map_boundary(self, line: int, *, side: str) -> int:
         """Where the boundary before baseline ``line`` falls in the new text.
@@ -289,6 +304,11 @@ def _definition_finding(rel: str, texts: _Texts, index: _HunkIndex, node: AstNod
     start, end = node.start_line - 1, node.end_line
     lo = index.map_boundary(start, side="start")
     hi = max(lo, index.map_boundary(end, side="end"))
+    # Restoring replaces what survives of the definition, and keeps any new text
+    # written in its place (after it), so the fix never destroys work either.
+    kept = [
+        line for h in index.new_within(lo, hi) for line in texts.new_keep[h.new_start : h.new_end]
+    ]
     return Finding(
         DEFINITION_DELETED,
         f"deletes {node.kind} `{node.name}` ({_lines_label(node.start_line, node.end_line)})",
@@ -297,7 +317,7 @@ def _definition_finding(rel: str, texts: _Texts, index: _HunkIndex, node: AstNod
         LineSpan(node.start_line, node.end_line),
         node.content_hash,
         (node,),
-        (texts.restore(lo, hi, start, end),),
+        (texts.restore(lo, hi, texts.old_keep[start:end] + kept),),
     )
 
 
@@ -342,7 +362,10 @@ def _mass_deletion(
         LineSpan(first.old_start + 1, last.old_end),
         content_hash(deleted_lines),
         nodes,
-        tuple(texts.restore(h.new_start, h.new_end, h.old_start, h.old_end) for h, _ in involved),
+        tuple(
+            texts.restore(h.new_start, h.new_start, texts.old_keep[h.old_start : h.old_end])
+            for h, _ in involved
+        ),
     )
 
 
@@ -355,7 +378,7 @@ def _emptied(rel: str, texts: _Texts, old_defs: Callable[[], list[AstNode]]) -> 
         LineSpan(1, len(texts.old)),
         text_hash(texts.old_text),
         _outermost(old_defs()),
-        (texts.restore(0, len(texts.new_keep), 0, len(texts.old_keep)),),
+        (texts.restore(0, len(texts.new_keep), texts.old_keep),),
     )
 
 
