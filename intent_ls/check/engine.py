@@ -49,7 +49,7 @@ from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
-from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.model import Severity, Status
 from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
@@ -64,6 +64,8 @@ MAX_MOVED_WINDOW = 64
 #: A window from another file counts only with this much substance: a blank line or a
 #: lone ``}`` matches everywhere and proves nothing about where code came from.
 MIN_MOVED_CHARS = 16
+#: Locating one unrecorded hunk among the saved ones costs a text rebuild per hunk.
+MAX_UNDO_HUNKS = 200
 
 
 @attrs.frozen
@@ -221,6 +223,7 @@ class _Checker:
         self._path_refs: dict[str, list[RecordRef]] = {}
         self._approvals: dict[str, list[dict[str, Any]]] = {}
         self._known_keys: set[int] | None = None
+        self._rangeless_refs: dict[str, list[RecordRef]] | None = None
 
     # -- ledger access ----------------------------------------------------------------
 
@@ -271,14 +274,23 @@ class _Checker:
         return f"{path} is owned by {described}", tuple(i.id for i in owners)
 
     def _approved(
-        self, record: dict[str, Any], rec_path: str, code: str, window: str | None
+        self, record: dict[str, Any], rec_path: str, verdict: dict[str, Any], window: str | None
     ) -> bool:
+        """An approval of ``verdict``'s code for ``rec_path``: listed by the record itself
+        (it applied at save time), or recorded later for the content it is about — one
+        of the record's ranges, the window now covered, the saved file, or the content
+        the verdict's own ``details.approval`` names (e.g. the code a destructive edit
+        removed)."""
+        code = verdict.get("code")
         meta = intent_meta(record)
         for approval in meta.get("approvals") or ():
             if approval.get("verdict_code") == code and approval.get("path", rec_path) == rec_path:
                 return True
         hashes = {r["content_hash"] for r in _ranges_of(record, rec_path)}
-        hashes.update(h for h in (window, meta.get("after_hash")) if h)
+        details = verdict.get("details")
+        wanted = details.get("approval") if isinstance(details, dict) else None
+        named = wanted.get("content_hash") if isinstance(wanted, dict) else None
+        hashes.update(h for h in (window, meta.get("after_hash"), named) if isinstance(h, str))
         return any(
             a.get("verdict_code") == code and a.get("content_hash") in hashes
             for a in self._approvals_for(rec_path)
@@ -293,7 +305,7 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in GATED_VERDICTS and not self._approved(record, rec_path, code, window):
+            if code in GATED_VERDICTS and not self._approved(record, rec_path, verdict, window):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
@@ -369,17 +381,31 @@ class _Checker:
         new_lines = split_lines(change.new_text or "")
         hunks = diff_lines(old_lines, new_lines)
         changed = sorted({line for h in hunks for line in range(h.new_start + 1, h.new_end + 1)})
-        if not hunks or self._chain_proven(
-            change.path, text_hash(change.old_text or ""), text_hash(change.new_text or "")
-        ):
+        if not hunks:
+            return findings, 0
+        saved = self._saved_states(change.path, content_hash(old_lines), content_hash(new_lines))
+        if content_hash(new_lines) in saved:
             return findings, len(changed)
-        findings.extend(self._check_lines(change.path, new_lines, changed))
-        findings.extend(self._deletions(change.path, hunks, len(new_lines)))
+        line_findings = self._check_lines(change.path, new_lines, changed)
+        findings.extend(line_findings)
+        findings.extend(
+            self._deletions(change.path, old_lines, new_lines, hunks, saved, line_findings)
+        )
         return findings, len(changed)
 
-    def _chain_proven(self, path: str, start: str, goal: str) -> bool:
+    def _saved_states(self, path: str, start: str, goal: str) -> set[str]:
+        """Hashes of the contents ``path`` reached from ``start`` through qualifying saves;
+        the file's changes are all proven when ``goal`` (its current hash) is among them."""
+        states = _reachable(self._edges(path, self._refs_for_path(path)), start)
+        rangeless = self._rangeless().get(path) if goal not in states else None
+        if rangeless:
+            states = _reachable(self._edges(path, [*self._refs_for_path(path), *rangeless]), start)
+        return states
+
+    def _edges(self, path: str, refs: Iterable[RecordRef]) -> dict[str, set[str]]:
+        """before_hash -> after_hash of the qualifying saves of ``path``."""
         edges: dict[str, set[str]] = defaultdict(set)
-        for ref in self._refs_for_path(path):
+        for ref in refs:
             record = self._record(ref)
             meta = intent_meta(record)
             before, after = meta.get("before_hash"), meta.get("after_hash")
@@ -389,22 +415,42 @@ class _Checker:
                 continue
             if self._problem(ref.seq, path, path, None) is None:
                 edges[before].add(after)
-        seen, todo = {start}, [start]
-        while todo:
-            for nxt in edges.get(todo.pop(), ()):
-                if nxt == goal:
-                    return True
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return False
+        return edges
+
+    def _rangeless(self) -> dict[str, list[RecordRef]]:
+        """Records with no range (pure deletions in a file without definitions) have no
+        row the index can find by path; one scan of the ledger, done only when a chain
+        of saves fails without them, finds them by their empty ``ranges``."""
+        if self._rangeless_refs is None:
+            self._rangeless_refs = defaultdict(list)
+            for seq, (offset, line) in enumerate(Ledger(self.index.ledger).iter_lines(), 1):
+                if b'"ranges":[]' not in line:
+                    continue
+                record = json.loads(line)
+                meta = intent_meta(record)
+                ref = RecordRef(
+                    seq,
+                    offset,
+                    record.get("timestamp"),
+                    meta.get("intent_id"),
+                    None,
+                    None,
+                    meta.get("mutation_class"),
+                    meta.get("kind"),
+                )
+                self._records.setdefault(seq, record)
+                for file in record.get("files") or ():
+                    self._rangeless_refs[file.get("path")].append(ref)
+        return self._rangeless_refs
 
     def _check_removed(self, path: str, change: FileChange) -> list[Finding]:
         """A deleted (or renamed-away) file: destructive, so it needs a human approval of
         a destructive-edit for its content, or recorded saves that emptied it."""
         old_text = change.old_text
-        if old_text is not None and self._chain_proven(path, text_hash(old_text), text_hash("")):
-            return []
+        if old_text is not None:
+            emptied = text_hash("")
+            if emptied in self._saved_states(path, text_hash(old_text), emptied):
+                return []
         old_lines = split_lines(old_text or "")
         candidates = [path] if change.status == "D" else [path, change.path]
         for where in candidates:
@@ -486,10 +532,8 @@ class _Checker:
                     record = self._record(ref)
                     if intent_meta(record).get("kind") != "mutation":
                         continue
-                    for file in record.get("files") or ():
-                        rec_path = file.get("path")
-                        if any(r["content_hash"] == digest for r in _ranges_of(record, rec_path)):
-                            mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
+                    for rec_path in _paths_with_hash(record, digest):
+                        mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
         return self._line_findings(path, changed, ok, problems)
 
     def _moved_windows(
@@ -553,13 +597,41 @@ class _Checker:
                 )
         return out
 
-    def _deletions(self, path: str, hunks: Iterable[Hunk], line_count: int) -> list[Finding]:
+    def _deletions(
+        self,
+        path: str,
+        old: list[str],
+        new: list[str],
+        hunks: list[Hunk],
+        saved: set[str],
+        line_findings: list[Finding],
+    ) -> list[Finding]:
+        """Pure deletions have no line to hash, so they are proven by the saves alone.
+        When the saves fall short of the current content, the unrecorded edits are
+        located by undoing hunks: if the current text minus the hunks with line findings,
+        or minus one hunk, is a saved state, every other deletion was saved."""
+        deletions = [n for n, h in enumerate(hunks) if not h.inserted]
+        if not deletions:
+            return []
+        flagged = {
+            n
+            for n, h in enumerate(hunks)
+            if h.inserted
+            and any(f.start_line <= h.new_end and f.end_line > h.new_start for f in line_findings)
+        }
+        suspects = set(deletions)
+        if _mixed_hash(old, new, hunks, flagged) in saved:
+            suspects = set()
+        elif len(hunks) <= MAX_UNDO_HUNKS:
+            for n in range(len(hunks)):
+                if _mixed_hash(old, new, hunks, {n}) in saved:
+                    suspects &= {n}
+                    break
         hint, owners = self._owners_hint(path)
         out = []
-        for h in hunks:
-            if h.inserted:
-                continue
-            anchor = max(1, min(h.new_start + 1, line_count))
+        for n in sorted(suspects):
+            h = hunks[n]
+            anchor = max(1, min(h.new_start + 1, len(new)))
             span = (
                 f"line {h.old_start + 1}"
                 if h.deleted == 1
@@ -571,9 +643,9 @@ class _Checker:
                     path,
                     anchor,
                     anchor,
-                    f"{span} of the base version deleted here, but the ledger's saves of "
-                    f"{path} do not lead from its base content to its current content; "
-                    f"redo the deletion through intent-ls ({hint})",
+                    f"{span} of the base version deleted here, but no recorded save of "
+                    f"{path} under an owning IN_PROGRESS intent did it; redo the deletion "
+                    f"through intent-ls ({hint})",
                     owners=owners,
                 )
             )
@@ -593,6 +665,44 @@ def _ranges_of(record: dict[str, Any], path: str | None) -> Iterator[dict[str, A
                     and isinstance(rng.get("content_hash"), str)
                 ):
                     yield rng
+
+
+def _paths_with_hash(record: dict[str, Any], digest: str) -> set[str]:
+    """Where ``record`` saw content hashing to ``digest``: its ranges, and the definitions
+    it touched (a moved function is found whole even if the save wrote one line of it)."""
+    found = {
+        f.get("path")
+        for f in record.get("files") or ()
+        if any(r["content_hash"] == digest for r in _ranges_of(record, f.get("path")))
+    }
+    found.update(
+        node.get("path")
+        for node in intent_meta(record).get("ast_nodes") or ()
+        if isinstance(node, dict) and node.get("content_hash") == digest
+    )
+    return {p for p in found if isinstance(p, str)}
+
+
+def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _mixed_hash(old: list[str], new: list[str], hunks: list[Hunk], reverted: set[int]) -> str:
+    """Hash of the current text with the hunks numbered in ``reverted`` undone."""
+    out: list[str] = []
+    pos = 0
+    for n, h in enumerate(hunks):
+        out.extend(new[pos : h.new_start])
+        out.extend(old[h.old_start : h.old_end] if n in reverted else new[h.new_start : h.new_end])
+        pos = h.new_end
+    out.extend(new[pos:])
+    return content_hash(out)
 
 
 def _window(encoded: list[bytes], start: int, length: int) -> str | None:
