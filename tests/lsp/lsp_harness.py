@@ -25,7 +25,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
-TIMEOUT = 10.0
+TIMEOUT = 30.0
 SERVER = [sys.executable, "-m", "intent_ls", "serve"]
 
 
