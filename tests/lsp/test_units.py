@@ -1,0 +1,115 @@
+"""Fast unit tests for the server's pure pieces: settings parsing and edit regions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from intent_ls.server.config import Config, Contributor, SeverityOption, parse_config
+from intent_ls.server.documents import Region, TrackedDocument
+
+
+def test_defaults() -> None:
+    assert parse_config(None) == (Config(), None)
+    assert parse_config({}) == (Config(), None)
+
+
+def test_camel_case_settings_under_the_section_or_bare() -> None:
+    raw = {
+        "severity": {"out-of-scope": "warning", "empty-scope": "off"},
+        "contributor": {"type": "ai", "name": "bot", "modelId": "anthropic/claude"},
+        "extraIgnores": ["vendor/"],
+        "pollInterval": 0.25,
+    }
+    expected = Config(
+        severity={"out-of-scope": SeverityOption.WARNING, "empty-scope": SeverityOption.OFF},
+        contributor=Contributor(type="ai", name="bot", model_id="anthropic/claude"),
+        extra_ignores=("vendor/",),
+        poll_interval=0.25,
+    )
+    assert parse_config(raw) == (expected, None)
+    assert parse_config({"intentLs": raw}) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"extraIgnore": ["x"]}, "extraIgnore"),
+        (
+            {"extraIgnores": "vendor/"},
+            "expected a list of strings, got str 'vendor/' @ intentLs.extraIgnores",
+        ),
+        ({"extraIgnores": [1]}, "expected a string"),
+        ({"severity": {"out-of-scope": "loud"}}, "severity 'loud' is not one of error, warning"),
+        ({"pollInterval": "fast"}, "expected a number, got str 'fast' @ intentLs.pollInterval"),
+        ({"pollInterval": 0}, "pollInterval must be > 0"),
+        ({"pollInterval": True}, "expected a number"),
+        ({"contributor": {"type": "robot"}}, "intentLs.contributor.type"),
+        ({"contributor": {"modelId": 3}}, "intentLs.contributor.modelId"),
+        ([1, 2], "must be an object, got list"),
+    ],
+)
+def test_invalid_settings_fall_back_to_defaults(raw: object, message: str) -> None:
+    config, problem = parse_config(raw)
+    assert config == Config()
+    assert problem is not None and message in problem
+    assert problem.startswith(("invalid intentLs settings", "intentLs settings"))
+
+
+def doc(text: str) -> TrackedDocument:
+    return TrackedDocument("file:///x.py", text, None, None)
+
+
+def test_regions_follow_the_text() -> None:
+    d = doc("a\nb\nc\nd\n")
+    assert d.regions() == []
+    d.update("a\nB\nc\nd\n")
+    assert d.regions() == [Region(1, 1)]
+    d.update("new\na\nB\nc\nd\n")
+    assert d.regions() == [Region(0, 0), Region(2, 2)]
+    d.update("a\nb\nc\nd\n")
+    assert d.regions() == []
+
+
+def test_pure_deletion_sits_where_the_lines_were() -> None:
+    d = doc("a\nb\nc\nd\n")
+    d.update("a\nd\n")
+    assert d.regions() == [Region(1, 1, inserted=False, deleted=2)]
+    d.update("")
+    assert d.regions() == [Region(0, 0, inserted=False, deleted=4)]
+
+
+def test_absorb_accepts_only_the_touched_hunk() -> None:
+    d = doc("a\nb\nc\nd\ne\n")
+    d.update("A\nb\nc\nd\nE\n")
+    assert d.absorb(0, 0) == 1
+    assert d.regions() == [Region(4, 4)]
+    assert d.absorb(2, 2) == 0
+
+
+def test_untracked_documents_flag_the_whole_file_once_edited() -> None:
+    d = doc("bin\0ary")
+    assert d.untracked == "it is a binary file" and d.regions() == []
+    d.update("bin\0ary!")
+    assert d.regions() == [Region(0, 0)]
+    assert d.absorb(0, 0) == 1 and d.regions() == []
+
+
+_lines = st.lists(st.sampled_from(["a", "b", "c", "", "😀"]), max_size=12)
+
+
+@given(_lines, _lines)
+def test_regions_cover_exactly_the_changed_lines(old: list[str], new: list[str]) -> None:
+    d = doc("\n".join(old))
+    d.update("\n".join(new))
+    regions = d.regions()
+    if "\n".join(old).splitlines() == "\n".join(new).splitlines():
+        assert regions == []
+    else:
+        assert regions
+    for r in regions:
+        assert 0 <= r.start <= r.end
+        assert r.end < max(len(d.lines), 1)
+    d.rebase()
+    assert d.regions() == []
