@@ -141,7 +141,8 @@ def approvals_from_records(records: Iterable[dict[str, Any]]) -> list[Approval]:
     order; malformed entries are skipped, since a foreign record must not break policy."""
     out: list[Approval] = []
     for record in records:
-        for item in intent_meta(record).get("approvals") or ():
+        items = intent_meta(record).get("approvals")
+        for item in items if isinstance(items, list) else ():
             try:
                 approver = item.get("approver") or {}
                 out.append(

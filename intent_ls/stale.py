@@ -28,7 +28,7 @@ import attrs
 
 from intent_ls.diff import split_lines
 from intent_ls.hashing import text_hash
-from intent_ls.ledger.records import METADATA_KEY, Approval
+from intent_ls.ledger.records import Approval, intent_meta
 
 if TYPE_CHECKING:
     from intent_ls.ledger.index import TraceIndex
@@ -165,8 +165,8 @@ def check_save(
 
 def _changer(record: dict[str, Any], rel: str, disk_hash: str) -> Changer | None:
     """The writer of ``disk_hash`` if ``record`` is the save that produced it."""
-    meta = record.get("metadata", {}).get(METADATA_KEY) if isinstance(record, dict) else None
-    if not isinstance(meta, dict) or meta.get("after_hash") != disk_hash:
+    meta = intent_meta(record) if isinstance(record, dict) else {}
+    if meta.get("after_hash") != disk_hash:
         return None
     for file in record.get("files") or ():
         if isinstance(file, dict) and file.get("path") == rel:
