@@ -64,7 +64,7 @@ MAX_MOVED_WINDOW = 64
 #: A window from another file counts only with this much substance: a blank line or a
 #: lone ``}`` matches everywhere and proves nothing about where code came from.
 MIN_MOVED_CHARS = 16
-#: Locating one unrecorded hunk among the saved ones costs a text rebuild per hunk.
+#: Locating one unrecorded block among the saved ones costs a text rebuild per try.
 MAX_UNDO_HUNKS = 200
 
 
@@ -386,11 +386,11 @@ class _Checker:
         saved = self._saved_states(change.path, content_hash(old_lines), content_hash(new_lines))
         if content_hash(new_lines) in saved:
             return findings, len(changed)
-        line_findings = self._check_lines(change.path, new_lines, changed)
-        findings.extend(line_findings)
-        findings.extend(
-            self._deletions(change.path, old_lines, new_lines, hunks, saved, line_findings)
-        )
+        ok, problems = self._cover_lines(change.path, new_lines, changed)
+        bad = [line for line in changed if line not in ok]
+        lines, deletions = _localise(old_lines, new_lines, hunks, saved, bad)
+        findings.extend(self._line_findings(change.path, [n for n in bad if n in lines], problems))
+        findings.extend(self._deletions(change.path, new_lines, [hunks[n] for n in deletions]))
         return findings, len(changed)
 
     def _saved_states(self, path: str, start: str, goal: str) -> set[str]:
@@ -480,7 +480,11 @@ class _Checker:
             )
         ]
 
-    def _check_lines(self, path: str, lines: list[str], changed: list[int]) -> list[Finding]:
+    def _cover_lines(
+        self, path: str, lines: list[str], changed: list[int]
+    ) -> tuple[set[int], dict[int, _Problem]]:
+        """Changed lines covered by a qualifying record, and for the others the newest
+        non-qualifying record that covers them."""
         encoded = [line.encode("utf-8") for line in lines]
         ok: set[int] = set()
         problems: dict[int, _Problem] = {}
@@ -534,7 +538,7 @@ class _Checker:
                         continue
                     for rec_path in _paths_with_hash(record, digest):
                         mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
-        return self._line_findings(path, changed, ok, problems)
+        return ok, problems
 
     def _moved_windows(
         self, encoded: list[bytes], lines: list[str], pending: list[int]
@@ -561,14 +565,12 @@ class _Checker:
                     yield start, end - start + 1, "sha256:" + raw.hex()
 
     def _line_findings(
-        self, path: str, changed: list[int], ok: set[int], problems: dict[int, _Problem]
+        self, path: str, bad: list[int], problems: dict[int, _Problem]
     ) -> list[Finding]:
         hint, owners = self._owners_hint(path)
         out: list[Finding] = []
         groups: list[tuple[_Problem | None, int, int]] = []
-        for line in changed:
-            if line in ok:
-                continue
+        for line in bad:
             problem = problems.get(line)
             if groups and groups[-1][0] == problem and groups[-1][2] == line - 1:
                 groups[-1] = (problem, groups[-1][1], line)
@@ -597,40 +599,11 @@ class _Checker:
                 )
         return out
 
-    def _deletions(
-        self,
-        path: str,
-        old: list[str],
-        new: list[str],
-        hunks: list[Hunk],
-        saved: set[str],
-        line_findings: list[Finding],
-    ) -> list[Finding]:
-        """Pure deletions have no line to hash, so they are proven by the saves alone.
-        When the saves fall short of the current content, the unrecorded edits are
-        located by undoing hunks: if the current text minus the hunks with line findings,
-        or minus one hunk, is a saved state, every other deletion was saved."""
-        deletions = [n for n, h in enumerate(hunks) if not h.inserted]
-        if not deletions:
-            return []
-        flagged = {
-            n
-            for n, h in enumerate(hunks)
-            if h.inserted
-            and any(f.start_line <= h.new_end and f.end_line > h.new_start for f in line_findings)
-        }
-        suspects = set(deletions)
-        if _mixed_hash(old, new, hunks, flagged) in saved:
-            suspects = set()
-        elif len(hunks) <= MAX_UNDO_HUNKS:
-            for n in range(len(hunks)):
-                if _mixed_hash(old, new, hunks, {n}) in saved:
-                    suspects &= {n}
-                    break
+    def _deletions(self, path: str, new: list[str], hunks: list[Hunk]) -> list[Finding]:
+        """Pure deletions have no line to hash: reported at the line after the gap."""
         hint, owners = self._owners_hint(path)
         out = []
-        for n in sorted(suspects):
-            h = hunks[n]
+        for h in hunks:
             anchor = max(1, min(h.new_start + 1, len(new)))
             span = (
                 f"line {h.old_start + 1}"
@@ -691,6 +664,41 @@ def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
+
+
+def _localise(
+    old: list[str], new: list[str], hunks: list[Hunk], saved: set[str], bad: list[int]
+) -> tuple[set[int], list[int]]:
+    """Which uncovered lines and which deletion hunks (indices) the saves do not explain.
+
+    Hashes cannot show what a later save rewrote of an earlier one's range, but the chain
+    of saves can: if the current text without some lines — or with one hunk undone — is
+    a content the qualifying saves reached, everything outside those lines (that hunk)
+    was saved, and only they remain to report. Unrecorded additions are found by
+    removing a block of uncovered lines, unrecorded rewrites and deletions by undoing
+    a hunk."""
+    bad_lines = set(bad)
+    deletions = [n for n, h in enumerate(hunks) if not h.inserted]
+    if len(saved) <= 1:  # nothing saved beyond the base: nothing to explain with
+        return bad_lines, deletions
+
+    def without(removed: set[int]) -> str:
+        return content_hash([line for n, line in enumerate(new, 1) if n not in removed])
+
+    runs = list(_runs(bad))
+    if len(runs) <= MAX_UNDO_HUNKS:
+        for first, last in runs:
+            block = set(range(first, last + 1))
+            if without(block) in saved:
+                return block, []
+    if bad and without(bad_lines) in saved:
+        return bad_lines, []
+    if len(hunks) <= MAX_UNDO_HUNKS:
+        for n, h in enumerate(hunks):
+            if _mixed_hash(old, new, hunks, {n}) in saved:
+                inside = set(range(h.new_start + 1, h.new_end + 1))
+                return bad_lines & inside, [n] if not h.inserted else []
+    return bad_lines, deletions
 
 
 def _mixed_hash(old: list[str], new: list[str], hunks: list[Hunk], reverted: set[int]) -> str:
