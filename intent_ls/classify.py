@@ -139,7 +139,7 @@ class _Texts:
     """The two sides of a change, with the lookups every rule shares."""
 
     def __init__(self, old_text: str, new_text: str) -> None:
-        self.old_text, self.new_text = old_text, new_text
+        self.old_text = old_text
         self.old = split_lines(old_text)
         self.new = split_lines(new_text)
         self.old_keep = old_text.splitlines(keepends=True)
