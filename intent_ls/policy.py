@@ -132,9 +132,6 @@ class ApprovalSet:
             return self._by_path.get((code, path))
         return self._by_key.get((code, path, content_hash))
 
-    def __len__(self) -> int:
-        return len(self._by_key)
-
 
 def approvals_from_records(records: Iterable[dict[str, Any]]) -> list[Approval]:
     """The approvals recorded in ledger records (their ``approvals`` metadata), in ledger
