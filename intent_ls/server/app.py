@@ -116,7 +116,11 @@ def build_server() -> IntentLanguageServer:
         if doc is None:
             return
         doc.version = params.text_document.version
-        doc.update(ls.workspace.get_text_document(doc.uri).source)
+        doc.apply(
+            params.content_changes,
+            ls.codec,
+            lambda: ls.workspace.get_text_document(doc.uri).source,
+        )
         if doc.folder is not None:
             ls.current_folder = doc.folder
         ls.evaluate(doc, authorize=True)

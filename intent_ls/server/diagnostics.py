@@ -62,9 +62,10 @@ def region_range(doc: TrackedDocument, region: Region, codec: PositionCodec) -> 
     if not lines:
         return types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
     end_line = min(region.end, len(lines) - 1)
+    text = lines[end_line].rstrip("\r\n")
     return types.Range(
         start=types.Position(line=region.start, character=0),
-        end=types.Position(line=end_line, character=codec.client_num_units(lines[end_line])),
+        end=types.Position(line=end_line, character=codec.client_num_units(text)),
     )
 
 

@@ -2,16 +2,23 @@
 
 The changed regions are always recomputed from two texts (baseline vs. buffer) rather
 than accumulated from change events, so undoing an edit makes its diagnostic vanish and
-lines inserted above an edit move it, with no bookkeeping. The diff is confined to the
-region between the common prefix and suffix, found by bisection on list slices (C-speed
-comparisons), which keeps a keystroke in a 10,000-line file cheap.
+lines inserted above an edit move it, with no bookkeeping.
+
+A keystroke in a 10,000-line file must stay cheap, so the buffer is kept as a list of
+lines (with their endings) that incremental changes are spliced into: unchanged lines
+stay the very same string objects as in the baseline, and the common prefix and suffix
+are found by bisection on list slices, which compares them by identity at C speed.
+A running length is checked against the editor's text after every change and any
+disagreement falls back to re-splitting the whole text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls.diff import Hunk, diff_lines
 from intent_ls.server.folders import Folder
@@ -51,8 +58,11 @@ class TrackedDocument:
         self.version: int | None = None
         self.untracked: str | None = None
         self.edited = False
+        #: Lines *with* their endings, so that splicing and diffing see line breaks too.
         self.lines: list[str] = []
         self.baseline: list[str] = []
+        self._length = 0
+        self._regions: list[Region] | None = None
         self.update(text)
         self.rebase()
 
@@ -70,14 +80,59 @@ class TrackedDocument:
         )
 
     def update(self, text: str) -> None:
+        """Replaces the whole buffer (open, full-document sync, or resynchronisation)."""
         self.untracked = untracked_reason(text)
-        self.lines = [] if self.untracked else text.splitlines()
+        self.lines = [] if self.untracked else text.splitlines(keepends=True)
+        self._length = len(text)
         self.edited = True
+        self._regions = None
+
+    def apply(
+        self,
+        changes: Sequence[types.TextDocumentContentChangeEvent],
+        codec: PositionCodec,
+        source: Callable[[], str],
+    ) -> None:
+        """Follows the editor's changes; ``source`` gives the full text if needed."""
+        self.edited = True
+        self._regions = None
+        for change in changes:
+            if self.untracked or not isinstance(change, types.TextDocumentContentChangePartial):
+                self.update(source())
+                return
+            self._splice(change, codec)
+        if (
+            self._length != len(source())
+            or self._length > MAX_TRACKED_CHARS
+            or any("\0" in c.text for c in changes)
+        ):
+            self.update(source())
+
+    def _splice(self, change: types.TextDocumentContentChangePartial, codec: PositionCodec) -> None:
+        lines = self.lines
+        rng = codec.range_from_client_units(lines, change.range)
+        first, last = rng.start.line, rng.end.line
+        if first >= len(lines):
+            head, tail, first, last = "", "", len(lines), len(lines) - 1
+        else:
+            last = min(last, len(lines) - 1)
+            head = lines[first][: rng.start.character]
+            tail = lines[last][rng.end.character :] if rng.end.line <= last else ""
+        # One neighbour line on each side is re-split too: a "\r" meeting a "\n" across
+        # the splice makes one line break out of two.
+        lo, hi = max(first - 1, 0), min(last + 2, len(lines))
+        old = lines[lo:hi]
+        segment = (
+            "".join(lines[lo:first]) + head + change.text + tail + "".join(lines[last + 1 : hi])
+        )
+        lines[lo:hi] = segment.splitlines(keepends=True)
+        self._length += len(segment) - sum(map(len, old))
 
     def rebase(self) -> None:
         """The buffer becomes the baseline (at open, and on a save that was allowed)."""
         self.baseline = list(self.lines)
         self.edited = False
+        self._regions = None
 
     def hunks(self) -> list[Hunk]:
         old, new = self.baseline, self.lines
@@ -89,6 +144,11 @@ class TrackedDocument:
         ]
 
     def regions(self) -> list[Region]:
+        if self._regions is None:
+            self._regions = self._compute_regions()
+        return self._regions
+
+    def _compute_regions(self) -> list[Region]:
         if self.untracked:
             return [Region(0, 0)] if self.edited else []
         regions: list[Region] = []
@@ -126,6 +186,7 @@ class TrackedDocument:
         if self.untracked and self.edited:
             self.edited = False
             taken += 1
+        self._regions = None
         return taken
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+from pygls.workspace.text_document import TextDocument
 
 from intent_ls.server.config import Config, Contributor, SeverityOption, parse_config
 from intent_ls.server.documents import Region, TrackedDocument
@@ -104,7 +107,7 @@ def test_regions_cover_exactly_the_changed_lines(old: list[str], new: list[str])
     d = doc("\n".join(old))
     d.update("\n".join(new))
     regions = d.regions()
-    if "\n".join(old).splitlines() == "\n".join(new).splitlines():
+    if "\n".join(old).splitlines(keepends=True) == "\n".join(new).splitlines(keepends=True):
         assert regions == []
     else:
         assert regions
@@ -113,3 +116,39 @@ def test_regions_cover_exactly_the_changed_lines(old: list[str], new: list[str])
         assert r.end < max(len(d.lines), 1)
     d.rebase()
     assert d.regions() == []
+
+
+_text = st.lists(st.sampled_from(["a", "é", "😀", "日", "\n", "\r\n", "\r", " "]), max_size=20).map(
+    "".join
+)
+_edit = st.tuples(
+    st.integers(0, 8), st.integers(0, 12), st.integers(0, 8), st.integers(0, 12), _text
+)
+
+
+@given(
+    _text,
+    st.lists(
+        st.tuples(
+            st.integers(0, 8), st.integers(0, 12), st.integers(0, 8), st.integers(0, 12), _text
+        ),
+        max_size=6,
+    ),
+    st.sampled_from(["utf-8", "utf-16", "utf-32"]),
+)
+def test_spliced_lines_match_the_editor_text(
+    start: str, edits: list[tuple[int, int, int, int, str]], encoding: str
+) -> None:
+    """Incremental changes spliced into our line list give exactly pygls' text."""
+    codec = PositionCodec(encoding)
+    editor = TextDocument("file:///x.py", start, position_codec=codec)
+    d = doc(start)
+    for l1, c1, l2, c2, new in edits:
+        a, b = sorted([(l1, c1), (l2, c2)])
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(*a), end=types.Position(*b)), text=new
+        )
+        editor.apply_change(change)
+        d.apply([change], codec, lambda: editor.source)
+        assert d.lines == editor.source.splitlines(keepends=True)
+    assert (d.regions() == []) == (d.lines == start.splitlines(keepends=True))
