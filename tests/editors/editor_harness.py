@@ -1,4 +1,4 @@
-"""Shared helpers for the real-editor tests: each one skips when its editor is absent."""
+"""Helpers for the real-editor tests: each test skips when its editor is absent."""
 
 from __future__ import annotations
 

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EDITORS, HERE, editor_env, require_binary, run_editor
+from editor_harness import EDITORS, HERE, editor_env, require_binary, run_editor
 
 
 def test_neovim_flow(workspace: Path, tmp_path: Path) -> None:
     nvim = require_binary("nvim", "apt-get install -y neovim")
     run = run_editor(
-        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c",
-         f"luafile {HERE / 'nvim_flow.lua'}"],
+        [
+            nvim,
+            "--headless",
+            "-u",
+            "NONE",
+            "-i",
+            "NONE",
+            "-n",
+            "-c",
+            f"luafile {HERE / 'nvim_flow.lua'}",
+        ],
         {
             **editor_env(tmp_path),
             "INTENT_LS_PLUGIN": str(EDITORS / "nvim" / "intent-ls.lua"),
