@@ -16,6 +16,7 @@ VERB_MODULES = (
     "intent_ls.cli.context",
     "intent_ls.cli.which",
     "intent_ls.cli.serve",
+    "intent_ls.cli.demo",
     "intent_ls.cli.trace",
     "intent_ls.cli.map",
     "intent_ls.cli.check",

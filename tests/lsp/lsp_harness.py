@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
-import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from intent_ls.cli.demo import client_converter
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
@@ -260,25 +260,8 @@ def plain(value: Any) -> Any:
     return value
 
 
-def converter_factory() -> Any:
-    """pygls' converter, except that a CodeAction carrying a ``command`` object is not taken
-    for a Command (lsprotocol only checks the key; editors check that it is a string)."""
-    converter = default_converter()
-
-    def action_or_command(obj: Any, _: type) -> types.Command | types.CodeAction:
-        if isinstance(obj.get("command"), str):
-            return converter.structure(obj, types.Command)
-        return converter.structure(obj, types.CodeAction)
-
-    converter.register_structure_hook(
-        typing.Union[types.Command, types.CodeAction],  # noqa: UP007 - the key lsprotocol uses
-        action_or_command,
-    )
-    return converter
-
-
 def make_client(editor_box: list[Editor]) -> LanguageClient:
-    client = LanguageClient(converter_factory=converter_factory)
+    client = LanguageClient(converter_factory=client_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
 
     def on_diagnostics(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:

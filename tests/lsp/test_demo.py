@@ -1,0 +1,41 @@
+"""``intent-ls demo`` runs the real server end to end and narrates what an editor shows."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
+
+
+def test_demo_plays_the_scripted_session() -> None:
+    before = sorted(p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "src/auth/jwt.py:6: error [no-active-intent]" in out
+    assert "★ Select intent INT-001: JWT authentication migration" in out
+    assert "status bar: intent-ls: INT-001 JWT authentication migration" in out
+    assert "src/api/routes.py:12: error [out-of-scope]" in out
+    assert "Add src/api/routes.py to INT-001's scope" in out
+    assert "Problems: none in src/api/routes.py" in out
+    assert "Traceback" not in proc.stderr
+    # The demo works on a copy: the example keeps no selection state or edits.
+    assert sorted(p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*")) == before
+
+
+def test_demo_refuses_a_folder_without_a_spec(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "demo", "--workspace", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "has no .orchestration/active_intents.yaml" in proc.stderr
