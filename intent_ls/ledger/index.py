@@ -14,9 +14,13 @@ record ledger then fits in a small B-tree, and a false match needs a 2⁻⁶⁴ 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
+import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,24 +30,25 @@ import attrs
 from intent_ls.hashing import bytes_hash, hash_key
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.local_state import ensure_private_dir
 from intent_ls.syntax.model import AstNode
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 #: (bytes indexed so far, ledger size) — the LSP layer maps it to work-done progress.
 Progress = Callable[[int, int], None]
 _BLOCK = 8 * 1024 * 1024
-_BATCH = 20_000
+_BATCH = 50_000
 _URN = intent_urn("")
+#: Below this a second process costs more to start than it saves.
+_PARALLEL_MIN = 32 * 1024 * 1024
 
 _DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE records(
   seq INTEGER PRIMARY KEY, offset INTEGER NOT NULL, ts TEXT, intent TEXT,
   ctype TEXT, model TEXT, mclass TEXT, kind TEXT);
-CREATE TABLE touches(
-  seq INTEGER NOT NULL, path TEXT, name TEXT, nkind TEXT, hkey INTEGER,
-  start_line INTEGER, end_line INTEGER);
+CREATE TABLE touches(seq INTEGER NOT NULL, path TEXT, name TEXT, nkind TEXT, hkey INTEGER);
 """
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS touches_hkey ON touches(hkey);
@@ -98,14 +103,11 @@ class SummaryRow:
     contributors: tuple[str, ...]
 
 
-def _contributor_label(ctype: str | None, model: str | None) -> str:
-    return f"{ctype}:{model}" if model else str(ctype)
-
-
 def extract_rows(
     seq: int, offset: int, record: dict[str, Any]
 ) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The ``records`` row and ``touches`` rows of one parsed record."""
+    """The ``records`` row and ``touches`` rows of one parsed record (any shape: foreign
+    and hand-edited records are indexed too, as far as they carry the fields)."""
     meta = record.get("metadata", {}).get(METADATA_KEY, {}) if isinstance(record, dict) else {}
     intent = meta.get("intent_id")
     ctype = model = None
@@ -123,17 +125,7 @@ def extract_rows(
                         intent = url[len(_URN) :]
             for rng in conv.get("ranges") or ():
                 digest = rng.get("content_hash")
-                touches.append(
-                    (
-                        seq,
-                        path,
-                        None,
-                        None,
-                        hash_key(digest) if digest else None,
-                        rng.get("start_line"),
-                        rng.get("end_line"),
-                    )
-                )
+                touches.append((seq, path, None, None, hash_key(digest) if digest else None))
     for node in meta.get("ast_nodes") or ():
         digest = node.get("content_hash")
         touches.append(
@@ -143,8 +135,6 @@ def extract_rows(
                 node.get("name"),
                 node.get("kind"),
                 hash_key(digest) if digest else None,
-                node.get("start_line"),
-                node.get("end_line"),
             )
         )
     row = (
@@ -160,17 +150,114 @@ def extract_rows(
     return row, touches
 
 
+# The fast path: our own lines are canonical JSON of one known shape, so one anchored
+# regex reads the fields the index needs without building the record, several times
+# faster than json.loads plus extract_rows. A line with a backslash takes the slow path,
+# so every `"` is a string delimiter and strings can be matched as `"[^"]*"` (the one
+# form sre scans at memchr-like speed; a character class is three times slower). The
+# grammar pins every key the index reads and accepts only JSON around them; it does not
+# check what it skips (hash digits, control characters inside strings), which only a
+# damaged line has and which `trace verify` reports. It runs on the decoded line, which
+# checks the UTF-8 once and yields the captured fields as str without further decoding.
+_S = r'"[^"]*"'
+_C = r'"([^"]*)"'
+_OPT = r'(?:"([^"]*)"|null)'
+_INT = r"-?(?:0|[1-9][0-9]*)"
+_NUM = _INT + r"(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_SCALAR = rf"(?:{_S}|{_NUM}|true|false|null)"
+_ARRAY = rf"\[(?:{_SCALAR}(?:,{_SCALAR})*)?\]"
+_VALUE1 = rf"(?:{_SCALAR}|{_ARRAY})"
+_OBJECT1 = rf"\{{(?:{_S}:{_VALUE1}(?:,{_S}:{_VALUE1})*)?\}}"
+_VALUE2 = rf"(?:{_VALUE1}|{_OBJECT1})"
+_OBJECT2 = rf"\{{(?:{_S}:{_VALUE2}(?:,{_S}:{_VALUE2})*)?\}}"
+#: verdicts and approvals: objects nested at most twice (verdict details are flat).
+_OBJECTS = rf"\[(?:{_OBJECT2}(?:,{_OBJECT2})*)?\]"
+
+
+def _range(prefix: str) -> str:
+    return rf'\{{"content_hash":"sha256:{prefix}[^"]*","end_line":{_INT},"start_line":{_INT}\}}'
+
+
+def _node(prefix: str, string: str) -> str:
+    return (
+        rf'\{{"content_hash":"sha256:{prefix}[^"]*","end_line":{_INT},"kind":{string},'
+        rf'"name":{string},"path":{string},"start_line":{_INT}\}}'
+    )
+
+
+def _list(item: str) -> str:
+    return rf"((?:{item}(?:,{item})*)?)"
+
+
+_HEX16 = "[0-9a-f]{16}"
+_RANGES = re.compile(_range(f"({_HEX16})")).findall
+_NODES = re.compile(_node(f"({_HEX16})", _C)).findall
+_LINE = re.compile(
+    rf'\{{"files":\[\{{"conversations":\[\{{"contributor":\{{(?:"model_id":{_C},)?'
+    rf'"type":{_C}\}},"ranges":\[{_list(_range(_HEX16))}\]'
+    r'(?:,"related":\[\{"type":"specification","url":"urn:intent:([^"]*)"\}\])?\}\],'
+    rf'"path":{_C}\}}\],"id":{_S},"metadata":\{{"intent_ls":\{{'
+    rf'(?:"after_hash":{_S},)?"approvals":{_OBJECTS},'
+    rf'"ast_nodes":\[{_list(_node(_HEX16, _S))}\],'
+    rf'(?:"before_hash":{_S},)?"deleted_lines":{_INT},"digest":{_S},'
+    rf'"intent_id":{_OPT},"kind":{_OPT},"mutation_class":{_OPT},"prev":{_S},'
+    rf'"session_id":(?:{_S}|null),"verdicts":{_OBJECTS}\}}\}},"timestamp":{_C},'
+    rf'"tool":\{{"name":{_S},"version":{_S}\}},'
+    rf'(?:"vcs":\{{"revision":{_S},"type":{_S}\}},)?"version":{_S}\}}'
+).fullmatch
+_TOP = 1 << 63
+_WRAP = 1 << 64
+
+
+def fast_rows(
+    seq: int, offset: int, line: bytes
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]] | None:
+    """What ``extract_rows(seq, offset, json.loads(line))`` returns, read without building
+    the record; None when the line is not in the shape the fast path knows (including
+    bytes that are not strict UTF-8: json.loads decides about those)."""
+    try:
+        text = line.decode()
+    except UnicodeDecodeError:
+        return None
+    match = None if "\\" in text else _LINE(text)
+    if match is None:
+        return None
+    model, ctype, ranges, urn_intent, path, nodes, intent, kind, mclass, ts = match.groups()
+    touches: list[tuple[Any, ...]] = []
+    for prefix in _RANGES(ranges):
+        key = int(prefix, 16)
+        touches.append((seq, path, None, None, key - _WRAP if key >= _TOP else key))
+    for prefix, nkind, name, npath in _NODES(nodes):
+        key = int(prefix, 16)
+        touches.append((seq, npath, name, nkind, key - _WRAP if key >= _TOP else key))
+    row = (seq, offset, ts, urn_intent if intent is None else intent, ctype, model, mclass, kind)
+    return row, touches
+
+
+def line_rows(seq: int, offset: int, line: bytes) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """The rows of one ledger line: the fast path, else json.loads; "invalid" if it is not
+    a JSON object (a damaged line still takes a ``seq`` so later records keep theirs)."""
+    rows = fast_rows(seq, offset, line)
+    if rows is not None:
+        return rows
+    try:
+        return extract_rows(seq, offset, json.loads(line))
+    except (ValueError, AttributeError, TypeError):
+        return (seq, offset, None, None, None, None, None, "invalid"), []
+
+
 def _scan(
-    ledger: Path, start: int, progress: Progress | None
+    ledger: Path, start: int, end: int | None, on_block: Callable[[int], None] | None
 ) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of complete lines from ``start``; a torn tail is left for later."""
-    size = ledger.stat().st_size
+    """(offset, line) of complete lines from ``start`` up to ``end`` (a line boundary, or
+    None for the end of the file); a torn tail is left for later."""
     with ledger.open("rb") as f:
         f.seek(start)
         offset = start
         pending = b""
-        while True:
-            block = f.read(_BLOCK)
+        while end is None or offset + len(pending) < end:
+            want = _BLOCK if end is None else min(_BLOCK, end - offset - len(pending))
+            block = f.read(want)
             if not block:
                 break
             data = pending + block
@@ -179,8 +266,8 @@ def _scan(
             for line in lines:
                 yield offset, line
                 offset += len(line) + 1
-            if progress is not None:
-                progress(offset, size)
+            if on_block is not None:
+                on_block(offset)
 
 
 class TraceIndex:
@@ -197,7 +284,7 @@ class TraceIndex:
     @classmethod
     def for_workspace(cls, root: Path, *, progress: Progress | None = None) -> TraceIndex:
         cache = root / CACHE_RELPATH
-        _ensure_local_dir(cache.parent)
+        ensure_private_dir(cache.parent)
         return cls(root / LEDGER_RELPATH, cache, progress=progress)
 
     def close(self) -> None:
@@ -223,24 +310,80 @@ class TraceIndex:
         return added
 
     def rebuild(self) -> int:
-        """Cold build into a fresh file, swapped in atomically so readers never see half."""
+        """Cold build into a fresh file, swapped in atomically so readers never see half.
+        A large ledger is split at a line boundary and a second process parses the second
+        half into a file of its own, merged in at the end: parsing is most of the work and
+        the GIL would keep it on one core. Indexes are created after the bulk insert,
+        which is several times cheaper than maintaining them row by row."""
         tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        db = sqlite3.connect(tmp, isolation_level=None)
+        part = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.part")
+        for stale in (tmp, part):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+        size = self.ledger.stat().st_size if self.ledger.exists() else 0
+        split = _split_point(self.ledger, size) if size >= _PARALLEL_MIN else None
+        worker = _Part.start(self.ledger, part, split) if split is not None else None
+        if worker is None:
+            split = None
+        db = _create(tmp)
         try:
-            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _DDL)
             db.execute("BEGIN")
-            self._set_meta(db, {"version": SCHEMA_VERSION, "offset": "0", "seq": "0"})
-            added = self._index_from(db, 0, 0) if self.ledger.exists() else 0
+            _set_meta(db, {"version": SCHEMA_VERSION, "offset": "0", "seq": "0"})
+            added = 0
+            if size:
+                extra = worker.done if worker is not None else None
+                added = self._index_from(db, 0, 0, end=split, extra=extra)
             db.execute("COMMIT")
+            if worker is not None:
+                added = self._merge_part(db, worker, part, added)
             db.executescript(_INDEXES)
         finally:
             db.close()
+            if worker is not None:
+                worker.stop()
+            with contextlib.suppress(FileNotFoundError):
+                part.unlink()
         os.replace(tmp, self.cache)
         self.close()
         self._seen = None
         self._connect()
+        return added
+
+    def _merge_part(self, db: sqlite3.Connection, worker: _Part, part: Path, added: int) -> int:
+        """Appends the worker's rows after the first half's ``added`` records, shifting their
+        ``seq``; if the worker failed, indexes its half here instead."""
+        if not worker.finish():
+            db.execute("BEGIN")
+            added += self._index_from(db, worker.start_offset, added)
+            db.execute("COMMIT")
+            return added
+        db.execute("ATTACH DATABASE ? AS part", (str(part),))
+        meta = dict(db.execute("SELECT key, value FROM part.meta").fetchall())
+        db.execute("BEGIN")
+        db.execute(
+            "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind "
+            "FROM part.records",
+            (added,),
+        )
+        db.execute(
+            "INSERT INTO touches SELECT seq + ?, path, name, nkind, hkey FROM part.touches",
+            (added,),
+        )
+        if int(meta["seq"]):
+            added += int(meta["seq"])
+            _set_meta(
+                db,
+                {
+                    "offset": meta["offset"],
+                    "seq": str(added),
+                    "head_start": meta["head_start"],
+                    "head_hash": meta["head_hash"],
+                },
+            )
+        db.execute("COMMIT")
+        db.execute("DETACH DATABASE part")
+        if self._progress is not None:
+            self._progress(int(meta["offset"]), self.ledger.stat().st_size)
         return added
 
     def _cache_current(self) -> bool:
@@ -273,7 +416,7 @@ class TraceIndex:
         return row is not None and row[0] == SCHEMA_VERSION
 
     def _catch_up(self, db: sqlite3.Connection, size: int) -> int:
-        meta = self._meta(db)
+        meta = _meta(db)
         offset = int(meta.get("offset", 0))
         if offset == size and not self._rewritten(meta):
             return 0
@@ -281,7 +424,7 @@ class TraceIndex:
             return self.rebuild()
         db.execute("BEGIN IMMEDIATE")
         try:
-            meta = self._meta(db)  # another process may have caught up meanwhile
+            meta = _meta(db)  # another process may have caught up meanwhile
             added = self._index_from(db, int(meta.get("offset", 0)), int(meta.get("seq", 0)))
             db.execute("COMMIT")
         except BaseException:
@@ -301,54 +444,26 @@ class TraceIndex:
             return True
         return not line.endswith(b"\n") or bytes_hash(line[:-1]) != meta.get("head_hash")
 
-    def _index_from(self, db: sqlite3.Connection, offset: int, seq: int) -> int:
-        records: list[tuple[Any, ...]] = []
-        touches: list[tuple[Any, ...]] = []
-        head: tuple[int, bytes] | None = None
-        added = 0
-        loads = json.loads
-        for line_offset, line in _scan(self.ledger, offset, self._progress):
-            seq += 1
-            head = (line_offset, line)
-            try:
-                record = loads(line)
-                row, rows = extract_rows(seq, line_offset, record)
-            except (ValueError, AttributeError, TypeError):
-                row, rows = (seq, line_offset, None, None, None, None, None, "invalid"), []
-            records.append(row)
-            touches.extend(rows)
-            added += 1
-            if len(records) >= _BATCH:
-                self._flush(db, records, touches)
-        self._flush(db, records, touches)
-        if head is not None:
-            self._set_meta(
-                db,
-                {
-                    "offset": str(head[0] + len(head[1]) + 1),
-                    "seq": str(seq),
-                    "head_start": str(head[0]),
-                    "head_hash": bytes_hash(head[1]),
-                },
-            )
-        return added
+    def _index_from(
+        self,
+        db: sqlite3.Connection,
+        offset: int,
+        seq: int,
+        *,
+        end: int | None = None,
+        extra: Callable[[], int] | None = None,
+    ) -> int:
+        """Index the complete lines from ``offset`` (up to ``end``), numbering them after
+        ``seq``; ``extra`` adds another process's bytes to the progress reported."""
+        progress = self._progress
+        on_block = None
+        if progress is not None:
+            size = self.ledger.stat().st_size
 
-    @staticmethod
-    def _flush(
-        db: sqlite3.Connection, records: list[tuple[Any, ...]], touches: list[tuple[Any, ...]]
-    ) -> None:
-        db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)", records)
-        db.executemany("INSERT INTO touches VALUES (?,?,?,?,?,?,?)", touches)
-        records.clear()
-        touches.clear()
+            def on_block(done: int) -> None:
+                progress(done + (extra() if extra is not None else 0), size)
 
-    @staticmethod
-    def _meta(db: sqlite3.Connection) -> dict[str, str]:
-        return dict(db.execute("SELECT key, value FROM meta").fetchall())
-
-    @staticmethod
-    def _set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
-        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+        return _index_lines(db, self.ledger, offset, seq, end, on_block)
 
     # -- queries --------------------------------------------------------------------
 
@@ -468,9 +583,151 @@ class TraceIndex:
             return json.loads(f.readline())
 
 
-def _ensure_local_dir(local: Path) -> None:
-    """``.orchestration/.local/`` holds per-machine caches: ignore all of it in git."""
-    local.mkdir(parents=True, exist_ok=True)
-    ignore = local / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+def _create(path: Path) -> sqlite3.Connection:
+    """A new cache file for a cold build: nobody reads it until it is renamed into place,
+    so a crash just leaves a stale temporary file and journaling buys nothing."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;" + _DDL
+    )
+    return db
+
+
+def _meta(db: sqlite3.Connection) -> dict[str, str]:
+    return dict(db.execute("SELECT key, value FROM meta").fetchall())
+
+
+def _set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
+    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+
+def _index_lines(
+    db: sqlite3.Connection,
+    ledger: Path,
+    offset: int,
+    seq: int,
+    end: int | None,
+    on_block: Callable[[int], None] | None,
+) -> int:
+    """Inserts the rows of the complete lines from ``offset`` (to ``end``) numbered after
+    ``seq``, and records where indexing stopped; returns the number of lines."""
+    records: list[tuple[Any, ...]] = []
+    touches: list[tuple[Any, ...]] = []
+    head: tuple[int, bytes] | None = None
+    first = seq
+    # A batch is ~200k live tuples, none of them cyclic: the cyclic collector would
+    # rescan them every few hundred allocations, a third of the build's time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for line_offset, line in _scan(ledger, offset, end, on_block):
+            seq += 1
+            head = (line_offset, line)
+            row, rows = line_rows(seq, line_offset, line)
+            records.append(row)
+            touches.extend(rows)
+            if len(records) >= _BATCH:
+                _flush(db, records, touches)
+        _flush(db, records, touches)
+    finally:
+        if collecting:
+            gc.enable()
+    if head is not None:
+        _set_meta(
+            db,
+            {
+                "offset": str(head[0] + len(head[1]) + 1),
+                "seq": str(seq),
+                "head_start": str(head[0]),
+                "head_hash": bytes_hash(head[1]),
+            },
+        )
+    return seq - first
+
+
+def _flush(
+    db: sqlite3.Connection, records: list[tuple[Any, ...]], touches: list[tuple[Any, ...]]
+) -> None:
+    db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)", records)
+    db.executemany("INSERT INTO touches VALUES (?,?,?,?,?)", touches)
+    records.clear()
+    touches.clear()
+
+
+def _split_point(ledger: Path, size: int) -> int | None:
+    """The start of the first line after the middle of the ledger, if there is one."""
+    with ledger.open("rb") as f:
+        f.seek(size // 2)
+        f.readline()
+        split = f.tell()
+    return split if split < size else None
+
+
+class _Part:
+    """The process that indexes the second half of a cold build into its own file
+    (a plain interpreter running :func:`_part_main`: multiprocessing's spawn would
+    re-import the caller's ``__main__``, which for ``python -m intent_ls`` runs the CLI).
+    It prints how many bytes it has indexed after each block, for progress."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], start_offset: int) -> None:
+        self.proc = proc
+        self.start_offset = start_offset
+        self._done = 0
+        self._pending = b""
+        assert proc.stdout is not None
+        self._fd = proc.stdout.fileno()
+        os.set_blocking(self._fd, False)
+
+    @classmethod
+    def start(cls, ledger: Path, part: Path, start_offset: int) -> _Part | None:
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _PART_CODE, str(ledger), str(part), str(start_offset)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+        except OSError:
+            return None
+        return cls(proc, start_offset)
+
+    def done(self) -> int:
+        """Bytes the worker has indexed so far (reads its reports without blocking)."""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(self._fd, 65536):
+                lines = (self._pending + chunk).split(b"\n")
+                self._pending = lines.pop()
+                if lines:
+                    self._done = int(lines[-1])
+        return self._done
+
+    def finish(self) -> bool:
+        """Waits for the worker; True if it indexed its whole half."""
+        os.set_blocking(self._fd, True)
+        self.proc.communicate()
+        return self.proc.returncode == 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+
+
+_PART_CODE = "from intent_ls.ledger.index import _part_main; _part_main()"
+
+
+def _part_main() -> None:
+    """Worker entry point: ``ledger part start`` — index ``ledger`` from byte ``start``
+    into the new file ``part``, numbering records from 1."""
+    ledger, part, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    db = _create(part)
+    db.execute("BEGIN")
+    _set_meta(db, {"offset": str(start), "seq": "0"})
+    _index_lines(db, ledger, start, 0, None, lambda done: print(done - start, flush=True))
+    db.execute("COMMIT")
+    db.close()

@@ -1,0 +1,133 @@
+"""The index's fast path must read exactly what json.loads + extract_rows reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ledger_helpers import mutation
+
+import intent_ls.ledger.index as index_module
+from intent_ls.ledger.index import TraceIndex, extract_rows, fast_rows, line_rows
+from intent_ls.ledger.records import (
+    Approval,
+    Contributor,
+    RecordedVerdict,
+    build_approval_record,
+    build_mutation_record,
+)
+from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path
+
+OLD = "class Cart:\n    def total(self):\n        return 1\n"
+NEW = "class Cart:\n    def total(self):\n        return 2\n\n\ndef añadir():\n    pass\n"
+CUT = "class Cart:\n    def total(self):\n        return 2\n"
+
+
+def _records(root: Path) -> list[dict]:
+    verdict = RecordedVerdict(
+        "OUT_OF_SCOPE",
+        "src/x.py is outside the scope of active intent INT-001; no intent owns it.",
+        {"path": "src/x.py", "owners": ["INT-002"], "selectable": [], "state": None, "n": 1.5},
+    )
+    approval = Approval("OUT_OF_SCOPE", "src/x.py", 1, 3, "sha256:" + "ab" * 32, reason="ok")
+    return [
+        build_mutation_record(
+            root, "cart.py", OLD, NEW, intent_id="INT-001", session_id="s",
+            contributor=Contributor("ai", "anthropic/claude-x"), revision="f" * 40,
+        ),
+        build_mutation_record(  # unicode path, no intent, no model, no git
+            root, "módulo/ñ 文件.py", "a = 1\n", "a = 2\nb = 3\n", intent_id=None,
+            session_id=None, contributor=Contributor("human"), revision=None,
+        ),
+        build_mutation_record(  # a pure deletion: no ranges; verdicts and approvals
+            root, "cart.py", NEW, CUT, intent_id="INT-002", session_id="t",
+            contributor=Contributor("mixed"), verdicts=[verdict], approvals=[approval],
+            revision=None,
+        ),
+        build_approval_record(root, approval, intent_id="INT-001", session_id="s", revision=None),
+        build_approval_record(root, approval, intent_id=None, session_id=None, revision=None),
+    ]  # fmt: skip
+
+
+def _sealed_lines(root: Path) -> list[bytes]:
+    ledger = Ledger(ledger_path(root), fsync=False)
+    for record in _records(root):
+        assert record is not None
+        ledger.append(record)
+    return [line for _, line in ledger.iter_lines()]
+
+
+def test_fast_path_reads_what_json_reads(tmp_path: Path) -> None:
+    lines = _sealed_lines(tmp_path)
+    assert not json.loads(lines[2])["files"][0]["conversations"][0]["ranges"]
+    for seq, line in enumerate(lines, 1):
+        fast = fast_rows(seq, 100 * seq, line)
+        assert fast is not None, line
+        assert fast == extract_rows(seq, 100 * seq, json.loads(line))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r,  # control: canonical
+        lambda r: {**r, "extra": 1},  # a key the fast path does not know
+        lambda r: {**r, "files": [*r["files"], {**r["files"][0], "path": "two.py"}]},
+        lambda r: {**r, "files": [{**r["files"][0], "path": 'quo"te.py'}]},  # escapes
+    ],
+)
+def test_other_shapes_take_the_slow_path(tmp_path: Path, change) -> None:
+    record = json.loads(_sealed_lines(tmp_path)[0])
+    line = canonical_bytes(change(record))
+    expected = extract_rows(7, 0, json.loads(line))
+    assert line_rows(7, 0, line) == expected
+    # the same record, not canonical: spaces and key order
+    loose = json.dumps(change(record), indent=1).replace("\n", "").encode()
+    assert fast_rows(7, 0, loose) is None
+    assert line_rows(7, 0, loose) == expected
+
+
+def test_damaged_lines_are_invalid_not_lost(tmp_path: Path) -> None:
+    line = _sealed_lines(tmp_path)[0]
+    for bad in (line[:-1], line.replace(b'"files"', b"\xff"), b"[1,2]", b""):
+        assert fast_rows(3, 9, bad) is None
+        assert line_rows(3, 9, bad) == ((3, 9, None, None, None, None, None, "invalid"), [])
+
+
+def test_index_reads_mixed_ledger(tmp_path: Path) -> None:
+    lines = _sealed_lines(tmp_path)
+    path = ledger_path(tmp_path)
+    # a hand-written, non-canonical foreign line between our own
+    foreign = {"files": [{"path": "x.py", "conversations": [{"ranges": [
+        {"start_line": 1, "end_line": 1, "content_hash": "sha256:" + "1" * 64}]}]}],
+        "metadata": {"intent_ls": {"intent_id": "INT-9", "kind": "mutation"}}}  # fmt: skip
+    path.write_bytes(b"\n".join([lines[0], json.dumps(foreign).encode(), *lines[1:]]) + b"\n")
+    index = TraceIndex.for_workspace(tmp_path)
+    refs = index.all_records()
+    assert [r.intent_id for r in refs] == ["INT-001", "INT-9", None, "INT-002", "INT-001", None]
+    assert [r.kind for r in index.records_for_hash("sha256:" + "1" * 64)] == ["mutation"]
+    assert {r.seq for r in index.records_for_path("módulo/ñ 文件.py")} == {3}
+    index.close()
+
+
+@pytest.mark.parametrize("worker", ["works", "fails"])
+def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: str) -> None:
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    for i in range(30):
+        ledger.append(mutation(tmp_path, i, intent=f"INT-{i % 3}", path=f"m{i % 4}.py"))
+    one = TraceIndex.for_workspace(tmp_path)
+    expected = (one.all_records(), one.summary(), one.records_for_path("m1.py"))
+    one.close()
+    monkeypatch.setattr(index_module, "_PARALLEL_MIN", 1)
+    if worker == "fails":
+        monkeypatch.setattr(index_module.sys, "executable", "/bin/false")
+    seen: list[tuple[int, int]] = []
+    split = TraceIndex.for_workspace(tmp_path, progress=lambda *p: seen.append(p))
+    assert split.rebuild() == 30
+    assert (split.all_records(), split.summary(), split.records_for_path("m1.py")) == expected
+    size = ledger.path.stat().st_size
+    assert seen[-1] == (size, size)
+    ledger.append(mutation(tmp_path, 99, intent="INT-LAST"))
+    assert [r.seq for r in split.records_for_intent("INT-LAST")] == [31]
+    split.close()
+    assert not list(ledger.path.parent.glob(".local/*.part"))
