@@ -89,10 +89,7 @@ def build_server() -> IntentLanguageServer:
                 ls.publish_spec(folder)
                 ls.send_status(folder)
         for doc in list(ls.documents.values()):
-            ls.documents.pop(doc.uri)
-            ls.evaluate(
-                ls.track(doc.uri, ls.workspace.get_text_document(doc.uri).source, doc.version)
-            )
+            ls.reassign(doc)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guard.notification("reloading the intent spec")

@@ -149,6 +149,19 @@ class IntentLanguageServer(LanguageServer):
             )
         return doc
 
+    def reassign(self, doc: TrackedDocument) -> None:
+        """Re-homes ``doc`` after folders changed, keeping its baseline and edits."""
+        folder = self.folder_for_uri(doc.uri)
+        path = to_fs_path(doc.uri) if folder else None
+        doc.folder = folder
+        doc.info = folder.workspace.classify(path) if folder and path else None
+        if folder is None:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])
+            )
+        else:
+            self.evaluate(doc)
+
     def is_spec(self, doc: TrackedDocument) -> bool:
         return doc.folder is not None and doc.uri == doc.folder.spec_uri
 

@@ -58,13 +58,16 @@ class Watcher:
         self._poller = self.ls.spawn(self._poll())
 
     async def _poll(self) -> None:
+        last_error = ""
         while True:
             await asyncio.sleep(self.ls.config.poll_interval)
             try:
                 self.ls.refresh_all()
+                last_error = ""
             except Exception as exc:  # keep polling whatever one refresh hit
-                logger.exception("refresh failed")
-                self.ls.report_failure("reloading the intent spec", exc)
+                if str(exc) != last_error:  # say it once, not every tick
+                    last_error = str(exc)
+                    self.ls.report_failure("reloading the intent spec", exc)
 
     def stop(self) -> None:
         if self._poller is not None:

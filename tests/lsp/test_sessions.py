@@ -140,3 +140,68 @@ async def test_restored_selection_that_is_no_longer_valid(
         assert "BLOCKED" in message.message
     finally:
         await stop_editor(editor)
+
+
+async def test_removing_a_folder_clears_its_diagnostics(client_name: str, tmp_path: Path) -> None:
+    one, two = fresh_workspace(tmp_path, "one"), fresh_workspace(tmp_path, "two")
+    editor = await start_editor(client_name, [one, two])
+    try:
+        uri = editor.open(JWT, root=two)
+        editor.insert(uri, 0, 0, "#\n")
+        await editor.wait_diagnostics(JWT, bool, "flagged", root=two)
+        editor.client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(
+                    added=[], removed=[types.WorkspaceFolder(uri=uri_of(two), name="two")]
+                )
+            )
+        )
+        await editor.wait_diagnostics(JWT, lambda d: d == [], "not governed any more", root=two)
+    finally:
+        await stop_editor(editor)
+
+
+async def test_tcp_transport(client_name: str, workspace: Path) -> None:
+    import asyncio
+    import socket
+    import sys
+
+    from lsp_harness import make_client
+    from pytest_lsp import client_capabilities
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "intent_ls", "serve", "--tcp", f"127.0.0.1:{port}"
+    )
+    client = make_client([])
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while True:  # wait for the listening socket, not for a fixed time
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                if loop.time() > deadline:
+                    raise
+                await asyncio.sleep(0.05)
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities(client_name),
+                workspace_folders=[types.WorkspaceFolder(uri=uri_of(workspace), name="ws")],
+            )
+        )
+        listing = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="intent.list", arguments=[])
+        )
+        assert len(listing) == 4
+        await client.shutdown_async(None)
+        client.exit(None)
+        await asyncio.wait_for(server.wait(), 30)
+    finally:
+        await client.stop()
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
