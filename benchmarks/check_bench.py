@@ -88,6 +88,8 @@ def build(root: Path, files: int, records: int, unrecorded: float) -> tuple[int,
         file = filler["files"][0]
         file["path"] = f"src/other/file_{n % 5000:04d}.py"
         file["conversations"][0]["ranges"][0]["content_hash"] = content_hash([f"filler {n}"])
+        for node in filler["metadata"]["intent_ls"]["ast_nodes"]:
+            node["path"] = file["path"]
         ledger.append(filler)
     for record in real:
         ledger.append(record)
