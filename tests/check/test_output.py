@@ -149,3 +149,17 @@ def test_git_missing(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo.root / "no-bin"))
     rc, _, err = repo.check()
     assert rc == 2 and "git is not installed" in err
+
+
+def test_the_gate_stays_free_of_the_language_server() -> None:
+    """CI installs run the gate on every push: it must not import pygls or lsprotocol."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, intent_ls.cli.check, intent_ls.check.engine, intent_ls.check.report;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pygls', 'lsprotocol', 'tree_sitter')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
