@@ -14,7 +14,7 @@ from pygls.uris import from_fs_path
 
 from intent_ls.server import actions, guard
 from intent_ls.server.commands import COMMANDS
-from intent_ls.server.config import SECTION, parse_config
+from intent_ls.server.config import SECTION, merged, parse_config
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
 
@@ -29,8 +29,8 @@ def build_server() -> IntentLanguageServer:
     @server.feature(types.INITIALIZE)
     @guard.request("initialize")
     def initialize(ls: IntentLanguageServer, params: types.InitializeParams) -> None:
-        config, problem = parse_config(params.initialization_options)
-        ls.apply_config(config, problem)
+        ls.initial_settings = params.initialization_options
+        ls.apply_config(*parse_config(ls.initial_settings))
         folders = [f.uri for f in params.workspace_folders or ()]
         if not folders and params.root_uri:
             folders = [params.root_uri]
@@ -59,7 +59,7 @@ def build_server() -> IntentLanguageServer:
             types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
         )
         if values and values[0] is not None:
-            ls.apply_config(*parse_config(values[0]))
+            ls.apply_config(*parse_config(merged(ls.initial_settings, values[0])))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guard.notification("reloading settings")
@@ -68,7 +68,7 @@ def build_server() -> IntentLanguageServer:
     ) -> None:
         settings = params.settings
         if isinstance(settings, dict) and SECTION in settings:
-            ls.apply_config(*parse_config(settings))
+            ls.apply_config(*parse_config(merged(ls.initial_settings, settings)))
         else:
             await fetch_configuration(ls)
 

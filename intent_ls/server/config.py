@@ -94,14 +94,28 @@ def _make_converter() -> cattrs.Converter:
 _CONVERTER = _make_converter()
 
 
+def section_of(raw: Any) -> Any:
+    """The ``intentLs`` object, whether given bare or wrapped as ``{"intentLs": {...}}``."""
+    if isinstance(raw, dict) and SECTION in raw:
+        return raw[SECTION]
+    return raw
+
+
+def merged(base: Any, override: Any) -> Any:
+    """``override``'s keys win over ``base``'s (workspace settings over start-up options)."""
+    base, override = section_of(base), section_of(override)
+    if isinstance(base, dict) and isinstance(override, dict):
+        return {**base, **override}
+    return base if override is None else override
+
+
 def parse_config(raw: Any) -> tuple[Config, str | None]:
     """Settings from client JSON, and a user-facing message when they were rejected.
 
     ``raw`` may be the ``intentLs`` object itself or a mapping holding it under
     ``intentLs`` (what editors put in ``initializationOptions``); ``None`` means defaults.
     """
-    if isinstance(raw, dict) and SECTION in raw:
-        raw = raw[SECTION]
+    raw = section_of(raw)
     if raw is None:
         return Config(), None
     if not isinstance(raw, dict):

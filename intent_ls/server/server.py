@@ -16,6 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
@@ -32,6 +33,8 @@ class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("intent-ls", __version__)
         self.config = Config()
+        #: ``initializationOptions``: workspace/configuration values are laid over them.
+        self.initial_settings: Any = None
         self.folders = FolderSet()
         self.documents: dict[str, TrackedDocument] = {}
         #: The folder of the document the user touched last: where commands without a
@@ -77,7 +80,7 @@ class IntentLanguageServer(LanguageServer):
         self.show(f"intent-ls: internal error: {error}", types.MessageType.Error)
 
     @property
-    def codec(self) -> Any:
+    def codec(self) -> PositionCodec:
         return self.workspace.position_codec
 
     # -- configuration ----------------------------------------------------------------

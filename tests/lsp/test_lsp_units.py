@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 from pygls.workspace.text_document import TextDocument
 
-from intent_ls.server.config import Config, Contributor, SeverityOption, parse_config
+from intent_ls.server.config import Config, Contributor, SeverityOption, merged, parse_config
 from intent_ls.server.documents import Region, TrackedDocument
 
 
@@ -58,6 +58,15 @@ def test_invalid_settings_fall_back_to_defaults(raw: object, message: str) -> No
     assert config == Config()
     assert problem is not None and message in problem
     assert problem.startswith(("invalid intentLs settings", "intentLs settings"))
+
+
+def test_workspace_settings_override_start_up_options_key_by_key() -> None:
+    start = {"intentLs": {"pollInterval": 0.1, "extraIgnores": ["a/"]}}
+    config, problem = parse_config(merged(start, {"extraIgnores": ["b/"]}))
+    assert problem is None
+    assert (config.poll_interval, config.extra_ignores) == (0.1, ("b/",))
+    assert merged(None, {"pollInterval": 2}) == {"pollInterval": 2}
+    assert merged(start, None) == start["intentLs"]
 
 
 def doc(text: str) -> TrackedDocument:
