@@ -10,9 +10,6 @@ from typing import Any
 
 import attrs
 
-#: Where each rule's help lives; SARIF viewers (GitHub code scanning) link to it.
-DOCS_URL = "https://github.com/intent-ls/intent-ls/blob/main/docs/check.md"
-
 UNCOVERED_CHANGE = "uncovered-change"
 UNCOVERED_DELETION = "uncovered-deletion"
 INTENT_NOT_OWNER = "intent-not-owner"
@@ -28,10 +25,6 @@ class Rule:
     name: str
     short: str
     help: str
-
-    @property
-    def help_uri(self) -> str:
-        return f"{DOCS_URL}#{self.id}"
 
 
 RULES: tuple[Rule, ...] = (

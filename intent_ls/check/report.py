@@ -89,7 +89,6 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
                     "driver": {
                         "name": "intent-ls",
                         "version": __version__,
-                        "informationUri": RULES[0].help_uri.partition("#")[0],
                         "rules": [
                             {
                                 "id": rule.id,
@@ -97,7 +96,6 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
                                 "shortDescription": {"text": rule.short},
                                 "fullDescription": {"text": rule.help},
                                 "help": {"text": rule.help},
-                                "helpUri": rule.help_uri,
                                 "defaultConfiguration": {"level": "error"},
                             }
                             for rule in RULES

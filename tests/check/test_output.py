@@ -75,7 +75,7 @@ def test_sarif_is_valid_and_complete(violating: GitRepo) -> None:
     driver = run["tool"]["driver"]
     assert driver["name"] == "intent-ls"
     assert [r["id"] for r in driver["rules"]] == [r.id for r in RULES]
-    assert all(r["shortDescription"]["text"] and r["helpUri"] for r in driver["rules"])
+    assert all(r["shortDescription"]["text"] and r["help"]["text"] for r in driver["rules"])
     results = {r["ruleId"]: r for r in run["results"]}
     assert len(run["results"]) == 3
     where = results["uncovered-change"]["locations"][0]["physicalLocation"]
