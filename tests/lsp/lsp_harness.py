@@ -322,6 +322,7 @@ async def start_editor(
     roots: list[Path],
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
+    apply_edit: bool = True,
 ) -> Editor:
     box: list[Editor] = []
     client = make_client(box)
@@ -331,6 +332,8 @@ async def start_editor(
     if configuration is not None:
         client.set_configuration(configuration, section="intentLs")
     caps = client_capabilities(name)
+    if not apply_edit and caps.workspace is not None:
+        caps.workspace.apply_edit = False
     init_options = {"intentLs": {"pollInterval": 0.05}} if options is None else options
     result = await client.initialize_session(
         types.InitializeParams(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from lsp_harness import Editor
+from lsp_harness import Editor, start_editor, stop_editor
 from pygls.exceptions import JsonRpcException
 
 ROUTES = "src/api/routes.py"
@@ -187,3 +189,22 @@ async def test_commands_are_advertised(editor: Editor) -> None:
             "intent.recordLesson",
         ]
     )
+
+
+async def test_add_to_scope_writes_the_file_when_the_client_cannot_apply_edits(
+    client_name: str, workspace: Path
+) -> None:
+    editor = await start_editor(client_name, [workspace], apply_edit=False)
+    try:
+        uri = editor.open(ROUTES)
+        await editor.execute("intent.select", "INT-001")
+        editor.insert(uri, 0, 0, "#\n")
+        await editor.wait_diagnostics(ROUTES, bool, "out-of-scope")
+        result = await editor.execute("intent.addToScope", "INT-001", ROUTES)
+        assert result["applied"] is True
+        assert editor.applied_edits == []
+        text = (workspace / ".orchestration/active_intents.yaml").read_text(encoding="utf-8")
+        assert "      - tests/auth/**\n      - src/api/routes.py\n" in text
+        await editor.wait_diagnostics(ROUTES, lambda d: d == [], "reloaded at once")
+    finally:
+        await stop_editor(editor)
