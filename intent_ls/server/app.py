@@ -47,6 +47,8 @@ def build_server() -> IntentLanguageServer:
             await asyncio.wait_for(fetch_configuration(ls), CONFIG_TIMEOUT)
         except TimeoutError:
             ls.log("intent-ls: the client did not answer workspace/configuration in time")
+        except Exception as exc:  # a refused request must not stop governance
+            ls.log(f"intent-ls: could not read the client's settings ({exc}); using defaults")
         for folder in ls.folders:
             ls.publish_spec(folder)
             ls.send_status(folder)
