@@ -26,7 +26,7 @@ from intent_ls.server.actions import scope_edit
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
 from intent_ls.server.server import IntentLanguageServer
-from intent_ls.session import SelectionRefused
+from intent_ls.session import SelectionRefused, TurnState
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
@@ -251,7 +251,7 @@ def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
         session_id=folder.session.id,
         contributor=ls.config.contributor,
     )
-    if folder.session.state.value == "BLOCKED":
+    if folder.session.state is TurnState.BLOCKED:
         folder.session.resolve()
     ls.evaluate(doc)
     ls.send_status(folder)
