@@ -585,11 +585,12 @@ class TraceIndex:
 
 def _create(path: Path) -> sqlite3.Connection:
     """A new cache file for a cold build: nobody reads it until it is renamed into place,
-    so a crash just leaves a stale temporary file and journaling buys nothing."""
+    so a crash just leaves a stale temporary file and journaling buys nothing. The page
+    cache stays at SQLite's small default: appending rows in rowid order does not need
+    more, and CREATE INDEX sorts in runs of up to the cache size, which it does fastest
+    when a run fits the CPU caches (a 64 MiB cache made the 1M-record indexes ~1 s slower)."""
     db = sqlite3.connect(path, isolation_level=None)
-    db.executescript(
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;" + _DDL
-    )
+    db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _DDL)
     return db
 
 
