@@ -49,10 +49,13 @@ def build_server() -> IntentLanguageServer:
             ls.log("intent-ls: the client did not answer workspace/configuration in time")
         except Exception as exc:  # a refused request must not stop governance
             ls.log(f"intent-ls: could not read the client's settings ({exc}); using defaults")
+        # Watch before announcing: a change made once a client has seen the status is
+        # then always noticed, and one made during start-up is caught by this refresh.
+        await watcher.start()
         for folder in ls.folders:
+            ls.refresh(folder)
             ls.publish_spec(folder)
             ls.send_status(folder)
-        await watcher.start()
 
     async def fetch_configuration(ls: IntentLanguageServer) -> None:
         if not get_capability(ls.client_capabilities, "workspace.configuration", False):
