@@ -22,6 +22,7 @@ from intent_ls.hashing import content_hash, text_hash
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
+    from intent_ls.syntax.model import AstNode
 
 SPEC_VERSION = "0.1.0"
 TOOL_NAME = "intent-ls"
@@ -268,12 +269,15 @@ def build_approval_record(
     intent_id: str | None,
     session_id: str | None,
     verdict_message: str = "",
+    nodes: Sequence[AstNode] = (),
     clock: Clock = utc_now,
     new_id: IdFactory = uuid.uuid4,
     revision: str | Literal[False] | None = False,
 ) -> dict[str, Any]:
     """A record of its own for an approval: approvals happen between saves (a code action),
-    and a later save may never come, yet the approval must be on the ledger."""
+    and a later save may never come, yet the approval must be on the ledger. ``nodes`` are
+    the definitions the approved verdict affects (e.g. the deleted function, with its
+    baseline lines and content hash), kept under ``ast_nodes``."""
     rng = {
         "start_line": approval.start_line,
         "end_line": approval.end_line,
@@ -284,10 +288,8 @@ def build_approval_record(
         "intent_id": intent_id,
         "session_id": session_id,
         "mutation_class": None,
-        "ast_nodes": [],
-        "verdicts": [
-            RecordedVerdict(approval.verdict_code, verdict_message, {}).to_json()
-        ],
+        "ast_nodes": [{"path": approval.path, **node.to_json()} for node in nodes],
+        "verdicts": [RecordedVerdict(approval.verdict_code, verdict_message, {}).to_json()],
         "approvals": [approval.to_json()],
         "deleted_lines": 0,
     }

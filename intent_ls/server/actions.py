@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from intent_ls.model import Intent
-from intent_ls.policy import NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.policy import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.server import destructive, stale
 from intent_ls.server.diagnostics import SOURCE, to_range
 from intent_ls.server.folders import Folder
 from intent_ls.spec_edit import SpecEditError, add_to_scope, glob_for_path
@@ -35,12 +36,16 @@ def code_actions(
     actions: list[types.CodeAction] = []
     rel = doc.rel if doc else None
     for diag in params.context.diagnostics:
-        if diag.source != SOURCE or rel is None:
+        if diag.source != SOURCE or rel is None or doc is None:
             continue
         if diag.code == NO_ACTIVE_INTENT:
             actions += _select_fixes(folder, rel, uri, diag)
         elif diag.code == OUT_OF_SCOPE:
             actions += _scope_fixes(ls, folder, rel, uri, diag)
+        elif diag.code == STALE_FILE:
+            actions += stale.fixes(ls, doc, diag)
+        elif diag.code == DESTRUCTIVE_EDIT:
+            actions += destructive.fixes(ls, doc, diag)
     actions.append(
         types.CodeAction(
             title=SELECT_ACTIVE_TITLE,

@@ -12,9 +12,10 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.server import actions, guard
+from intent_ls.server import actions, blame, destructive, guard, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
+from intent_ls.server.ledger import trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
 
@@ -56,6 +57,9 @@ def build_server() -> IntentLanguageServer:
             ls.refresh(folder)
             ls.publish_spec(folder)
             ls.send_status(folder)
+        for folder in ls.folders:
+            if folder.governed:
+                ls.spawn(ls.recorder.open_index(folder))
 
     async def fetch_configuration(ls: IntentLanguageServer) -> None:
         if not get_capability(ls.client_capabilities, "workspace.configuration", False):
@@ -81,6 +85,13 @@ def build_server() -> IntentLanguageServer:
     def shutdown(ls: IntentLanguageServer, params: None) -> None:
         watcher.stop()
         ls.cancel_tasks()
+        for folder in ls.recorder.flush_timers():  # a map still due is written now
+            intents = ls.recorder.intents_of(folder)
+            ls.workers.submit_query(trace_of(folder).write_map, intents).result()
+        ls.workers.shutdown()
+        for folder in ls.folders:
+            if folder.trace is not None:
+                folder.trace.close()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     @guard.notification("updating workspace folders")
@@ -102,12 +113,13 @@ def build_server() -> IntentLanguageServer:
         ls: IntentLanguageServer, params: types.DidChangeWatchedFilesParams
     ) -> None:
         ls.refresh_all()
+        watcher.changed([change.uri for change in params.changes])
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @guard.notification("opening a document")
     def did_open(ls: IntentLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
-        doc = ls.track(item.uri, item.text, item.version)
+        doc = ls.track(item.uri, item.text, item.version, item.language_id)
         if ls.is_spec(doc):
             ls.evaluate(doc)
 
@@ -118,14 +130,16 @@ def build_server() -> IntentLanguageServer:
         if doc is None:
             return
         doc.version = params.text_document.version
-        doc.apply(
-            params.content_changes,
-            ls.codec,
-            lambda: ls.workspace.get_text_document(doc.uri).source,
-        )
+        changes = params.content_changes
+        doc.apply(changes, ls.codec, lambda: ls.workspace.get_text_document(doc.uri).source)
+        if doc.tree is not None:
+            doc.tree.push(changes)
+        ls.analyzer.shift(doc, changes)
+        stale.buffer_changed(doc)
         if doc.folder is not None:
             ls.current_folder = doc.folder
         ls.evaluate(doc, authorize=True)
+        ls.analyzer.schedule(doc)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     @guard.notification("recording a save")
@@ -136,15 +150,30 @@ def build_server() -> IntentLanguageServer:
         if ls.is_spec(doc) or doc.uri.endswith("/.intentignore"):
             ls.refresh(doc.folder)
             return
-        if not doc.governed or ls.allowed(doc):
+        if doc.governed and doc.rel is not None and not doc.untracked:
+            saving.on_save(ls, doc)
+        elif not doc.governed or ls.allowed(doc):
             doc.rebase()
             ls.evaluate(doc)
+
+    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
+    @guard.request("checking the file on disk before a save")
+    async def will_save_wait_until(
+        ls: IntentLanguageServer, params: types.WillSaveTextDocumentParams
+    ) -> list[types.TextEdit]:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is not None and doc.governed and doc.disk is not None:
+            await stale.will_save(ls, doc, saving.approvals_of(doc))
+        return []
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guard.notification("closing a document")
     def did_close(ls: IntentLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         doc = ls.documents.pop(params.text_document.uri, None)
-        if doc is None or doc.folder is None:
+        if doc is None:
+            return
+        ls.forget(doc)
+        if doc.folder is None:
             return
         if ls.is_spec(doc):
             ls.publish_spec(doc.folder)
@@ -164,6 +193,46 @@ def build_server() -> IntentLanguageServer:
         ls: IntentLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
         return actions.code_actions(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @guard.request("looking up the history of a line")
+    async def hover(ls: IntentLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return await blame.hover(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @guard.request("computing code lenses")
+    async def code_lens(
+        ls: IntentLanguageServer, params: types.CodeLensParams
+    ) -> list[types.CodeLens]:
+        return await blame.code_lens(ls, params)
+
+    @server.feature(types.WORKSPACE_WILL_DELETE_FILES, destructive.OPERATION_FILTERS)
+    @guard.request("checking a file deletion")
+    async def will_delete(
+        ls: IntentLanguageServer, params: types.DeleteFilesParams
+    ) -> types.WorkspaceEdit | None:
+        await destructive.will_operate(ls, [(f.uri, None) for f in params.files], "deleting")
+        return None
+
+    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, destructive.OPERATION_FILTERS)
+    @guard.request("checking a file rename")
+    async def will_rename(
+        ls: IntentLanguageServer, params: types.RenameFilesParams
+    ) -> types.WorkspaceEdit | None:
+        pairs = [(f.old_uri, f.new_uri) for f in params.files]
+        await destructive.will_operate(ls, pairs, "renaming")
+        return None
+
+    @server.feature(types.WORKSPACE_DID_DELETE_FILES, destructive.OPERATION_FILTERS)
+    @guard.notification("updating after a file deletion")
+    async def did_delete(ls: IntentLanguageServer, params: types.DeleteFilesParams) -> None:
+        await destructive.did_operate(ls, [(f.uri, None) for f in params.files], "deleted")
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, destructive.OPERATION_FILTERS)
+    @guard.notification("updating after a file rename")
+    async def did_rename(ls: IntentLanguageServer, params: types.RenameFilesParams) -> None:
+        pairs = [(f.old_uri, f.new_uri) for f in params.files]
+        await destructive.did_operate(ls, pairs, "renamed")
 
     for name, fn in COMMANDS.items():
         server.command(name)(fn)

@@ -1,70 +1,247 @@
-"""Human approvals of out-of-scope edits, kept for the session.
+"""Human approvals: the one place where an approval is decided and put on the ledger.
 
-An approval is a human decision that the Agent Trace ledger must record; until the ledger
-is wired in, :meth:`ApprovalStore.approve` is the single place that decision is made, so
-the ledger append goes there and nowhere else.
+Every approval — the ``intent.approve`` command behind the "Approve out-of-scope edit",
+"Approve destructive edit" and "Keep my version" quick fixes, the answer to the
+question after a stale save, an approved file deletion — goes through
+:func:`record_approvals`, which appends one approval record per approved content
+(``metadata.intent_ls.kind = "approval"``, see docs/ledger.md) before anything else
+changes. Other servers on the workspace see the record through the ledger and clear the
+same verdict in their editors.
+
+The approver is the configured contributor, except that ``unknown`` becomes ``human``:
+an approval is a click on a quick fix or a dialog, i.e. a person's decision.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.server.config import Contributor
+from intent_ls.attribution import OpenVerdict
+from intent_ls.hashing import content_hash
+from intent_ls.ledger.records import Approval, Contributor, build_approval_record
+from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
+from intent_ls.server.guard import UserError
+from intent_ls.session import TurnState
+from intent_ls.syntax.model import AstNode
 
+if TYPE_CHECKING:
+    from intent_ls.server.documents import TrackedDocument
+    from intent_ls.server.folders import Folder
+    from intent_ls.server.server import IntentLanguageServer
 
-@attrs.frozen
-class Approval:
-    intent_id: str
-    path: str
-    code: str
-    #: 1-based inclusive lines of the approved edit, in the buffer as it was approved.
-    start_line: int
-    end_line: int
-    session_id: str
-    contributor: Contributor
-    at: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "intent": self.intent_id,
-            "path": self.path,
-            "code": self.code,
-            "lines": [self.start_line, self.end_line],
-            "session": self.session_id,
-            "contributor": attrs.asdict(self.contributor),
-            "at": self.at,
-        }
+APPROVABLE = (OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE)
 
 
 @attrs.define
 class ApprovalStore:
-    approvals: list[Approval] = attrs.field(factory=list)
+    """The approvals made in this session (the status bar counts them)."""
 
-    def approve(
-        self,
-        *,
-        intent_id: str,
-        path: str,
-        code: str,
-        lines: tuple[int, int],
-        session_id: str,
-        contributor: Contributor,
-    ) -> Approval:
-        approval = Approval(
-            intent_id=intent_id,
-            path=path,
-            code=code,
-            start_line=lines[0],
-            end_line=lines[1],
-            session_id=session_id,
-            contributor=contributor,
-            at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        )
-        # The ledger (issue 4) appends an approval record for ``approval`` here.
-        self.approvals.append(approval)
-        return approval
+    approvals: list[Approval] = attrs.field(factory=list)
 
     def __len__(self) -> int:
         return len(self.approvals)
+
+
+def approver_of(ls: IntentLanguageServer) -> Contributor:
+    c = ls.config.contributor
+    return Contributor("human" if c.type == "unknown" else c.type, c.model_id)
+
+
+async def record_approvals(
+    ls: IntentLanguageServer,
+    folder: Folder,
+    approvals: Sequence[tuple[Approval, str, Sequence[AstNode]]],
+    uri: str | None = None,
+) -> list[str]:
+    """Appends one approval record per (approval, verdict message, affected nodes);
+    returns their ids. A record the ledger cannot take yet stays queued (retried)."""
+    ids = []
+    for approval, message, nodes in approvals:
+        record = build_approval_record(
+            folder.root,
+            approval,
+            intent_id=folder.session.intent_id,
+            session_id=folder.session.id,
+            verdict_message=message,
+            nodes=nodes,
+        )
+        await ls.recorder.append(folder, record, uri)
+        folder.approvals.approvals.append(approval)
+        ids.append(record["id"])
+    return ids
+
+
+def _nodes(details: dict[str, Any]) -> list[AstNode]:
+    out = []
+    for node in details.get("nodes") or ():
+        try:
+            out.append(
+                AstNode(
+                    str(node["kind"]),
+                    str(node["name"]),
+                    int(node["start_line"]),
+                    int(node["end_line"]),
+                    str(node["content_hash"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def _approval(ls: IntentLanguageServer, key: dict[str, Any]) -> Approval:
+    return Approval(
+        verdict_code=str(key["verdict_code"]),
+        path=str(key["path"]),
+        start_line=int(key["start_line"]),
+        end_line=int(key["end_line"]),
+        content_hash=str(key["content_hash"]),
+        approver=approver_of(ls),
+    )
+
+
+async def approve_verdict(
+    ls: IntentLanguageServer, doc: TrackedDocument, verdict: Verdict | OpenVerdict
+) -> list[Approval]:
+    """Approves one stale or destructive verdict (live, or recorded by an earlier save)."""
+    assert doc.folder is not None
+    key = verdict.approval if isinstance(verdict, OpenVerdict) else verdict.details["approval"]
+    approval = _approval(ls, key)
+    await record_approvals(
+        ls, doc.folder, [(approval, verdict.message, _nodes(verdict.details))], doc.uri
+    )
+    doc.pending_approvals.append(approval)
+    _after(ls, doc)
+    return [approval]
+
+
+async def approve(
+    ls: IntentLanguageServer,
+    doc: TrackedDocument,
+    lines: tuple[int, int],
+    code: str,
+    key: str | None,
+) -> dict[str, Any]:
+    """``intent.approve``: the verdict of ``code`` on 0-based ``lines`` of ``doc``."""
+    folder, rel = doc.folder, doc.rel
+    assert folder is not None and rel is not None
+    if code == OUT_OF_SCOPE:
+        approvals = await _approve_scope(ls, doc, lines)
+    else:
+        found = _keyed(doc, lines, code, key)
+        if found is None:
+            what = "stale-file warning" if code == STALE_FILE else "destructive edit"
+            raise UserError(
+                f"intent.approve: no {what} of {rel} at lines {lines[0] + 1}-{lines[1] + 1}"
+            )
+        approvals = await approve_verdict(ls, doc, found)
+    first = approvals[0]
+    contributor = ls.config.contributor
+    return {
+        "intent": folder.session.intent_id,
+        "path": rel,
+        "code": code,
+        "lines": [lines[0] + 1, lines[1] + 1],
+        "approved": [
+            {"start_line": a.start_line, "end_line": a.end_line, "content_hash": a.content_hash}
+            for a in approvals
+        ],
+        "session": folder.session.id,
+        "contributor": {
+            "type": first.approver.type,
+            "name": contributor.name,
+            "model_id": first.approver.model_id,
+        },
+        "at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def _overlaps(span_start: int, span_end: int, lines: tuple[int, int]) -> bool:
+    """1-based span vs 0-based inclusive lines."""
+    return span_start - 1 <= lines[1] and lines[0] <= span_end - 1
+
+
+def _keyed(
+    doc: TrackedDocument, lines: tuple[int, int], code: str, key: str | None
+) -> Verdict | OpenVerdict | None:
+    live = doc.live
+    if live is None:
+        return None
+    candidates: list[Verdict | OpenVerdict] = []
+    for verdict in live.unapproved(code):
+        anchor = getattr(verdict.finding, "anchor", None)
+        start, end = (anchor.start, anchor.end) if anchor is not None else (1, 1)
+        if _overlaps(start, end, lines):
+            candidates.append(verdict)
+    for found in live.open:
+        if found.code == code and _overlaps(found.span.start, found.span.end, lines):
+            candidates.append(found)
+    if key is not None:
+        candidates = [c for c in candidates if _key_of(c) == key]
+    return candidates[0] if candidates else None
+
+
+def _key_of(verdict: Verdict | OpenVerdict) -> str | None:
+    if isinstance(verdict, OpenVerdict):
+        return verdict.approval.get("content_hash")
+    wanted = verdict.details.get("approval") or {}
+    return wanted.get("content_hash")
+
+
+async def _approve_scope(
+    ls: IntentLanguageServer, doc: TrackedDocument, lines: tuple[int, int]
+) -> list[Approval]:
+    folder, rel = doc.folder, doc.rel
+    assert folder is not None and rel is not None
+    active = folder.active
+    if active is None:
+        raise UserError("intent.approve: no active intent; run intent.select first")
+    live_oos = any(v.code == OUT_OF_SCOPE for v in evaluate(folder.session, folder.scope, rel))
+    recorded = [
+        f
+        for f in (doc.live.open if doc.live is not None else ())
+        if f.code == OUT_OF_SCOPE and _overlaps(f.span.start, f.span.end, lines)
+    ]
+    if not live_oos and not recorded:
+        raise UserError(f"intent.approve: {rel} is inside {active.id}'s scope; nothing to approve")
+    keys: list[dict[str, Any]] = []
+    if live_oos and doc.absorb(*lines):
+        text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
+        keys.append(
+            {
+                "verdict_code": OUT_OF_SCOPE,
+                "path": rel,
+                "start_line": lines[0] + 1,
+                "end_line": lines[1] + 1,
+                "content_hash": content_hash(text),
+            }
+        )
+    keys.extend(f.approval for f in recorded)
+    if not keys:
+        raise UserError(f"intent.approve: no edit of {rel} at lines {lines[0] + 1}-{lines[1] + 1}")
+    seen: set[str] = set()
+    approvals = []
+    message = f"{rel} is outside the scope of active intent {active.id}"
+    for key in keys:
+        if key["content_hash"] in seen:
+            continue
+        seen.add(key["content_hash"])
+        approvals.append(_approval(ls, key))
+    await record_approvals(ls, folder, [(a, message, ()) for a in approvals], doc.uri)
+    doc.pending_approvals.extend(approvals)
+    _after(ls, doc)
+    return approvals
+
+
+def _after(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+    folder = doc.folder
+    assert folder is not None
+    if folder.session.state is TurnState.BLOCKED:
+        folder.session.resolve()
+    ls.evaluate(doc)
+    ls.send_status(folder)
+    ls.analyzer.schedule(doc, delay=0)

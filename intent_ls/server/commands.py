@@ -20,13 +20,15 @@ from pygls.uris import to_fs_path
 from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
 from intent_ls.context import context_xml
 from intent_ls.model import Intent
-from intent_ls.policy import OUT_OF_SCOPE, evaluate
+from intent_ls.policy import OUT_OF_SCOPE
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
+from intent_ls.server.approvals import APPROVABLE
+from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
 from intent_ls.server.server import IntentLanguageServer
-from intent_ls.session import SelectionRefused, TurnState
+from intent_ls.session import SelectionRefused
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
@@ -221,41 +223,28 @@ def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
 
 
 @command("intent.approve")
-def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    """``[uri, range, code]`` or ``[uri, range, code, contentHash]`` (which verdict, when
+    several of ``code`` overlap the range): records a human approval in the ledger."""
     name = "intent.approve"
-    _arity(name, args, 3, 3, "[uri, range, code]")
+    _arity(name, args, 3, 4, "[uri, range, code] or [uri, range, code, contentHash]")
     uri = _string(name, args[0], "the document URI")
     lines = _lines(name, args[1])
     code = args[2]
-    if code != OUT_OF_SCOPE:
+    key = _string(name, args[3], "the content hash", optional=True) if len(args) > 3 else None
+    if code not in APPROVABLE:
         raise UserError(
-            f"{name}: only '{OUT_OF_SCOPE}' edits can be approved, not {code!r} "
-            "(for no-active-intent, select an intent)"
+            f"{name}: only {', '.join(repr(c) for c in APPROVABLE)} verdicts can be approved, "
+            f"not {code!r} (for no-active-intent, select an intent)"
         )
     doc = ls.documents.get(uri or "")
     if doc is None or doc.folder is None:
         raise UserError(f"{name}: {uri} is not an open document in a workspace folder")
-    folder = doc.folder
-    active = _active(folder, name)
+    if code == OUT_OF_SCOPE:
+        _active(doc.folder, name)
     if not doc.governed or doc.rel is None:
         raise UserError(f"{name}: {doc.rel or uri} is not governed; nothing to approve")
-    if not any(v.code == OUT_OF_SCOPE for v in evaluate(folder.session, folder.scope, doc.rel)):
-        raise UserError(f"{name}: {doc.rel} is inside {active.id}'s scope; nothing to approve")
-    if not doc.absorb(*lines):
-        raise UserError(f"{name}: no edit of {doc.rel} at lines {lines[0] + 1}-{lines[1] + 1}")
-    approval = folder.approvals.approve(
-        intent_id=active.id,
-        path=doc.rel,
-        code=OUT_OF_SCOPE,
-        lines=(lines[0] + 1, lines[1] + 1),
-        session_id=folder.session.id,
-        contributor=ls.config.contributor,
-    )
-    if folder.session.state is TurnState.BLOCKED:
-        folder.session.resolve()
-    ls.evaluate(doc)
-    ls.send_status(folder)
-    return approval.to_dict()
+    return await approve_in(ls, doc, lines, code, key)
 
 
 def _lines(name: str, value: Any) -> tuple[int, int]:

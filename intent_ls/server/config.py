@@ -30,11 +30,45 @@ class SeverityOption(enum.StrEnum):
 
 @attrs.define
 class Contributor:
-    """Who is editing, for the Agent Trace records written later (``contributor.type``)."""
+    """Who is editing, for the Agent Trace records (``contributor.type``).
 
-    type: Literal["human", "ai", "mixed", "unknown"] = "human"
+    ``unknown`` by default: a language server sees text changes, not who produced them
+    (keystrokes, an accepted AI completion and an agent editing through the editor all
+    arrive as the same didChange); see the README.
+    """
+
+    type: Literal["human", "ai", "mixed", "unknown"] = "unknown"
     name: str | None = None
     model_id: str | None = None
+
+
+@attrs.define
+class LedgerOptions:
+    """Writing ``.orchestration/agent_trace.jsonl``."""
+
+    #: fsync after each append (durable on power loss; off trades that for speed).
+    fsync: bool = True
+    #: Seconds after the last append before ``intent_map.md`` is regenerated.
+    map_delay: float = 1.0
+
+
+@attrs.define
+class CodeLensOptions:
+    enabled: bool = True
+    #: ``{intents}`` (comma-separated ids, or "no intent"), ``{changes}`` ("3 changes"),
+    #: ``{count}`` (3) and ``{last}`` (timestamp of the last change).
+    format: str = "{intents} · {changes}"
+
+
+@attrs.define
+class DestructiveOptions:
+    """What counts as a destructive edit (besides deleted definitions)."""
+
+    #: More net deleted lines than this in one change is destructive.
+    max_deleted_lines: int = 20
+    #: Gitignore-style globs whose every edit needs approval; None: the built-in list
+    #: (migrations, lock files, CI workflows; see intent_ls/protected.py).
+    protected_paths: tuple[str, ...] | None = None
 
 
 @attrs.define
@@ -44,9 +78,15 @@ class Config:
     contributor: Contributor = attrs.field(factory=Contributor)
     #: Extra gitignore-style globs never governed, on top of ``.intentignore``.
     extra_ignores: tuple[str, ...] = ()
-    #: Seconds between checks of the spec and ``.intentignore`` when the client cannot
-    #: watch files for the server.
+    #: Seconds between checks of the spec, ``.intentignore``, the ledger and open
+    #: documents on disk when the client cannot watch files for the server.
     poll_interval: float = 1.0
+    ledger: LedgerOptions = attrs.field(factory=LedgerOptions)
+    code_lens: CodeLensOptions = attrs.field(factory=CodeLensOptions)
+    destructive: DestructiveOptions = attrs.field(factory=DestructiveOptions)
+    #: Seconds of quiet after an edit before the full analysis (destructive edits,
+    #: stale files, unresolved verdicts of earlier saves) runs; see docs/server.md.
+    analysis_delay: float = 0.15
 
 
 def _camel(name: str) -> str:
@@ -72,6 +112,16 @@ def _make_converter() -> cattrs.Converter:
             raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
         return float(value)
 
+    def strict_bool(value: Any, _: type) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"expected true or false, got {type(value).__name__} {value!r}")
+        return value
+
+    def strict_int(value: Any, _: type) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected an integer, got {type(value).__name__} {value!r}")
+        return value
+
     def strict_strings(value: Any, _: type) -> tuple[str, ...]:
         if not isinstance(value, list):
             raise TypeError(f"expected a list of strings, got {type(value).__name__} {value!r}")
@@ -87,6 +137,8 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(SeverityOption, severity)
     converter.register_structure_hook(str, strict_str)
     converter.register_structure_hook(float, strict_float)
+    converter.register_structure_hook(bool, strict_bool)
+    converter.register_structure_hook(int, strict_int)
     converter.register_structure_hook_func(lambda t: t == tuple[str, ...], strict_strings)
     return converter
 
@@ -126,9 +178,29 @@ def parse_config(raw: Any) -> tuple[Config, str | None]:
         errors = cattrs.transform_error(exc, path=SECTION, format_exception=_why)
         details = "; ".join(_camel(e) for e in errors)
         return Config(), f"invalid {SECTION} settings: {details}; using the defaults"
-    if config.poll_interval <= 0:
-        return Config(), f"invalid {SECTION} settings: pollInterval must be > 0; using the defaults"
+    problem = _check_ranges(config)
+    if problem:
+        return Config(), f"invalid {SECTION} settings: {problem}; using the defaults"
     return config, None
+
+
+def _check_ranges(config: Config) -> str | None:
+    if config.poll_interval <= 0:
+        return "pollInterval must be > 0"
+    if config.analysis_delay < 0:
+        return "analysisDelay must be >= 0"
+    if config.ledger.map_delay < 0:
+        return "ledger.mapDelay must be >= 0"
+    if config.destructive.max_deleted_lines < 0:
+        return "destructive.maxDeletedLines must be >= 0"
+    try:
+        config.code_lens.format.format(intents="", changes="", count=0, last="")
+    except (KeyError, IndexError, ValueError) as exc:
+        return (
+            f"codeLens.format is not a valid format ({exc!r}); "
+            "use {intents}, {changes}, {count}, {last}"
+        )
+    return None
 
 
 def _why(exc: BaseException, _: type | None) -> str:

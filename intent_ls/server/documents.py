@@ -15,6 +15,7 @@ disagreement falls back to re-splitting the whole text.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
@@ -23,6 +24,13 @@ from pygls.workspace.position_codec import PositionCodec
 from intent_ls.diff import Hunk, diff_lines
 from intent_ls.server.folders import Folder
 from intent_ls.workspace import PathInfo
+
+if TYPE_CHECKING:
+    from intent_ls.ledger.records import Approval
+    from intent_ls.server.analysis import Live
+    from intent_ls.server.ledger import History
+    from intent_ls.server.stale import DiskTracker
+    from intent_ls.server.trees import LiveTree
 
 #: Larger buffers (in characters) are not diffed: any edit flags the whole file.
 MAX_TRACKED_CHARS = 5 * 1024 * 1024
@@ -65,6 +73,20 @@ class TrackedDocument:
         self._regions: list[Region] | None = None
         self.update(text)
         self.rebase()
+        # What the other concerns keep per governed document (set up by the server):
+        self.language: str | None = None
+        #: The syntax tree kept in step with the buffer (supported languages only).
+        self.tree: LiveTree | None = None
+        #: The disk content the buffer is based on (stale-file detection).
+        self.disk: DiskTracker | None = None
+        #: The text of the last trace record (the old side of the next record).
+        self.record_text: str | None = None
+        #: The last full analysis, its diagnostics, and the file's ledger history.
+        self.live: Live | None = None
+        self.extra: list[types.Diagnostic] = []
+        self.history: History | None = None
+        #: Approvals made since the last record: the next record lists them.
+        self.pending_approvals: list[Approval] = []
 
     @property
     def rel(self) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -33,6 +34,9 @@ class Folder:
         session_id = saved.get("session_id")
         self.session = Session(id=session_id) if isinstance(session_id, str) else Session()
         self.approvals = ApprovalStore()
+        #: The folder's trace ledger and index (:class:`~intent_ls.server.ledger.FolderTrace`),
+        #: created on first use.
+        self.trace: Any = None
         self.spec_uri = from_fs_path(str(self.workspace.spec_path)) or ""
         self.spec_result: SpecResult = SpecResult(None, ())
         #: The spec that governs: the disk spec, or the last usable one while the file

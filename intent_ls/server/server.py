@@ -20,11 +20,17 @@ from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
-from intent_ls.server import diagnostics, status
+from intent_ls.server import append_only, diagnostics, status
+from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
+from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.stale import DiskTracker, path_of
+from intent_ls.server.trees import LiveTree, encoding_of
+from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
+from intent_ls.syntax import GRAMMARS, language_for
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +47,12 @@ class IntentLanguageServer(LanguageServer):
         #: document or folder argument apply in a multi-root window.
         self.current_folder: Folder | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.workers = Workers()
+        self.recorder = Recorder(self)
+        self.analyzer = Analyzer(self)
+        #: File URIs a willDelete/willRename request already judged (didDelete/didRename
+        #: then only update state).
+        self.operations_seen: set[str] = set()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -124,6 +136,7 @@ class IntentLanguageServer(LanguageServer):
             if doc.folder is folder:
                 doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
                 self.evaluate(doc)
+        self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
 
     def refresh_all(self) -> None:
@@ -135,7 +148,9 @@ class IntentLanguageServer(LanguageServer):
 
     # -- documents --------------------------------------------------------------------
 
-    def track(self, uri: str, text: str, version: int | None) -> TrackedDocument:
+    def track(
+        self, uri: str, text: str, version: int | None, language_id: str | None = None
+    ) -> TrackedDocument:
         folder = self.folder_for_uri(uri)
         path = to_fs_path(uri) if folder else None
         info = folder.workspace.classify(path) if folder and path else None
@@ -144,6 +159,8 @@ class IntentLanguageServer(LanguageServer):
         self.documents[uri] = doc
         if folder is not None:
             self.current_folder = folder
+        if doc.governed and doc.rel is not None:
+            self._follow(doc, text, language_id)
         if doc.untracked and doc.governed:
             self.log(
                 f"intent-ls: {doc.rel}: line changes are not tracked because {doc.untracked}; "
@@ -151,6 +168,27 @@ class IntentLanguageServer(LanguageServer):
                 types.MessageType.Info,
             )
         return doc
+
+    def _follow(self, doc: TrackedDocument, text: str, language_id: str | None) -> None:
+        """Sets up what a governed document needs beyond edit tracking: its syntax tree,
+        its disk state and its record baseline; then the first analysis."""
+        doc.language = language_for(language=language_id, path=doc.rel)
+        disk_path = path_of(doc.uri)
+        if disk_path is not None:
+            doc.disk = DiskTracker(disk_path)
+            on_disk = doc.disk.open()
+        else:
+            on_disk = None
+        # The last record's content is what is on disk (a restored unsaved buffer
+        # differs from it); a file not yet on disk starts from nothing.
+        doc.record_text = on_disk if on_disk is not None else ""
+        if doc.language in GRAMMARS and not doc.untracked:
+            encoding = encoding_of(str(self.workspace.position_encoding or "utf-16"))
+            doc.tree = LiveTree(doc.language, text, encoding)  # type: ignore[arg-type]
+        self.analyzer.schedule(doc, delay=0)
+
+    def forget(self, doc: TrackedDocument) -> None:
+        self.analyzer.cancel(doc.uri)
 
     def reassign(self, doc: TrackedDocument) -> None:
         """Re-homes ``doc`` after folders changed, keeping its baseline and edits."""
@@ -176,10 +214,20 @@ class IntentLanguageServer(LanguageServer):
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
             return
+        if is_ledger(doc):
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=doc.uri,
+                    diagnostics=append_only.diagnostics(self, doc),
+                    version=doc.version,
+                )
+            )
+            return
         verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
         found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
+        published = found + self.analyzer.visible(doc.extra, found) if doc.governed else found
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=found, version=doc.version)
+            types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=published, version=doc.version)
         )
         if authorize and doc.governed and folder.session.intent_id is not None:
             before = folder.session.state

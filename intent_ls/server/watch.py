@@ -1,10 +1,13 @@
-"""Noticing when ``active_intents.yaml`` or ``.intentignore`` change on disk.
+"""Noticing changes on disk: the spec, ``.intentignore``, the ledger, open documents.
 
 Clients that can watch files for us get a dynamic ``workspace/didChangeWatchedFiles``
-registration (cheap, immediate). Others (Neovim before 0.10 without the capability, most
-batch clients), or a client that refuses the registration, get a polling task: each
-tick asks every folder to refresh, which costs two ``stat`` calls when nothing changed
-because the core's Workspace caches on file identity.
+registration (cheap, immediate) for the sidecar and for every file (``**/*``), so that
+another editor's or an agent's write to an open document, and another process's append
+to the ledger, are reported. Others (Neovim 0.11 advertises no dynamic registration,
+most batch clients), or a client that refuses the registration, get a polling task:
+each tick asks every folder to refresh (two ``stat`` calls when nothing changed, the
+core's Workspace caches on file identity), ``stat``s each folder's ledger and each open
+governed document, and reads a file only when its (mtime, size, inode) changed.
 """
 
 from __future__ import annotations
@@ -12,10 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.uris import to_fs_path
+
+from intent_ls.ledger.store import ledger_path
+from intent_ls.server import stale
+from intent_ls.server.ledger import LEDGER_REL, stamp_of
+
+LEDGER_SUFFIX = "/" + LEDGER_REL
 
 if TYPE_CHECKING:
     from intent_ls.server.server import IntentLanguageServer
@@ -26,6 +37,7 @@ WATCHED_GLOBS = (
     "**/.orchestration/active_intents.yaml",
     "**/.orchestration",
     "**/.intentignore",
+    "**/*",
 )
 
 
@@ -34,6 +46,29 @@ class Watcher:
         self.ls = ls
         self.mode = "off"
         self._poller: asyncio.Task[None] | None = None
+        self._ledgers: dict[str, tuple[int, int, int] | None] = {}
+
+    def changed(self, uris: list[str]) -> None:
+        """Files the client saw change: open documents and ledgers."""
+        for uri in uris:
+            doc = self.ls.documents.get(uri)
+            if doc is not None:
+                stale.disk_changed(self.ls, doc)
+            folder = self.ls.folder_for_uri(uri)
+            if folder is not None and folder.governed and uri.endswith(LEDGER_SUFFIX):
+                path = to_fs_path(uri)
+                if path and Path(path) == ledger_path(folder.root):
+                    self.ls.spawn(self.ls.recorder.ledger_changed(folder))
+
+    def _poll_files(self) -> None:
+        stale.poll(self.ls)
+        for folder in self.ls.folders:
+            if not folder.governed:
+                continue
+            stamp = stamp_of(ledger_path(folder.root))
+            if self._ledgers.setdefault(folder.uri, stamp) != stamp:
+                self._ledgers[folder.uri] = stamp
+                self.ls.spawn(self.ls.recorder.ledger_changed(folder))
 
     async def start(self) -> None:
         caps = self.ls.client_capabilities
@@ -63,6 +98,7 @@ class Watcher:
             await asyncio.sleep(self.ls.config.poll_interval)
             try:
                 self.ls.refresh_all()
+                self._poll_files()
                 last_error = ""
             except Exception as exc:  # keep polling whatever one refresh hit
                 if str(exc) != last_error:  # say it once, not every tick

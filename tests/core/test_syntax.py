@@ -125,3 +125,23 @@ def test_importing_syntax_root_does_not_load_tree_sitter() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_batched_changes_equal_one_by_one() -> None:
+    text = "class A:\n    def f(self):\n        return 'é😀'\n\ndef g():\n    pass\n"
+    changes = [
+        ((2, 16), (2, 17), "x"),  # after the emoji: UTF-16 units differ from code points
+        ((4, 4), (4, 5), "h"),
+        ((0, 0), (0, 0), "import os\n"),
+        ((5, 0), (6, 8), "def k():\n    return 1\n"),
+    ]
+    batched = DocumentSyntax.parse(text, "python")
+    batched.apply_changes(changes, "utf-16")
+    single = DocumentSyntax.parse(text, "python")
+    for start, end, new in changes:
+        single.apply_change(start, end, new, "utf-16")
+    assert batched.source == single.source
+    assert str(batched.tree.root_node) == str(single.tree.root_node)
+    fresh = DocumentSyntax.parse(batched.source, "python")
+    assert batched.definitions() == fresh.definitions()
+    assert [n.name for n in fresh.definitions()] == ["A", "A.f", "k"]  # h was replaced

@@ -27,6 +27,8 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
 TIMEOUT = 30.0
 SERVER = [sys.executable, "-m", "intent_ls", "serve"]
+#: Settings that keep the tests quick: fast polling, analysis and map regeneration.
+FAST: dict[str, Any] = {"pollInterval": 0.05, "analysisDelay": 0.02, "ledger": {"mapDelay": 0.05}}
 
 
 def uri_of(path: Path) -> str:
@@ -53,6 +55,8 @@ class Editor:
         self.versions: dict[str, int] = {}
         self.codec = PositionCodec()
         self.init_result: types.InitializeResult | None = None
+        self.recorded: list[dict[str, Any]] = []
+        self.lens_refreshes = 0
         self._waiters: list[asyncio.Event] = []
 
     # -- waiting --------------------------------------------------------------------
@@ -182,13 +186,37 @@ class Editor:
             )
         )
 
-    def save(self, uri: str) -> None:
+    async def save(self, uri: str, will_save: bool = True) -> None:
+        """Saves like VS Code and Neovim do: willSaveWaitUntil (answered before the file
+        is written, when the server asked for it), the write, then didSave."""
         from pygls.uris import to_fs_path
 
-        Path(to_fs_path(uri) or "").write_text(self.texts[uri], encoding="utf-8")
+        if will_save and self.server_wants_will_save():
+            await self.client.text_document_will_save_wait_until_async(
+                types.WillSaveTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    reason=types.TextDocumentSaveReason.Manual,
+                )
+            )
+        Path(to_fs_path(uri) or "").write_text(self.texts[uri], encoding="utf-8", newline="")
         self.client.text_document_did_save(
             types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
+
+    def server_wants_will_save(self) -> bool:
+        assert self.init_result is not None
+        sync = self.init_result.capabilities.text_document_sync
+        return bool(getattr(sync, "will_save_wait_until", False))
+
+    def recorded_count(self) -> int:
+        return len(self.recorded)
+
+    async def wait_recorded(
+        self, since: int, what: str = "a trace record", count: int = 1
+    ) -> list[dict[str, Any]]:
+        """The ``intent/recorded`` notifications after the first ``since``."""
+        await self.wait_for(lambda: len(self.recorded) >= since + count, what)
+        return self.recorded[since:]
 
     def close(self, uri: str) -> None:
         self.client.text_document_did_close(
@@ -280,6 +308,16 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
         if editor_box:
             editor_box[0].poke()
 
+    def on_recorded(client: LanguageClient, params: Any) -> None:
+        if editor_box:
+            editor_box[0].recorded.append(plain(params))
+            editor_box[0].poke()
+
+    def on_lens_refresh(client: LanguageClient, params: None) -> None:
+        if editor_box:
+            editor_box[0].lens_refreshes += 1
+            editor_box[0].poke()
+
     def on_register(client: LanguageClient, params: types.RegistrationParams) -> None:
         if editor_box:
             editor_box[0].registrations.extend(params.registrations)
@@ -289,6 +327,7 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
     ) -> types.ApplyWorkspaceEditResult:
         if editor_box:
             editor_box[0].applied_edits.append(params.edit)
+            editor_box[0].poke()
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def on_message_request(
@@ -296,6 +335,7 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
     ) -> types.MessageActionItem | None:
         editor = editor_box[0]
         editor.message_requests.append(params)
+        editor.poke()
         for action in params.actions or []:
             if editor.pick and action.title.startswith(editor.pick):
                 return action
@@ -304,6 +344,8 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_diagnostics
     features[types.WINDOW_SHOW_MESSAGE] = on_show_message
     features["intent/status"] = on_status
+    features["intent/recorded"] = on_recorded
+    features[types.WORKSPACE_CODE_LENS_REFRESH] = on_lens_refresh
     features[types.CLIENT_REGISTER_CAPABILITY] = on_register
     features[types.WORKSPACE_APPLY_EDIT] = on_apply_edit
     features[types.WINDOW_SHOW_MESSAGE_REQUEST] = on_message_request
@@ -334,7 +376,7 @@ async def start_editor(
     caps = client_capabilities(name)
     if not apply_edit and caps.workspace is not None:
         caps.workspace.apply_edit = False
-    init_options = {"intentLs": {"pollInterval": 0.05}} if options is None else options
+    init_options = {"intentLs": FAST} if options is None else options
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,

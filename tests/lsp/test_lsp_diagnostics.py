@@ -140,7 +140,7 @@ async def test_allowed_save_becomes_the_new_baseline(editor: Editor) -> None:
     await editor.execute("intent.select", "INT-001")
     uri = editor.open(JWT)
     editor.insert(uri, 0, 0, "# saved work\n")
-    editor.save(uri)
+    await editor.save(uri)
     await editor.execute("intent.clear")
     editor.insert(uri, 3, 0, "# new\n")
     diags = await editor.wait_diagnostics(JWT, bool, "only the unsaved edit")
@@ -152,7 +152,7 @@ async def test_saving_an_out_of_scope_edit_does_not_hide_it(editor: Editor) -> N
     uri = editor.open(ROUTES)
     editor.insert(uri, 0, 0, "# sneaky\n")
     await editor.wait_diagnostics(ROUTES, bool, "out-of-scope")
-    editor.save(uri)
+    await editor.save(uri)
     editor.insert(uri, 5, 0, "# more\n")
     diags = await editor.wait_diagnostics(ROUTES, lambda d: len(d) == 2, "both edits flagged")
     assert lines_of(diags) == [(0, 0), (5, 5)]

@@ -161,3 +161,33 @@ def test_spliced_lines_match_the_editor_text(
         d.apply([change], codec, lambda: editor.source)
         assert d.lines == editor.source.splitlines(keepends=True)
     assert (d.regions() == []) == (d.lines == start.splitlines(keepends=True))
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_live_tree_follows_changes_in_client_units(encoding: str) -> None:
+    from intent_ls.server.trees import LiveTree
+    from intent_ls.syntax.document import DocumentSyntax
+
+    text = 'def f():\n    return "😀 hi"\n'
+    tree = LiveTree("python", text, encoding)  # type: ignore[arg-type]
+    codec = PositionCodec(encoding)  # type: ignore[arg-type]
+    doc = TextDocument("file:///t.py", text, position_codec=codec)
+    syntax = tree.apply(tree.take(), text)
+    edits = [((1, 14), (1, 16), "hello"), ((2, 0), (2, 0), "def g():\n    pass\n")]
+    for (sl, sc), (el, ec), new in edits:
+        lines = doc.lines
+        rng = codec.range_to_client_units(
+            lines,
+            types.Range(start=types.Position(sl, sc), end=types.Position(el, ec)),
+        )
+        change = types.TextDocumentContentChangePartial(range=rng, text=new)
+        doc.apply_change(change)
+        tree.push([change])
+    assert tree.apply(tree.take(), doc.source) is syntax
+    assert tree.resyncs == 0
+    assert 'return "😀 hello"' in syntax.text
+    assert syntax.definitions() == DocumentSyntax.parse(doc.source, "python").definitions()
+    # a full-document change replaces the text
+    tree.push([types.TextDocumentContentChangeWholeDocument(text="x = 1\n")])
+    assert tree.apply(tree.take(), "x = 1\n").definitions() == []
+    assert tree.resyncs == 0

@@ -15,7 +15,16 @@ import {
 
 const SECTION = 'intentLs';
 /** Settings the server understands; it rejects unknown keys, so client-only ones are dropped. */
-const SERVER_KEYS = ['severity', 'contributor', 'extraIgnores', 'pollInterval'] as const;
+const SERVER_KEYS = [
+  'severity',
+  'contributor',
+  'extraIgnores',
+  'pollInterval',
+  'ledger',
+  'codeLens',
+  'destructive',
+  'analysisDelay',
+] as const;
 const FALLBACK_COMMAND = ['python3', '-m', 'intent_ls'];
 
 /** The `intent/status` payload (see docs/server.md). */

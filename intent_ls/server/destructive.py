@@ -1,0 +1,297 @@
+"""Destructive edits: quick fixes on ``destructive-edit`` and the file operations.
+
+The verdicts come from the policy (:mod:`intent_ls.classify` behind it) through the
+analysis; this module renders what a human does about them:
+
+- **Approve destructive edit**: ``intent.approve`` with the finding's approval key; the
+  approval record lists the affected definitions with their content hashes.
+- **Restore deleted code**: the finding's ``restore`` edits (0-based lines, code-point
+  columns in the analysed text) as a WorkspaceEdit in the client's position units.
+- **Deleting or renaming files** (``workspace/willDeleteFiles`` / ``willRenameFiles``,
+  registered for every file): the policy judges a :class:`~intent_ls.policy.FileOperation`
+  per governed file; a blocking verdict is put to the user
+  (``window/showMessageRequest``) and an approval is recorded. LSP cannot veto the
+  operation, so without approval it goes ahead and the user is told that
+  ``intent-ls check`` will report it. The ``did*`` notifications update the server's
+  state (histories of the paths involved, open documents' disk state).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.uris import from_fs_path, to_fs_path
+
+from intent_ls.hashing import text_hash
+from intent_ls.ledger.records import Approval
+from intent_ls.policy import (
+    DESTRUCTIVE_EDIT,
+    NO_ACTIVE_INTENT,
+    FileOperation,
+    Verdict,
+    evaluate,
+)
+from intent_ls.server.analysis import policy_config
+from intent_ls.server.approvals import approver_of, record_approvals
+from intent_ls.server.ledger import read_text, trace_of
+from intent_ls.server.stale import path_of
+from intent_ls.syntax.model import AstNode
+
+if TYPE_CHECKING:
+    from intent_ls.server.documents import TrackedDocument
+    from intent_ls.server.folders import Folder
+    from intent_ls.server.server import IntentLanguageServer
+
+APPROVE_TITLE = "Approve destructive edit"
+RESTORE_TITLE = "Restore deleted code"
+APPROVE_OPERATION = "Approve"
+#: Files looked at, at most, when a whole directory is deleted or renamed.
+MAX_FILES = 1000
+
+OPERATION_FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"), scheme="file")
+    ]
+)
+
+
+def fixes(
+    ls: IntentLanguageServer, doc: TrackedDocument, diag: types.Diagnostic
+) -> list[types.CodeAction]:
+    data = diag.data if isinstance(diag.data, dict) else {}
+    key = (data.get("approval") or {}).get("content_hash")
+    actions: list[types.CodeAction] = []
+    live = doc.live
+    finding = None
+    if live is not None and live.version == doc.version and not data.get("record"):
+        for verdict in live.unapproved(DESTRUCTIVE_EDIT):
+            anchor = getattr(verdict.finding, "anchor", None)
+            if anchor is None:
+                continue
+            if (
+                key is not None
+                and (verdict.details.get("approval") or {}).get("content_hash") == key
+            ) or (
+                anchor.start - 1 <= diag.range.end.line and diag.range.start.line <= anchor.end - 1
+            ):
+                finding = verdict.finding
+                key = key or (verdict.details.get("approval") or {}).get("content_hash")
+                break
+    if finding is not None and getattr(finding, "restore", ()):
+        actions.append(
+            types.CodeAction(
+                title=RESTORE_TITLE,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=True,
+                edit=restore_edit(ls, doc, finding.restore),
+            )
+        )
+    arguments: list[Any] = [doc.uri, _range_json(diag.range), DESTRUCTIVE_EDIT]
+    if key:
+        arguments.append(key)
+    actions.append(
+        types.CodeAction(
+            title=APPROVE_TITLE,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            command=types.Command(
+                title=APPROVE_TITLE, command="intent.approve", arguments=arguments
+            ),
+        )
+    )
+    return actions
+
+
+def restore_edit(ls: IntentLanguageServer, doc: TrackedDocument, edits: Any) -> types.WorkspaceEdit:
+    lines = doc.lines
+
+    def position(line: int, column: int) -> types.Position:
+        text = lines[line] if line < len(lines) else ""
+        return types.Position(line=line, character=ls.codec.client_num_units(text[:column]))
+
+    changes = [
+        types.TextEdit(
+            range=types.Range(start=position(*e.start), end=position(*e.end)), new_text=e.text
+        )
+        for e in edits
+    ]
+    return types.WorkspaceEdit(changes={doc.uri: changes})
+
+
+def _range_json(r: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+# -- file operations --------------------------------------------------------------------
+
+
+def _files(path: Path) -> list[Path]:
+    if not path.is_dir():
+        return [path]
+    found: list[Path] = []
+    for base, dirs, names in os.walk(path):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            found.append(Path(base) / name)
+            if len(found) >= MAX_FILES:
+                return found
+    return found
+
+
+def _judge(
+    ls: IntentLanguageServer, old_uri: str, new_uri: str | None
+) -> list[tuple[Folder, str, Verdict, str | None]]:
+    """(folder, path, blocking verdict, text) for every governed file the operation
+    touches; a directory stands for the files in it."""
+    out: list[tuple[Folder, str, Verdict, str | None]] = []
+    old_path = path_of(old_uri)
+    if old_path is None:
+        return out
+    new_path = path_of(new_uri) if new_uri else None
+    for file in _files(old_path):
+        uri = from_fs_path(str(file)) or ""
+        folder = ls.folder_for_uri(uri)
+        if folder is None or not folder.governed:
+            continue
+        info = folder.workspace.classify(file)
+        if info.rel is None or not info.governed:
+            continue
+        new_rel = None
+        if new_path is not None:
+            target = new_path / file.relative_to(old_path) if file != old_path else new_path
+            new_rel = folder.workspace.relative(target) if target else None
+        doc = ls.documents.get(uri)
+        text = ls.workspace.get_text_document(uri).source if doc else read_text(file)
+        operation = FileOperation(new_rel, text, doc.language if doc else None)
+        for verdict in evaluate(
+            folder.session,
+            folder.scope,
+            info.rel,
+            operation,
+            config=policy_config(ls.config),
+        ):
+            if verdict.blocking:
+                out.append((folder, info.rel, verdict, text))
+    return out
+
+
+async def will_operate(
+    ls: IntentLanguageServer, pairs: list[tuple[str, str | None]], what: str
+) -> None:
+    """willDeleteFiles / willRenameFiles: ask, and record the approval if given."""
+    judged = [j for old, new in pairs for j in _judge(ls, old, new)]
+    if not judged:
+        return
+    for old, _ in pairs:
+        ls.operations_seen.add(old)
+    approvable = [j for j in judged if j[2].code != NO_ACTIVE_INTENT]
+    lines = sorted({f"{rel}: {verdict.message}" for _, rel, verdict, _ in judged})
+    summary = "; ".join(lines[:5]) + (f"; … ({len(lines)} in all)" if len(lines) > 5 else "")
+    needs_intent = any(j[2].code == NO_ACTIVE_INTENT for j in judged)
+    if approvable and get_capability(ls.client_capabilities, "window.show_message", None):
+        answer = await ls.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"intent-ls: {what} needs your approval: {summary}",
+                actions=[
+                    types.MessageActionItem(title=APPROVE_OPERATION),
+                    types.MessageActionItem(title="Don't approve"),
+                ],
+            )
+        )
+        if answer is not None and answer.title == APPROVE_OPERATION:
+            await _record(ls, approvable)
+            if needs_intent:
+                ls.show(
+                    f"intent-ls: {what}: approved, but no intent is active; select one that "
+                    "owns these files so the change is attributed",
+                    types.MessageType.Warning,
+                )
+            return
+    ls.show(
+        f"intent-ls: {what} without approval: {summary}. `intent-ls check` will report it.",
+        types.MessageType.Warning,
+    )
+
+
+async def _record(
+    ls: IntentLanguageServer, judged: list[tuple[Folder, str, Verdict, str | None]]
+) -> None:
+    approver = approver_of(ls)
+    by_folder: dict[str, list[tuple[Approval, str, list[AstNode]]]] = {}
+    folders: dict[str, Folder] = {}
+    for folder, rel, verdict, text in judged:
+        key = verdict.details.get("approval")
+        finding = verdict.finding
+        if key is None:
+            lines = len(text.splitlines()) if text else 1
+            digest = text_hash(text) if text is not None else text_hash("")
+            key = {
+                "verdict_code": verdict.code,
+                "path": rel,
+                "start_line": 1,
+                "end_line": max(lines, 1),
+                "content_hash": digest,
+            }
+        approval = Approval(
+            verdict_code=verdict.code,
+            path=str(key["path"]),
+            start_line=int(key["start_line"]),
+            end_line=int(key["end_line"]),
+            content_hash=str(key["content_hash"]),
+            approver=approver,
+        )
+        nodes = list(getattr(finding, "nodes", ()) or ())
+        by_folder.setdefault(folder.uri, []).append((approval, verdict.message, nodes))
+        folders[folder.uri] = folder
+    for uri, items in by_folder.items():
+        await record_approvals(ls, folders[uri], items)
+
+
+async def did_operate(
+    ls: IntentLanguageServer, pairs: list[tuple[str, str | None]], what: str
+) -> None:
+    """didDeleteFiles / didRenameFiles: forget the old paths' histories, re-read open
+    documents' disk state, and report operations no will* request announced."""
+    unannounced = [(old, new) for old, new in pairs if old not in ls.operations_seen]
+    for old, _ in pairs:
+        ls.operations_seen.discard(old)
+        folder = ls.folder_for_uri(old)
+        path = to_fs_path(old) if old.startswith("file:") else None
+        if folder is not None and path:
+            rel = folder.workspace.relative(path)
+            if rel:
+                await ls.workers.query(trace_of(folder).forget, rel)
+    for doc in list(ls.documents.values()):
+        if any(doc.uri == old or doc.uri.startswith(old.rstrip("/") + "/") for old, _ in pairs):
+            from intent_ls.server import stale
+
+            stale.disk_changed(ls, doc)
+    if unannounced:
+        lines = []
+        for old, new in unannounced:
+            folder = ls.folder_for_uri(old)
+            path = to_fs_path(old) if old.startswith("file:") else None
+            if folder is None or not folder.governed or not path:
+                continue
+            info = folder.workspace.classify(path)
+            if info.rel is None or not info.governed:
+                continue
+            new_rel = folder.workspace.relative(to_fs_path(new) or "") if new else None
+            for verdict in evaluate(folder.session, folder.scope, info.rel, FileOperation(new_rel)):
+                if verdict.blocking:
+                    lines.append(f"{info.rel}: {verdict.message}")
+        if lines:
+            ls.show(
+                f"intent-ls: {what} without approval: {'; '.join(sorted(set(lines))[:5])}. "
+                "`intent-ls check` will report it.",
+                types.MessageType.Warning,
+            )

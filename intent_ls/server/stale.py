@@ -1,0 +1,339 @@
+"""Stale buffers: the file changed on disk under an open document (optimistic locking).
+
+Per open governed document a :class:`DiskTracker` remembers the disk content hash of
+the buffer's **baseline**: read at open, and set to the buffer's hash after each save.
+The disk is looked at again
+
+- on ``workspace/didChangeWatchedFiles`` for the document (the server registers a
+  watcher for every file when the client allows dynamic registration), or, for clients
+  that do not watch for the server, when the poller sees the file's (mtime, size, inode)
+  change;
+- on ``textDocument/willSaveWaitUntil``, just before the editor writes (the client waits
+  for the answer, so nothing is written yet): this catches another editor's save that
+  no watcher reported in time — two servers on one workspace.
+
+When the disk no longer holds the baseline and the buffer differs from what it holds,
+the policy's ``stale-file`` verdict (Warning) names who wrote it when the ledger knows.
+Quick fixes: **Reload from disk** (a WorkspaceEdit replacing the buffer with the disk
+content) and **Keep my version** (an approval, recorded in the ledger, keyed on the disk
+content it overrides).
+
+**Saving a stale buffer** is not blocked (willSaveWaitUntil cannot veto a save, and a
+dialog there would outlive the editor's save timeout). The save's trace record carries
+the ``stale-file`` verdict with the baseline, disk and buffer hashes; then, unless a
+"Keep my version" approval covers it, the server asks (``window/showMessageRequest``):
+*Keep my version* records the approval, *Restore the disk version* puts the overwritten
+content (read at willSave) back into the buffer. Unanswered, the verdict stays open and
+is shown from the ledger until approved.
+
+A buffer that becomes equal to the disk content (the editor reloaded it) takes the disk
+content as its new baseline, so another writer's lines are not flagged as your edits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.uris import to_fs_path
+
+from intent_ls.hashing import text_hash
+from intent_ls.policy import STALE_FILE, ApprovalSet, Verdict, stale_verdict
+from intent_ls.server.ledger import read_text, stamp_of, trace_of
+from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
+
+if TYPE_CHECKING:
+    from intent_ls.server.documents import TrackedDocument
+    from intent_ls.server.server import IntentLanguageServer
+
+KEEP_TITLE = "Keep my version"
+RELOAD_TITLE = "Reload from disk"
+RESTORE_TITLE = "Restore the disk version"
+
+
+@attrs.frozen
+class SaveContext:
+    """What willSaveWaitUntil found on disk just before the write."""
+
+    disk_text: str | None
+    check: SaveCheck
+    disk: DiskState
+
+
+class DiskTracker:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.baseline_hash: str | None = None
+        self.current_hash: str | None = None
+        #: The disk text when it differs from the baseline (for "Reload from disk").
+        self.current_text: str | None = None
+        self.changed_by: Changer | None = None
+        self.since = "opened"
+        self.stamp: tuple[int, int, int] | None = None
+        #: A save is under way (between willSave and didSave): a disk change now is ours.
+        self.saving = False
+        #: The buffer changed while the disk differed from the baseline (a reload?).
+        self.reload_pending = False
+        self.save_context: SaveContext | None = None
+
+    def open(self) -> str | None:
+        """Reads the disk at open; returns its text (None if the file does not exist)."""
+        text = read_text(self.path)
+        self.stamp = stamp_of(self.path)
+        self.baseline_hash = self.current_hash = text_hash(text) if text is not None else None
+        return text
+
+    @property
+    def changed(self) -> bool:
+        return self.current_hash != self.baseline_hash
+
+    def state(self) -> DiskState | None:
+        if not self.changed:
+            return None
+        return DiskState(self.baseline_hash, self.current_hash, self.changed_by, self.since)
+
+    def look(self, force: bool = False) -> bool:
+        """Re-reads the file if its stamp changed (or ``force``); True if its content
+        hash differs from what was seen last."""
+        stamp = stamp_of(self.path)
+        if stamp == self.stamp and not force:
+            return False
+        self.stamp = stamp
+        text = read_text(self.path)
+        digest = text_hash(text) if text is not None else None
+        if digest == self.current_hash:
+            return False
+        self.current_hash = digest
+        self.current_text = text if digest != self.baseline_hash else None
+        self.changed_by = None
+        return True
+
+    def saved(self, text: str) -> None:
+        self.baseline_hash = self.current_hash = text_hash(text)
+        self.current_text = None
+        self.changed_by = None
+        self.since = "saved"
+        self.stamp = stamp_of(self.path)
+        self.saving = False
+        self.reload_pending = False
+
+    def reloaded(self) -> None:
+        self.baseline_hash = self.current_hash
+        self.current_text = None
+        self.changed_by = None
+        self.since = "reloaded"
+        self.reload_pending = False
+
+
+def tracker(doc: TrackedDocument) -> DiskTracker | None:
+    return doc.disk  # type: ignore[no-any-return]
+
+
+# -- events -----------------------------------------------------------------------------
+
+
+def disk_changed(ls: IntentLanguageServer, doc: TrackedDocument, force: bool = False) -> None:
+    """A watcher event or the poller: re-read, learn who wrote it, re-analyse."""
+    disk = tracker(doc)
+    if disk is None or not disk.look(force):
+        return
+    ls.spawn(_learn_changer(ls, doc, disk))
+
+
+async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: DiskTracker) -> None:
+    digest = disk.current_hash
+    if disk.changed and doc.folder is not None and doc.rel is not None:
+        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        if disk.current_hash == digest:
+            disk.changed_by = changer
+    _maybe_reloaded(ls, doc, from_watch=True)
+    ls.analyzer.schedule(doc, delay=0)
+
+
+def buffer_changed(doc: TrackedDocument) -> None:
+    disk = tracker(doc)
+    if disk is not None and disk.changed:
+        disk.reload_pending = True
+
+
+def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: bool) -> bool:
+    """The buffer now holds the new disk content: the editor reloaded it."""
+    disk = tracker(doc)
+    if disk is None or not disk.changed or disk.current_hash is None:
+        return False
+    if from_watch and (disk.saving or not _announces_saves(ls)) and not disk.reload_pending:
+        return False  # maybe our own save landing before didSave: leave it to didSave
+    text = ls.workspace.get_text_document(doc.uri).source
+    if text_hash(text) != disk.current_hash:
+        return False
+    disk.reloaded()
+    doc.rebase()
+    ls.analyzer.rebased(doc)
+    ls.evaluate(doc)
+    return True
+
+
+def check_reload(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+    """After an analysis: a pending reload is recognised once the texts agree."""
+    disk = tracker(doc)
+    if disk is not None and disk.reload_pending:
+        _maybe_reloaded(ls, doc, from_watch=False)
+
+
+def _announces_saves(ls: IntentLanguageServer) -> bool:
+    caps = ls.client_capabilities
+    return bool(
+        get_capability(caps, "text_document.synchronization.will_save_wait_until", False)
+        or get_capability(caps, "text_document.synchronization.will_save", False)
+    )
+
+
+async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: ApprovalSet) -> None:
+    """Reads the disk before the editor writes over it and decides what the save is:
+    the client waits for this answer, so the read sees the file before the write."""
+    disk = tracker(doc)
+    if disk is None or doc.rel is None or doc.folder is None:
+        return
+    disk.saving = True
+    text = ls.workspace.get_text_document(doc.uri).source
+    if disk.look(force=True) or (disk.changed and disk.changed_by is None):
+        digest = disk.current_hash
+        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        if disk.current_hash == digest:
+            disk.changed_by = changer
+    state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
+    overwritten = disk.current_text if disk.changed else None
+    disk.save_context = SaveContext(overwritten, check_save(doc.rel, state, text, approvals), state)
+
+
+def save_context(
+    ls: IntentLanguageServer, doc: TrackedDocument, text: str, approvals: ApprovalSet
+) -> SaveContext | None:
+    """At didSave: what willSave found, or (clients without it) the last known disk."""
+    disk = tracker(doc)
+    if disk is None or doc.rel is None:
+        return None
+    context, disk.save_context = disk.save_context, None
+    if context is None and disk.changed:
+        state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
+        context = SaveContext(disk.current_text, check_save(doc.rel, state, text, approvals), state)
+    return context
+
+
+def stale_of(context: SaveContext | None, changer: Changer | None) -> Verdict | None:
+    """The save's stale-file verdict (approved or not), naming who wrote the disk."""
+    if context is None or context.check.stale is None:
+        return None
+    stale = attrs.evolve(context.check.stale, changed_by=changer or context.check.stale.changed_by)
+    return stale_verdict(stale)
+
+
+async def ask_after_save(
+    ls: IntentLanguageServer, doc: TrackedDocument, verdict: Verdict, overwritten: str | None
+) -> None:
+    """The save wrote over someone else's content: keep it (approval) or restore theirs."""
+    if not get_capability(ls.client_capabilities, "window.show_message", None):
+        ls.show(
+            f"intent-ls: you saved over a newer version: {verdict.message}",
+            types.MessageType.Warning,
+        )
+        return
+    actions = [KEEP_TITLE]
+    if overwritten is not None and get_capability(
+        ls.client_capabilities, "workspace.apply_edit", False
+    ):
+        actions.append(RESTORE_TITLE)
+    answer = await ls.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"intent-ls: you saved over a newer version: {verdict.message}. "
+            "Keep your version, or restore the one you overwrote?",
+            actions=[types.MessageActionItem(title=t) for t in actions],
+        )
+    )
+    if answer is None or ls.documents.get(doc.uri) is not doc:
+        return
+    if answer.title == KEEP_TITLE:
+        from intent_ls.server.approvals import approve_verdict
+
+        await approve_verdict(ls, doc, verdict)
+    elif answer.title == RESTORE_TITLE and overwritten is not None:
+        await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=replace_buffer(ls, doc, overwritten), label=RESTORE_TITLE
+            )
+        )
+
+
+# -- quick fixes ------------------------------------------------------------------------
+
+
+def replace_buffer(
+    ls: IntentLanguageServer, doc: TrackedDocument, text: str
+) -> types.WorkspaceEdit:
+    lines = doc.lines
+    if lines:
+        last = lines[-1]
+        body = last.rstrip("\r\n")
+        end = (
+            types.Position(line=len(lines), character=0)
+            if body != last
+            else types.Position(line=len(lines) - 1, character=ls.codec.client_num_units(body))
+        )
+    else:
+        end = types.Position(line=0, character=0)
+    edit = types.TextEdit(range=types.Range(start=types.Position(0, 0), end=end), new_text=text)
+    return types.WorkspaceEdit(changes={doc.uri: [edit]})
+
+
+def fixes(
+    ls: IntentLanguageServer, doc: TrackedDocument, diag: types.Diagnostic
+) -> list[types.CodeAction]:
+    """Quick fixes of a ``stale-file`` diagnostic."""
+    actions = []
+    disk = tracker(doc)
+    if disk is not None and disk.changed and disk.current_text is not None:
+        actions.append(
+            types.CodeAction(
+                title=RELOAD_TITLE,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=True,
+                edit=replace_buffer(ls, doc, disk.current_text),
+            )
+        )
+    actions.append(
+        types.CodeAction(
+            title=KEEP_TITLE,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            command=types.Command(
+                title=KEEP_TITLE,
+                command="intent.approve",
+                arguments=[doc.uri, _range_json(diag.range), STALE_FILE],
+            ),
+        )
+    )
+    return actions
+
+
+def _range_json(r: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+def poll(ls: IntentLanguageServer) -> None:
+    """The poller's tick for open documents (clients that do not watch files)."""
+    for doc in list(ls.documents.values()):
+        if tracker(doc) is not None:
+            disk_changed(ls, doc)
+
+
+def path_of(uri: str) -> Path | None:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None
