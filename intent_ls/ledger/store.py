@@ -34,11 +34,12 @@ def ledger_path(root: Path) -> Path:
     return root / LEDGER_RELPATH
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_bytes(record: dict[str, Any]) -> bytes:
     """The one serialization the ledger writes and ``verify`` checks byte for byte."""
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
-    )
+    return _CANONICAL.encode(record).encode("utf-8")
 
 
 def record_digest(record: dict[str, Any]) -> str:
