@@ -61,6 +61,7 @@ class _Session:
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.statuses: list[dict[str, Any]] = []
+        self.recorded: list[dict[str, Any]] = []
         self._changed = asyncio.Event()
 
     async def play(self) -> int:
@@ -87,6 +88,11 @@ class _Session:
         @client.feature(types.WINDOW_SHOW_MESSAGE)
         def on_message(params: types.ShowMessageParams) -> None:
             print(f"  [editor popup] {params.message}")
+
+        @client.feature("intent/recorded")
+        def on_recorded(params):  # type: ignore[no-untyped-def]  # untyped payload
+            self.recorded.append(_plain(params))
+            self._changed.set()
 
         await client.start_io(sys.executable, "-m", "intent_ls", "serve")
         try:
@@ -139,6 +145,14 @@ class _Session:
         print(f"    … ({len(context)} lines)")
         self.show_diagnostics(jwt, self.diagnostics[jwt])
 
+        self.step("Save src/auth/jwt.py: the server appends an Agent Trace record")
+        await self.save(jwt)
+        await self.wait(lambda: self.recorded, "the record of the save")
+        await self.show_record()
+
+        self.step("Hover on line 6: which intents changed it, when, by whom")
+        await self.show_hover(jwt, 5)
+
         self.step("Now edit src/api/routes.py, which INT-002 owns")
         routes = self.open("src/api/routes.py")
         self.edit(routes, 11, "# TODO: cap the page size\n")
@@ -160,6 +174,45 @@ class _Session:
         print("\nDone: the server ran as a subprocess over stdio, exactly as an editor runs it.")
 
     # -- helpers ----------------------------------------------------------------------
+
+    async def save(self, uri: str) -> None:
+        types = self.types
+        rel = uri[len(self.root_uri) + 1 :]
+        (self.root / rel).write_text(self.texts[uri], encoding="utf-8")
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+    async def show_record(self) -> None:
+        import json
+
+        note = self.recorded[-1]
+        ledger = self.root / ".orchestration" / "agent_trace.jsonl"
+        records = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+        record = next(r for r in records if r["id"] == note["id"])
+        meta = record["metadata"]["intent_ls"]
+        conv = record["files"][0]["conversations"][0]
+        print(f"  .orchestration/agent_trace.jsonl: record {record['id'][:8]}…")
+        print(
+            f"    file {record['files'][0]['path']}, intent {meta['intent_id']}, "
+            f"contributor {conv['contributor']['type']}, {meta['mutation_class']}"
+        )
+        for rng in conv["ranges"]:
+            print(f"    lines {rng['start_line']}–{rng['end_line']}  {rng['content_hash'][:19]}…")
+        names = ", ".join(n["name"] for n in meta["ast_nodes"]) or "(module level)"
+        print(f"    AST nodes: {names}; chained to {meta['prev'][:19]}…")
+
+    async def show_hover(self, uri: str, line: int) -> None:
+        types = self.types
+        hover = await self.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=1),
+            )
+        )
+        value = getattr(getattr(hover, "contents", None), "value", "") if hover else ""
+        for text in value.splitlines() or ["(no history)"]:
+            print(f"  {text}")
 
     def step(self, title: str) -> None:
         print(f"\n▶ {title}")

@@ -79,6 +79,8 @@ class Live:
     verdicts: tuple[Verdict, ...]
     approvals: ApprovalSet = attrs.field(eq=False)
     open: tuple[OpenVerdict, ...] = ()
+    #: Which governance baseline the verdicts are against (``doc.baseline_version``).
+    baseline_version: int = 0
 
     def approved(self, verdict: Verdict) -> bool:
         key = approval_key(verdict)
@@ -106,6 +108,7 @@ class _Inputs:
     history: History
     covered: frozenset[str]
     version: int | None
+    baseline_version: int
 
 
 def _compute(inputs: _Inputs) -> Live:
@@ -156,6 +159,7 @@ def _compute(inputs: _Inputs) -> Live:
         tuple(v for v in verdicts if v.code in (STALE_FILE, DESTRUCTIVE_EDIT)),
         approvals,
         tuple(found),
+        inputs.baseline_version,
     )
 
 
@@ -243,17 +247,8 @@ class Analyzer:
             history=history,
             covered=covered,
             version=doc.version,
+            baseline_version=doc.baseline_version,
         )
-
-    def now(self, doc: TrackedDocument) -> Live:
-        """The analysis of the current version, computed now if the last one is older
-        (at a save: the governance decision cannot wait for the debounce)."""
-        live: Live | None = doc.live
-        if live is not None and live.version == doc.version:
-            return live
-        inputs = self._inputs(doc, doc.history or History(), False)
-        live = self.ls.workers.submit(_compute, inputs).result()
-        return live
 
     # -- rendering --------------------------------------------------------------------
 

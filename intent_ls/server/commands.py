@@ -100,6 +100,7 @@ def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
     for doc in list(ls.documents.values()):
         if doc.folder is folder:
             ls.evaluate(doc)
+    ls.analyzer.schedule_folder(folder, delay=0)  # recorded verdicts an owner now covers
     ls.send_status(folder)
 
 

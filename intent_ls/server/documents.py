@@ -71,6 +71,9 @@ class TrackedDocument:
         self.baseline: list[str] = []
         self._length = 0
         self._regions: list[Region] | None = None
+        #: Counts baseline changes (rebase, absorb, restore): results computed against
+        #: an older baseline are recognised.
+        self.baseline_version = 0
         self.update(text)
         self.rebase()
         # What the other concerns keep per governed document (set up by the server):
@@ -152,8 +155,16 @@ class TrackedDocument:
 
     def rebase(self) -> None:
         """The buffer becomes the baseline (at open, and on a save that was allowed)."""
+        self.baseline_version += 1
         self.baseline = list(self.lines)
         self.edited = False
+        self._regions = None
+
+    def restore_baseline(self, baseline: list[str]) -> None:
+        """Puts back an earlier baseline (a save turned out not to be allowed)."""
+        self.baseline_version += 1
+        self.baseline = baseline
+        self.edited = True
         self._regions = None
 
     def hunks(self) -> list[Hunk]:
@@ -198,6 +209,7 @@ class TrackedDocument:
         edits elsewhere in the file are still checked. Returns how many hunks it took.
         """
         taken = 0
+        self.baseline_version += 1
         for h in reversed(self.hunks()):
             top = h.new_start
             bottom = max(h.new_end - 1, h.new_start)

@@ -4,11 +4,10 @@ Per workspace folder a :class:`FolderTrace` holds the ledger writer and the trac
 (with the histories of open files derived from it); the :class:`Recorder` drives them
 from LSP events. What runs where (see :mod:`intent_ls.server.workers`):
 
-- on **didSave** of a governed document whose text differs from its last record, the
-  verdicts present at that moment are collected on the event loop, then one worker job
+- on **didSave** of a governed document (:mod:`intent_ls.server.saving`) one worker job
   brings the document's tree up to the saved text, builds the record (ranges, AST nodes
   and mutation class from the live tree and the snapshot taken at the last record, so
-  nothing is reparsed) and appends it;
+  nothing is reparsed) and appends it through :meth:`FolderTrace.append`;
 - an append that fails (disk full, permissions) keeps the record in memory, says so
   once, and is retried before the next append and every few seconds: a record is never
   given up while the server runs;
@@ -30,7 +29,6 @@ import sqlite3
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,8 +42,6 @@ from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
-    RecordedVerdict,
-    build_mutation_record,
     intent_meta,
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
@@ -57,7 +53,6 @@ if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
     from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
-    from intent_ls.server.trees import LiveTree
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +122,7 @@ class FolderTrace:
         self.pending: list[dict[str, Any]] = []
         self.index: TraceIndex | None = None
         self.generation = 0
+        self._announced = 0
         self.read_error = ""
         self._paths: dict[str, _PathCache] = {}
 
@@ -154,16 +150,29 @@ class FolderTrace:
 
     @_reading(0)
     def open_index(self, progress: Any = None) -> int:
-        """Builds (first time) or catches up the index; returns the records added."""
+        """Builds (first time) or catches up the index; returns the records it added."""
         if self.index is None:
             self.index = TraceIndex.for_workspace(self.root, progress=progress)
+        size = self._size()  # before: the index then holds at least this much
         added = self.index.refresh()
-        self.generation += added
+        self.generation = size
         return added
 
-    @_reading(0)
-    def refresh(self) -> int:
-        return self.open_index()
+    @_reading(False)
+    def refresh(self) -> bool:
+        """Catches the index up; True when the ledger grew since the last call of this
+        method. (Not the records this call indexed: the index cache is shared by every
+        server on the workspace, and another one may have indexed them first; nor a
+        change any other query already caught up with.)"""
+        self.open_index()
+        grew, self._announced = self.generation != self._announced, self.generation
+        return grew
+
+    def _size(self) -> int:
+        try:
+            return self.ledger.path.stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def close(self) -> None:
         if self.index is not None:
@@ -172,7 +181,7 @@ class FolderTrace:
 
     @_reading(History)
     def history(self, rel: str) -> History:
-        self.refresh()
+        self.open_index()
         assert self.index is not None
         cache = self._paths.setdefault(rel, _PathCache())
         if cache.generation != self.generation:
@@ -215,7 +224,7 @@ class FolderTrace:
     def changer(self, rel: str, digest: str | None) -> Changer | None:
         if digest is None:
             return None
-        self.refresh()
+        self.open_index()
         assert self.index is not None
         return changer_from_index(self.index, rel, digest)
 
@@ -223,13 +232,13 @@ class FolderTrace:
     def blame(
         self, rel: str, definition: AstNode | None, line_hash: str | None
     ) -> list[BlameEntry]:
-        self.refresh()
+        self.open_index()
         assert self.index is not None
         return self.index.blame(rel, definition=definition, content_hash=line_hash)
 
     def stats(self, rel: str, definitions: Sequence[AstNode]) -> list[DefinitionStats]:
         try:
-            self.refresh()
+            self.open_index()
             assert self.index is not None
             return self.index.definition_stats(rel, definitions)
         except (OSError, sqlite3.Error) as exc:
@@ -252,7 +261,7 @@ class FolderTrace:
         return list(reversed(list(unique.values())))
 
     def write_map(self, intents: dict[str, IntentInfo]) -> bool:
-        self.refresh()
+        self.open_index()
         assert self.index is not None
         return write_intent_map(self.root, self.index, intents)[1]
 
@@ -268,59 +277,6 @@ def is_ledger(doc: TrackedDocument) -> bool:
     return doc.folder is not None and doc.rel == LEDGER_REL
 
 
-@attrs.frozen
-class SaveJob:
-    """Everything a save's record is built from, captured when the save arrives."""
-
-    root: Path
-    rel: str
-    old_text: str
-    new_text: str
-    intent_id: str | None
-    session_id: str | None
-    contributor: Contributor
-    verdicts: tuple[RecordedVerdict, ...]
-    approvals: tuple[Approval, ...]
-    language: str | None
-    allowed: bool
-    #: Whether ``old_text`` is the content of the document's last record (else it is
-    #: what another writer left on disk, read just before the save).
-    from_record: bool
-    fsync: bool
-
-
-def build_and_append(
-    trace: FolderTrace, tree: LiveTree | None, batch: Any, job: SaveJob
-) -> tuple[list[dict[str, Any]], OSError | None]:
-    """Worker thread: the record of one save, built from the live tree, then appended."""
-    syntax = old_syntax = None
-    if tree is not None:
-        tree.apply(batch, job.new_text)
-        now = tree.current(job.new_text)
-        syntax = now.syntax
-        old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
-        tree.record = now
-        if job.allowed:
-            tree.governance = now
-    record = build_mutation_record(
-        job.root,
-        job.rel,
-        job.old_text,
-        job.new_text,
-        intent_id=job.intent_id,
-        session_id=job.session_id,
-        contributor=job.contributor,
-        verdicts=job.verdicts,
-        approvals=job.approvals,
-        syntax=syntax,
-        old_syntax=old_syntax,
-        language=job.language,
-    )
-    if record is None and not trace.pending:
-        return [], None
-    return trace.append(record, job.fsync)
-
-
 class Recorder:
     def __init__(self, ls: IntentLanguageServer) -> None:
         self.ls = ls
@@ -329,12 +285,6 @@ class Recorder:
         self._failing: set[str] = set()
 
     # -- appending ------------------------------------------------------------------
-
-    def submit_save(
-        self, folder: Folder, tree: LiveTree | None, batch: Any, job: SaveJob
-    ) -> Future[tuple[list[dict[str, Any]], OSError | None]]:
-        """Queues the record job now, so it sees the tree exactly as saved."""
-        return self.ls.workers.submit(build_and_append, trace_of(folder), tree, batch, job)
 
     async def append(self, folder: Folder, record: dict[str, Any], uri: str | None = None) -> bool:
         """Appends ``record`` (e.g. an approval) on the worker; True once it is durable."""
@@ -409,10 +359,13 @@ class Recorder:
     async def ledger_changed(self, folder: Folder) -> None:
         """The ledger grew (our append, or another process's): catch the index up and
         re-analyse what depends on it."""
-        added = await self.ls.workers.query(trace_of(folder).refresh)
-        if added:
+        grew = await self.ls.workers.query(trace_of(folder).refresh)
+        if grew:
             self.ls.analyzer.schedule_folder(folder, delay=0)
             self.refresh_lenses()
+            from intent_ls.server import stale
+
+            stale.ledger_grew(self.ls, folder)
 
     def refresh_lenses(self) -> None:
         if get_capability(

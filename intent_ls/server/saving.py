@@ -2,36 +2,96 @@
 
 On ``didSave`` (the record is about what the editor just wrote, i.e. the buffer):
 
-1. The verdicts present at this moment are collected on the event loop: the scope
-   verdicts, the ``stale-file`` verdict of the willSave re-check (approved or not), and
-   the ``destructive-edit`` verdicts of the change since the governance baseline (from
-   the last analysis if it is of this version, else computed now). Approvals that apply
-   — made since the last record, or matching a verdict — are listed with them.
-2. The governance baseline moves to the saved text only if no blocking verdict is left
-   unapproved (docs/server.md, "Edit tracking"); the record baseline and the disk
-   baseline always move.
-3. One worker job builds the record from the live tree and appends it (see
-   :mod:`intent_ls.server.ledger`); the old side is the last record's content, or what
-   another writer left on disk when the willSave re-check read something else.
-4. After a stale save nobody approved, the user is asked (see :mod:`.stale`).
+1. On the event loop, cheaply: the scope verdicts and the ``stale-file`` verdict of the
+   willSave re-check (approved or not) are collected; the record baseline and the disk
+   baseline move to the saved text; the governance baseline moves too unless a scope
+   verdict blocks (docs/server.md, "Edit tracking").
+2. One worker job, queued at once so that it sees the tree exactly as saved: the tree
+   is brought up to the saved text, the policy judges the change since the governance
+   baseline (``destructive-edit``, approvals applied), the record is built from the live
+   tree and the snapshot taken at the last record (nothing is reparsed) with every
+   verdict present and every approval that applies, and appended. The old side is the
+   last record's content, or what another writer left on disk when the willSave
+   re-check read something else.
+   When the debounced analysis already judged this very text, its destructive verdicts
+   are used and the governance decision is exact at once.
+3. Back on the loop: if the change had not been judged yet and the job finds an
+   unapproved destructive edit, the save was not allowed after all and the governance
+   baseline goes back (rare: a save right after a destructive keystroke); after a stale
+   save nobody approved, the user is asked (see :mod:`.stale`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Future
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from intent_ls.hashing import text_hash
-from intent_ls.ledger.records import Approval, RecordedVerdict
-from intent_ls.policy import DESTRUCTIVE_EDIT, ApprovalSet, Verdict, evaluate
+from intent_ls.ledger.records import (
+    Approval,
+    Contributor,
+    RecordedVerdict,
+    build_mutation_record,
+)
+from intent_ls.policy import (
+    DESTRUCTIVE_EDIT,
+    ApprovalSet,
+    Change,
+    PolicyConfig,
+    Verdict,
+    evaluate,
+)
+from intent_ls.scope import ScopeIndex
 from intent_ls.server import stale
-from intent_ls.server.ledger import SaveJob, contributor_of
+from intent_ls.server.analysis import approval_key, policy_config
+from intent_ls.server.ledger import FolderTrace, contributor_of, trace_of
+from intent_ls.server.trees import Batch, LiveTree
+from intent_ls.session import Session
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
     from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
+
+
+@attrs.frozen
+class SaveJob:
+    """Everything a save's record is built from, captured when the save arrives."""
+
+    root: Path
+    rel: str
+    #: The old side of the record: the last record's content, or another writer's.
+    old_text: str
+    from_record: bool
+    new_text: str
+    #: The governance baseline the change is judged against (destructive edits).
+    baseline: str
+    language: str | None
+    intent_id: str | None
+    session: Session
+    scope: ScopeIndex
+    config: PolicyConfig
+    contributor: Contributor
+    #: Scope and stale verdicts, collected on the loop; destructive ones are added.
+    verdicts: tuple[RecordedVerdict, ...]
+    approvals: tuple[Approval, ...]
+    known: ApprovalSet = attrs.field(eq=False)
+    scope_allowed: bool
+    fsync: bool
+    #: The destructive verdicts of this very text and baseline, if the debounced
+    #: analysis already has them (then the job does not judge the change again).
+    destructive: tuple[Verdict, ...] | None = None
+
+
+@attrs.frozen
+class SaveResult:
+    written: list[dict[str, Any]]
+    error: OSError | None
+    allowed: bool
 
 
 def _recorded(verdict: Verdict) -> RecordedVerdict:
@@ -42,17 +102,70 @@ def approvals_of(doc: TrackedDocument) -> ApprovalSet:
     return ApprovalSet(doc.history.approvals if doc.history is not None else ())
 
 
+def record_save(
+    trace: FolderTrace, tree: LiveTree | None, batch: Batch | None, job: SaveJob
+) -> SaveResult:
+    """Worker thread: judge, build and append the record of one save."""
+    syntax = old_syntax = governed = now = None
+    if tree is not None and batch is not None:
+        tree.apply(batch, job.new_text)
+        now = tree.current(job.new_text)
+        syntax = now.syntax
+        old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
+        governed = tree.tree_for(tree.governance, job.baseline)
+    if job.destructive is not None:
+        destructive = list(job.destructive)
+    else:
+        destructive = [
+            v
+            for v in evaluate(
+                job.session,
+                job.scope,
+                job.rel,
+                Change(job.baseline, job.new_text, job.language, None, governed, syntax),
+                config=job.config,
+            )
+            if v.code == DESTRUCTIVE_EDIT
+        ]
+    approvals = list(job.approvals)
+    allowed = job.scope_allowed
+    for verdict in destructive:
+        found = job.known.find(verdict.code, job.rel, approval_key(verdict))
+        if found is None:
+            allowed = False
+        else:
+            approvals.append(found)
+    record = build_mutation_record(
+        job.root,
+        job.rel,
+        job.old_text,
+        job.new_text,
+        intent_id=job.intent_id,
+        session_id=job.session.id,
+        contributor=job.contributor,
+        verdicts=[*job.verdicts, *(_recorded(v) for v in destructive)],
+        approvals=_unique(approvals),
+        syntax=syntax,
+        old_syntax=old_syntax,
+        language=job.language,
+    )
+    if tree is not None and now is not None:
+        tree.record = now
+        if allowed:
+            tree.governance = now
+    if record is None and not trace.pending:
+        return SaveResult([], None, allowed)
+    written, error = trace.append(record, job.fsync)
+    return SaveResult(written, error, allowed)
+
+
 def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
     text = ls.workspace.get_text_document(doc.uri).source
-    context = stale.save_context(ls, doc, text, approvals_of(doc))
+    known = approvals_of(doc)
+    context = stale.save_context(ls, doc, text, known)
     scope = evaluate(folder.session, folder.scope, rel)
-    live = ls.analyzer.now(doc)
-    destructive = [v for v in live.verdicts if v.code == DESTRUCTIVE_EDIT]
-    allowed = not any(v.blocking for v in scope) and not any(
-        not live.approved(v) for v in destructive
-    )
     verdicts = [_recorded(v) for v in scope]
     approvals: list[Approval] = list(doc.pending_approvals)
     doc.pending_approvals = []
@@ -61,40 +174,52 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         verdicts.append(_recorded(stale_verdict))
         if context.check.approval is not None:
             approvals.append(context.check.approval)
-    for verdict in destructive:
-        verdicts.append(_recorded(verdict))
-        found = live.approvals.find(verdict.code, rel, _key(verdict))
-        if found is not None:
-            approvals.append(found)
     old, from_record = doc.record_text or "", True
-    if (
-        context is not None
-        and context.disk_text is not None
-        and text_hash(context.disk_text) != text_hash(old)
+    on_disk = context.disk_text if context is not None else None
+    if on_disk is not None and text_hash(on_disk) not in (text_hash(old), text_hash(text)):
+        # Another writer's content was on disk: the record is against what it overwrote.
+        # (Equal to the buffer: the disk already holds this save's write, seen early.)
+        old, from_record = on_disk, False
+    baseline = "".join(doc.baseline)
+    live = doc.live
+    judged = None
+    if live is not None and (live.version, live.baseline_version) == (
+        doc.version,
+        doc.baseline_version,
     ):
-        old, from_record = context.disk_text, False  # another writer's content was on disk
+        judged = tuple(v for v in live.verdicts if v.code == DESTRUCTIVE_EDIT)
+    scope_allowed = not any(v.blocking for v in scope)
     doc.record_text = text
     if doc.disk is not None:
         doc.disk.saved(text)
-    if allowed:
-        doc.rebase()
+    before = doc.baseline
+    if scope_allowed and (
+        judged is None or all(known.find(v.code, rel, approval_key(v)) for v in judged)
+    ):
+        doc.rebase()  # when the change was not judged yet, the job may take this back
     tree = doc.tree
     job = SaveJob(
         root=folder.root,
         rel=rel,
         old_text=old,
+        from_record=from_record,
         new_text=text,
+        baseline=baseline,
+        language=doc.language,
         intent_id=folder.session.intent_id,
-        session_id=folder.session.id,
+        session=attrs.evolve(folder.session),
+        scope=folder.scope,
+        config=policy_config(ls.config),
         contributor=contributor_of(ls),
         verdicts=tuple(verdicts),
-        approvals=tuple(_unique(approvals)),
-        language=doc.language,
-        allowed=allowed,
-        from_record=from_record,
+        approvals=tuple(approvals),
+        known=known,
+        scope_allowed=scope_allowed,
         fsync=ls.config.ledger.fsync,
+        destructive=judged,
     )
-    future = ls.recorder.submit_save(folder, tree, tree.take() if tree else None, job)
+    batch = tree.take() if tree is not None else None
+    future = ls.workers.submit(record_save, trace_of(folder), tree, batch, job)
     ls.evaluate(doc)
     needs_answer = context is not None and context.check.needs_confirmation
     ls.spawn(
@@ -103,15 +228,11 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
             doc,
             folder,
             future,
+            (before, doc.baseline),
             stale_verdict if needs_answer else None,
-            context.disk_text if context is not None else None,
+            on_disk,
         )
     )
-
-
-def _key(verdict: Verdict) -> str | None:
-    wanted = verdict.details.get("approval")
-    return wanted.get("content_hash") if isinstance(wanted, dict) else None
 
 
 def _unique(approvals: list[Approval]) -> list[Approval]:
@@ -125,13 +246,19 @@ async def _finish(
     ls: IntentLanguageServer,
     doc: TrackedDocument,
     folder: Folder,
-    future: Future[Any],
+    future: Future[SaveResult],
+    baselines: tuple[list[str], list[str]],
     unanswered: Verdict | None,
     overwritten: str | None,
 ) -> None:
     result = await asyncio.wrap_future(future)
-    await ls.recorder.appended(folder, result, doc.uri)
-    if ls.documents.get(doc.uri) is doc:
+    open_ = ls.documents.get(doc.uri) is doc
+    before, after = baselines
+    if open_ and not result.allowed and doc.baseline is after and after is not before:
+        doc.restore_baseline(before)  # an unapproved destructive edit: not allowed
+        ls.evaluate(doc)
+    await ls.recorder.appended(folder, (result.written, result.error), doc.uri)
+    if open_:
         ls.analyzer.schedule(doc, delay=0)
         if unanswered is not None:
             await stale.ask_after_save(ls, doc, unanswered, overwritten)

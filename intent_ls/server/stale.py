@@ -47,6 +47,7 @@ from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
+    from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
 
 KEEP_TITLE = "Keep my version"
@@ -101,8 +102,16 @@ class DiskTracker:
         stamp = stamp_of(self.path)
         if stamp == self.stamp and not force:
             return False
+        return self._seen(stamp, read_text(self.path))
+
+    def read(self) -> str | None:
+        """Reads the file now (before a save); returns its text."""
+        stamp, text = stamp_of(self.path), read_text(self.path)
+        self._seen(stamp, text)
+        return text
+
+    def _seen(self, stamp: tuple[int, int, int] | None, text: str | None) -> bool:
         self.stamp = stamp
-        text = read_text(self.path)
         digest = text_hash(text) if text is not None else None
         if digest == self.current_hash:
             return False
@@ -153,6 +162,14 @@ async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: D
     ls.analyzer.schedule(doc, delay=0)
 
 
+def ledger_grew(ls: IntentLanguageServer, folder: Folder) -> None:
+    """New records may name who wrote a file whose change was seen before its record."""
+    for doc in list(ls.documents.values()):
+        disk = tracker(doc)
+        if doc.folder is folder and disk is not None and disk.changed and disk.changed_by is None:
+            ls.spawn(_learn_changer(ls, doc, disk))
+
+
 def buffer_changed(doc: TrackedDocument) -> None:
     disk = tracker(doc)
     if disk is not None and disk.changed:
@@ -171,7 +188,7 @@ def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: 
         return False
     disk.reloaded()
     doc.rebase()
-    ls.analyzer.rebased(doc)
+    doc.record_text = text  # another writer's content, recorded by them (or not at all)
     ls.evaluate(doc)
     return True
 
@@ -199,14 +216,14 @@ async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: A
         return
     disk.saving = True
     text = ls.workspace.get_text_document(doc.uri).source
-    if disk.look(force=True) or (disk.changed and disk.changed_by is None):
+    on_disk = disk.read()
+    if disk.changed and disk.changed_by is None:
         digest = disk.current_hash
         changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
     state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
-    overwritten = disk.current_text if disk.changed else None
-    disk.save_context = SaveContext(overwritten, check_save(doc.rel, state, text, approvals), state)
+    disk.save_context = SaveContext(on_disk, check_save(doc.rel, state, text, approvals), state)
 
 
 def save_context(

@@ -71,6 +71,9 @@ class Watcher:
                 self.ls.spawn(self.ls.recorder.ledger_changed(folder))
 
     async def start(self) -> None:
+        # The ledgers as they are now: any later append is a change to pick up.
+        for folder in self.ls.folders:
+            self._ledgers[folder.uri] = stamp_of(ledger_path(folder.root))
         caps = self.ls.client_capabilities
         if get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False):
             registration = types.Registration(

@@ -23,6 +23,7 @@ T = TypeVar("T")
 
 class Workers:
     def __init__(self) -> None:
+        self.closed = False
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="intent-ls-worker")
         self._index = ThreadPoolExecutor(1, thread_name_prefix="intent-ls-index")
 
@@ -34,13 +35,21 @@ class Workers:
         return self._index.submit(fn, *args)
 
     async def work(self, fn: Callable[..., T], *args: Any) -> T:
+        self._check()
         return await asyncio.wrap_future(self._worker.submit(fn, *args))
 
     async def query(self, fn: Callable[..., T], *args: Any) -> T:
+        self._check()
         return await asyncio.wrap_future(self._index.submit(fn, *args))
+
+    def _check(self) -> None:
+        """Work asked for after shutdown is dropped like a cancelled task (not an error)."""
+        if self.closed:
+            raise asyncio.CancelledError("the server is shutting down")
 
     def shutdown(self) -> None:
         """Drops queued queries, but lets the worker finish: a save's record may still
         be waiting to be appended, and a record is never given up."""
+        self.closed = True
         self._index.shutdown(wait=False, cancel_futures=True)
         self._worker.shutdown(wait=True)

@@ -139,6 +139,16 @@ class Editor:
         )
         return uri
 
+    async def settled(self) -> None:
+        """Returns once the server has handled every message sent so far (it handles
+        them in order, and this request is answered after them)."""
+        await self.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri("no/such/file")),
+                position=types.Position(line=0, character=0),
+            )
+        )
+
     def lines(self, uri: str) -> list[str]:
         return self.texts[uri].splitlines(keepends=True)
 

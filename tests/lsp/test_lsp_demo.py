@@ -22,6 +22,9 @@ def test_demo_plays_the_scripted_session() -> None:
     assert "src/auth/jwt.py:6: error [no-active-intent]" in out
     assert "★ Select intent INT-001: JWT authentication migration" in out
     assert "status bar: intent-ls: INT-001 JWT authentication migration" in out
+    assert "file src/auth/jwt.py, intent INT-001, contributor unknown, INTENT_EVOLUTION" in out
+    assert "lines 6–6  sha256:" in out
+    assert "| INT-001 JWT authentication migration | unknown | INTENT_EVOLUTION |" in out
     assert "src/api/routes.py:12: error [out-of-scope]" in out
     assert "Add src/api/routes.py to INT-001's scope" in out
     assert "Problems: none in src/api/routes.py" in out

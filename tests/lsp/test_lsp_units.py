@@ -16,6 +16,31 @@ from intent_ls.server.documents import Region, TrackedDocument
 def test_defaults() -> None:
     assert parse_config(None) == (Config(), None)
     assert parse_config({}) == (Config(), None)
+    config = Config()
+    assert config.contributor.type == "unknown"  # see the README: an editor cannot tell
+    assert config.ledger.fsync is True and config.code_lens.enabled is True
+    assert config.destructive.max_deleted_lines == 20
+    assert config.destructive.protected_paths is None  # the built-in list
+
+
+def test_nested_settings() -> None:
+    raw = {
+        "ledger": {"fsync": False, "mapDelay": 0.5},
+        "codeLens": {"enabled": False, "format": "{count}: {intents}"},
+        "destructive": {"maxDeletedLines": 5, "protectedPaths": ["db/**"]},
+        "analysisDelay": 0.3,
+    }
+    config, problem = parse_config(raw)
+    assert problem is None
+    assert (config.ledger.fsync, config.ledger.map_delay) == (False, 0.5)
+    assert (config.code_lens.enabled, config.code_lens.format) == (False, "{count}: {intents}")
+    assert config.destructive.max_deleted_lines == 5
+    assert config.destructive.protected_paths == ("db/**",)
+    assert config.analysis_delay == 0.3
+    from intent_ls.server.analysis import policy_config
+
+    assert policy_config(config).protected_paths == ("db/**",)
+    assert policy_config(Config()).protected.match("app/migrations/0001.py")
 
 
 def test_camel_case_settings_under_the_section_or_bare() -> None:
@@ -50,6 +75,16 @@ def test_camel_case_settings_under_the_section_or_bare() -> None:
         ({"pollInterval": True}, "expected a number"),
         ({"contributor": {"type": "robot"}}, "intentLs.contributor.type"),
         ({"contributor": {"modelId": 3}}, "intentLs.contributor.modelId"),
+        (
+            {"ledger": {"fsync": "yes"}},
+            "expected true or false, got str 'yes' @ intentLs.ledger.fsync",
+        ),
+        ({"ledger": {"mapDelay": -1}}, "ledger.mapDelay must be >= 0"),
+        ({"codeLens": {"format": "{oops}"}}, "codeLens.format is not a valid format"),
+        ({"codeLens": {"enabled": 1}}, "intentLs.codeLens.enabled"),
+        ({"destructive": {"maxDeletedLines": 2.5}}, "expected an integer"),
+        ({"destructive": {"protectedPaths": "x"}}, "intentLs.destructive.protectedPaths"),
+        ({"analysisDelay": -0.1}, "analysisDelay must be >= 0"),
         ([1, 2], "must be an object, got list"),
     ],
 )
