@@ -49,7 +49,9 @@ class Workers:
 
     def shutdown(self) -> None:
         """Drops queued queries, but lets the worker finish: a save's record may still
-        be waiting to be appended, and a record is never given up."""
+        be waiting to be appended, and a record is never given up. Both threads are
+        joined: a query still running in native code (SQLite, tree-sitter) while its
+        connection is closed or the interpreter exits can crash the process."""
         self.closed = True
-        self._index.shutdown(wait=False, cancel_futures=True)
+        self._index.shutdown(wait=True, cancel_futures=True)
         self._worker.shutdown(wait=True)
