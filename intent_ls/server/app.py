@@ -21,6 +21,8 @@ from intent_ls.server.watch import Watcher
 
 #: Seconds to wait for the client's settings before starting with the defaults.
 CONFIG_TIMEOUT = 5.0
+#: Seconds a due intent_map.md may take at shutdown.
+SHUTDOWN_WAIT = 5.0
 
 
 def build_server() -> IntentLanguageServer:
@@ -87,7 +89,11 @@ def build_server() -> IntentLanguageServer:
         ls.cancel_tasks()
         for folder in ls.recorder.flush_timers():  # a map still due is written now
             intents = ls.recorder.intents_of(folder)
-            ls.workers.submit_query(trace_of(folder).write_map, intents).result()
+            due = ls.workers.submit_query(trace_of(folder).write_map, intents)
+            try:
+                due.result(timeout=SHUTDOWN_WAIT)
+            except Exception as exc:  # the map is derived: `intent-ls map` rebuilds it
+                ls.log(f"intent-ls: intent_map.md not regenerated at shutdown: {exc!r}")
         ls.workers.shutdown()
         for folder in ls.folders:
             if folder.trace is not None:
