@@ -15,6 +15,7 @@ from intent_ls.model import Intent
 from intent_ls.policy import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.server import destructive, stale
 from intent_ls.server.diagnostics import SOURCE, to_range
+from intent_ls.server.edits import document_edit, open_version
 from intent_ls.server.folders import Folder
 from intent_ls.spec_edit import SpecEditError, add_to_scope, glob_for_path
 
@@ -156,4 +157,4 @@ def scope_edit(
         return None
     lines = text.splitlines()
     change = types.TextEdit(range=to_range(lines, edit.span, ls.codec), new_text=edit.new_text)
-    return types.WorkspaceEdit(changes={folder.spec_uri: [change]})
+    return document_edit(ls, folder.spec_uri, open_version(ls, folder.spec_uri), [change])

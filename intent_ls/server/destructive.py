@@ -37,6 +37,7 @@ from intent_ls.policy import (
 )
 from intent_ls.server.analysis import policy_config
 from intent_ls.server.approvals import approver_of, record_approvals
+from intent_ls.server.edits import document_edit
 from intent_ls.server.ledger import read_text, trace_of
 from intent_ls.server.stale import path_of
 from intent_ls.syntax.model import AstNode
@@ -120,7 +121,7 @@ def restore_edit(ls: IntentLanguageServer, doc: TrackedDocument, edits: Any) -> 
         )
         for e in edits
     ]
-    return types.WorkspaceEdit(changes={doc.uri: changes})
+    return document_edit(ls, doc.uri, doc.version, changes)
 
 
 def _range_json(r: types.Range) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from pygls.uris import to_fs_path
 
 from intent_ls.hashing import text_hash
 from intent_ls.policy import STALE_FILE, ApprovalSet, Verdict, stale_verdict
+from intent_ls.server.edits import document_edit
 from intent_ls.server.ledger import read_text, stamp_of, trace_of
 from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
 
@@ -303,7 +304,7 @@ def replace_buffer(
     else:
         end = types.Position(line=0, character=0)
     edit = types.TextEdit(range=types.Range(start=types.Position(0, 0), end=end), new_text=text)
-    return types.WorkspaceEdit(changes={doc.uri: [edit]})
+    return document_edit(ls, doc.uri, doc.version, [edit])
 
 
 def fixes(

@@ -139,6 +139,24 @@ class Editor:
         )
         return uri
 
+    def edits_in(self, edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
+        """The TextEdits ``edit`` makes to ``uri``, checking its form: a client that
+        supports ``documentChanges`` must get one TextDocumentEdit pinned to the version
+        it has (None for a file it has not opened), so a stale edit is refused."""
+        assert edit is not None
+        caps = client_capabilities(self.name).workspace
+        versioned = bool(caps and caps.workspace_edit and caps.workspace_edit.document_changes)
+        if not versioned:
+            assert edit.document_changes is None and edit.changes is not None
+            assert list(edit.changes) == [uri]
+            return list(edit.changes[uri])
+        assert edit.changes is None and edit.document_changes is not None
+        [change] = edit.document_changes
+        assert isinstance(change, types.TextDocumentEdit)
+        assert change.text_document.uri == uri
+        assert change.text_document.version == self.versions.get(uri)
+        return [e for e in change.edits if isinstance(e, types.TextEdit)]
+
     async def settled(self) -> None:
         """Returns once the server has handled every message sent so far (it handles
         them in order, and this request is answered after them)."""

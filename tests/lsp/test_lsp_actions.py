@@ -91,9 +91,7 @@ async def test_add_to_scope_edit_keeps_the_spec_formatting(editor: Editor) -> No
     uri, diag = await flagged(editor, ROUTES, "out-of-scope")
     actions = await editor.code_actions(uri, [diag])
     add = next(a for a in actions if a.title.startswith("Add "))
-    assert add.edit is not None and add.edit.changes is not None
-    [(spec_uri, edits)] = add.edit.changes.items()
-    assert spec_uri == editor.uri(SPEC)
+    edits = editor.edits_in(add.edit, editor.uri(SPEC))
     spec_path = editor.root / SPEC
     before = spec_path.read_text(encoding="utf-8")
     after = apply_text_edits(before, list(edits), editor.codec)
@@ -122,8 +120,7 @@ async def test_add_to_scope_edit_is_exact_after_non_ascii_text(editor: Editor) -
     uri, diag = await flagged(editor, JWT, "out-of-scope")
     actions = await editor.code_actions(uri, [diag])
     add = next(a for a in actions if a.title.startswith("Add "))
-    assert add.edit is not None and add.edit.changes is not None
-    [edits] = add.edit.changes.values()
+    edits = editor.edits_in(add.edit, editor.uri(SPEC))
     after = apply_text_edits(text, list(edits), editor.codec)
     assert "owned_scope: [src/api/**, web/src/**/*.ts, src/auth/jwt.py]  # 😀\n" in after
 

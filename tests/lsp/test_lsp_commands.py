@@ -95,9 +95,7 @@ async def test_add_to_scope_sends_the_edit(editor: Editor) -> None:
     result = await editor.execute("intent.addToScope", "INT-001", ROUTES)
     assert result == {"intent": "INT-001", "path": ROUTES, "glob": ROUTES, "applied": True}
     [edit] = editor.applied_edits
-    assert edit.changes is not None
-    [(uri, [change])] = edit.changes.items()
-    assert uri == editor.uri(".orchestration/active_intents.yaml")
+    [change] = editor.edits_in(edit, editor.uri(".orchestration/active_intents.yaml"))
     assert change.new_text == f"      - {ROUTES}\n"
     assert change.range.start.line == 9
 

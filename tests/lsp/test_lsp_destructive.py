@@ -52,8 +52,8 @@ async def test_deleting_a_method_is_flagged_with_what_it_destroys(editor: Editor
     actions = await editor.code_actions(uri, [diag])
     assert [a.title for a in actions][:2] == ["Restore deleted code", "Approve destructive edit"]
     restore = actions[0]
-    assert restore.is_preferred and restore.edit and restore.edit.changes
-    [edits] = restore.edit.changes.values()
+    assert restore.is_preferred
+    edits = editor.edits_in(restore.edit, uri)
     before = (editor.root / JWT).read_text()
     restored = apply_text_edits(editor.texts[uri], list(edits), editor.codec)
     # The definition comes back where it was (the blank line after it was not part of it).
@@ -75,8 +75,7 @@ async def test_restore_is_exact_after_non_ascii_text(editor: Editor) -> None:
     assert diag.message == "deletes function `keep` (lines 3–4)"
     actions = await editor.code_actions(uri, [diag])
     restore = next(a for a in actions if a.title == "Restore deleted code")
-    assert restore.edit and restore.edit.changes
-    [edits] = restore.edit.changes.values()
+    edits = editor.edits_in(restore.edit, uri)
     restored = apply_text_edits(editor.texts[uri], list(edits), editor.codec)
     assert "def keep():\n    return 1\n" in restored
     assert restored.startswith('A = "😀')

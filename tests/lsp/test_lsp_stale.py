@@ -68,8 +68,8 @@ async def test_a_change_on_disk_makes_the_edited_buffer_stale(editor: Editor) ->
     titles = [a.title for a in actions]
     assert titles[:2] == ["Reload from disk", "Keep my version"]
     reload = actions[0]
-    assert reload.is_preferred and reload.edit is not None and reload.edit.changes is not None
-    [edits] = reload.edit.changes.values()
+    assert reload.is_preferred
+    edits = editor.edits_in(reload.edit, uri)
     # The editor applies the edit: the buffer becomes the disk content.
     reloaded = apply_text_edits(editor.texts[uri], list(edits), editor.codec)
     assert reloaded == theirs
@@ -181,8 +181,7 @@ async def test_restore_the_overwritten_version(client_name: str, workspace: Path
         await second.save(b)
         await second.wait_for(lambda: second.applied_edits, "the restoring edit")
         [edit] = second.applied_edits
-        assert edit.changes is not None
-        [edits] = edit.changes.values()
+        edits = second.edits_in(edit, b)
         assert apply_text_edits(second.texts[b], list(edits), second.codec) == first.texts[a]
     finally:
         await stop_editor(second)

@@ -1,0 +1,48 @@
+"""WorkspaceEdits pinned to the document version they were computed for.
+
+A plain ``changes`` map says nothing about which text an edit was made for, so a client
+applies it to whatever the buffer holds by then: Emacs reverting a file from disk and
+then applying the "Reload from disk" edit computed for the old buffer ends up with the
+disk text followed by the old lines again. Where the client supports ``documentChanges``
+every edit the server sends is a ``TextDocumentEdit`` carrying the version of the text it
+was computed from, so the client refuses it once the buffer has moved on. The version is
+``None`` for a file the editor does not have open: the disk content is the master.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+if TYPE_CHECKING:
+    from intent_ls.server.server import IntentLanguageServer
+
+
+def versioned_edits(ls: IntentLanguageServer) -> bool:
+    return bool(
+        get_capability(ls.client_capabilities, "workspace.workspace_edit.document_changes", False)
+    )
+
+
+def document_edit(
+    ls: IntentLanguageServer,
+    uri: str,
+    version: int | None,
+    edits: Sequence[types.TextEdit],
+) -> types.WorkspaceEdit:
+    """One document's edits, as a versioned ``TextDocumentEdit`` when the client can."""
+    if not versioned_edits(ls):
+        return types.WorkspaceEdit(changes={uri: list(edits)})
+    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=list(edits))]
+    )
+
+
+def open_version(ls: IntentLanguageServer, uri: str) -> int | None:
+    """The version of ``uri``'s buffer if the editor has it open, else None (disk text)."""
+    doc = ls.documents.get(uri)
+    return doc.version if doc is not None else None
