@@ -79,7 +79,7 @@ def add_to_scope(text: str, intent_id: str, pattern: str) -> TextEdit | None:
         if scope.value == pattern:
             return None
         original = _source(lines, scope)
-        return TextEdit(_span(scope), f"[{original}, {_flow(pattern)}]")
+        return TextEdit(_span(scope), f"[{original}, {_flow(pattern, scope.style)}]")
     raise SpecEditError(f"the owned_scope of '{intent_id}' is not a list of globs")
 
 
@@ -150,9 +150,11 @@ def _source(lines: list[str], node: yaml.Node) -> str:
 
 def _flow_insert(seq: yaml.SequenceNode, pattern: str) -> TextEdit:
     if seq.value:
-        last = seq.value[-1].end_mark
+        last_item = seq.value[-1]
+        quote = last_item.style if isinstance(last_item, yaml.ScalarNode) else None
+        last = last_item.end_mark
         at = Position(last.line, last.column)
-        return TextEdit(Span(at, at), f", {_flow(pattern)}")
+        return TextEdit(Span(at, at), f", {_flow(pattern, quote)}")
     # ``[]``: the closing bracket sits just before the node's end mark.
     end = seq.end_mark
     at = Position(end.line, end.column - 1)
@@ -191,12 +193,17 @@ def _plain_ok(value: str, wrap: str) -> bool:
 
 
 def _block(pattern: str, quote: str | None) -> str:
+    return _styled(pattern, quote, "- {}")
+
+
+def _flow(pattern: str, quote: str | None = None) -> str:
+    return _styled(pattern, quote, "[{}]")
+
+
+def _styled(pattern: str, quote: str | None, wrap: str) -> str:
+    """``pattern`` quoted the way its neighbour is, plain only where YAML reads it back."""
     if quote == "'":
         return "'" + pattern.replace("'", "''") + "'"
-    if quote == '"' or not _plain_ok(pattern, "- {}"):
+    if quote == '"' or not _plain_ok(pattern, wrap):
         return json.dumps(pattern, ensure_ascii=False)
     return pattern
-
-
-def _flow(pattern: str) -> str:
-    return pattern if _plain_ok(pattern, "[{}]") else json.dumps(pattern, ensure_ascii=False)

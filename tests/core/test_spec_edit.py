@@ -81,6 +81,23 @@ def test_flow_list_gets_an_item_before_its_bracket() -> None:
     assert patterns(new, "A") == ("x/**", "y/**", "z/a.py")
 
 
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ("['x/**', 'y/**']", "['x/**', 'y/**', 'z/a.py']"),
+        ('["x/**", "y/**"]', '["x/**", "y/**", "z/a.py"]'),
+        ("[x/**, 'y/**']", "[x/**, 'y/**', 'z/a.py']"),
+        ("['x/**', y/**]", "['x/**', y/**, z/a.py]"),
+        ("'x/**'", "['x/**', 'z/a.py']"),
+    ],
+)
+def test_flow_list_keeps_the_quote_style_of_its_last_item(items: str, expected: str) -> None:
+    text = f"active_intents:\n  - id: A\n    name: a\n    owned_scope: {items}\n"
+    new = added(text, "A", "z/a.py")
+    assert f"    owned_scope: {expected}\n" in new
+    assert patterns(new, "A")[-1] == "z/a.py"
+
+
 def test_flow_list_items_with_commas_are_quoted() -> None:
     text = "active_intents:\n  - id: A\n    name: a\n    owned_scope: [x/**]\n"
     new = added(text, "A", "a,b/c")
