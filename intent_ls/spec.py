@@ -17,6 +17,7 @@ import attrs
 import yaml
 
 from intent_ls import globs
+from intent_ls import spec_shape as shape
 from intent_ls.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
 
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
@@ -64,21 +65,10 @@ ALL_CODES = (
     SPEC_NOT_FOUND,
 )
 
-_TOP_KEYS = ("active_intents", "intents", "active_intent_id", "version")
-_INTENT_KEYS = (
-    "id",
-    "name",
-    "status",
-    "owned_scope",
-    "constraints",
-    "acceptance_criteria",
-    "related_files",
-    "recent_history",
-    "created_at",
-    "updated_at",
-    "description",
-)
-_LEGACY_KEYS = ("intent_id", "title", "scope")
+_TOP_KEYS = shape.names(shape.TOP_FIELDS)
+_INTENT_KEYS = shape.names(shape.INTENT_FIELDS)
+_LEGACY_KEYS = shape.names(shape.LEGACY_INTENT_FIELDS)
+_LIST_KEYS = shape.of_kind(shape.INTENT_FIELDS, shape.Kind.TEXT_LIST)
 _STR = "tag:yaml.org,2002:str"
 #: libyaml when available: same nodes and marks, several times faster on big specs.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -418,7 +408,7 @@ class _Validator:
             )
         lists = {
             key: tuple(v for v, _ in self.string_list(key, fields[key][1])) if key in fields else ()
-            for key in ("constraints", "acceptance_criteria", "related_files", "recent_history")
+            for key in _LIST_KEYS
         }
         created = self.string("created_at", fields.get("created_at"), False, node)
         updated = self.string("updated_at", fields.get("updated_at"), False, node)

@@ -1,5 +1,6 @@
-"""editors/helix/languages.toml: valid TOML that adds intent-ls to every language and keeps
-each language's default servers (Helix replaces the whole list a user file sets).
+"""`intent-ls editors helix` and editors/helix/languages.toml (its output): valid TOML
+that adds intent-ls to every language and keeps each language's default
+servers (Helix replaces the whole list a user file sets).
 
 Helix itself cannot be installed here (not in Debian 12, PyPI or npm); when an ``hx``
 binary is on PATH, its ``--health`` check also reads the file.
@@ -18,6 +19,8 @@ import pytest
 from editor_harness import EDITORS
 
 HELIX = EDITORS / "helix"
+DEFAULTS = Path(__file__).parents[2] / "intent_ls" / "data" / "helix-defaults.toml"
+VERB = [sys.executable, "-m", "intent_ls", "editors", "helix"]
 
 
 def _load(path: Path) -> dict:
@@ -30,18 +33,16 @@ def _name(entry: str | dict) -> str:
 
 
 def test_languages_toml_is_what_the_generator_writes() -> None:
-    generated = subprocess.run(
-        [sys.executable, str(HELIX / "generate.py")], capture_output=True, text=True, check=True
-    ).stdout
+    generated = subprocess.run(VERB, capture_output=True, text=True, check=True).stdout
     assert generated == (HELIX / "languages.toml").read_text(), (
-        "editors/helix/languages.toml is stale: run python3 editors/helix/generate.py > "
+        "editors/helix/languages.toml is stale: run intent-ls editors helix > "
         "editors/helix/languages.toml"
     )
 
 
 def test_every_language_keeps_its_defaults_and_gets_intent_ls_once() -> None:
     ours = _load(HELIX / "languages.toml")
-    defaults = {lang["name"]: lang for lang in _load(HELIX / "helix-defaults.toml")["language"]}
+    defaults = {lang["name"]: lang for lang in _load(DEFAULTS)["language"]}
     server = ours["language-server"]["intent-ls"]
     assert server["command"] == "intent-ls"
     assert server["args"] == ["serve"]
@@ -70,7 +71,7 @@ def test_generator_skips_injection_only_languages_and_existing_entries(tmp_path:
         'language-servers = [{ name = "y", only-features = ["diagnostics"] }]\n'
     )
     out = subprocess.run(
-        [sys.executable, str(HELIX / "generate.py"), str(source)],
+        [*VERB, "--defaults", str(source)],
         capture_output=True,
         text=True,
         check=True,
@@ -80,6 +81,27 @@ def test_generator_skips_injection_only_languages_and_existing_entries(tmp_path:
         "a": ["x", "intent-ls"],
         "c": [{"name": "y", "only-features": ["diagnostics"]}, "intent-ls"],
     }
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read"),
+        ("[[language]\n", "is not a valid TOML file"),
+        ("[[language]]\nfile-types = ['a']\n", "is not shaped like Helix's languages.toml"),
+    ],
+)
+def test_a_bad_defaults_file_is_one_clear_error(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
+    source = tmp_path / "languages.toml"
+    if content is not None:
+        source.write_text(content)
+    proc = subprocess.run([*VERB, "--defaults", str(source)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("intent-ls: error: ") and message in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_helix_reads_it(tmp_path: Path) -> None:

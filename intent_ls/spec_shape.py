@@ -1,0 +1,101 @@
+"""The shape of ``active_intents.yaml``: every key, what it holds, and whether it is required.
+
+Both the validator (``intent_ls.spec``) and the JSON Schema (``intent_ls.spec_schema``)
+read their keys and value kinds from these tables, so the two cannot drift apart: a
+field added here is known to the validator and offered by YAML editors at once.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Kind(enum.Enum):
+    #: A string; when the field is required it must not be blank.
+    TEXT = "text"
+    #: One of :class:`intent_ls.model.Status`.
+    STATUS = "status"
+    #: A list of gitignore globs (``owned_scope``).
+    GLOBS = "globs"
+    #: A list of strings (null for none).
+    TEXT_LIST = "text list"
+    #: A string or a YAML date (``2025-01-31``), kept as written.
+    TIMESTAMP = "timestamp"
+    #: The list of intents.
+    INTENTS = "intents"
+    #: The legacy ``scope: {paths: [...]}`` mapping.
+    LEGACY_SCOPE = "legacy scope"
+    #: Free-form: accepted and not interpreted.
+    ANY = "any"
+
+
+@attrs.frozen
+class Field:
+    name: str
+    kind: Kind
+    description: str
+    required: bool = False
+    #: For a legacy spelling: the field it stands for when that one is absent.
+    legacy_of: str | None = None
+
+
+TOP_FIELDS: tuple[Field, ...] = (
+    Field("active_intents", Kind.INTENTS, "The intents of this workspace.", required=True),
+    Field(
+        "intents",
+        Kind.INTENTS,
+        "Legacy name of 'active_intents' (ignored when both are present).",
+        legacy_of="active_intents",
+    ),
+    Field(
+        "active_intent_id",
+        Kind.TEXT,
+        "Legacy selection of the active intent; editors select it per session instead.",
+    ),
+    Field("version", Kind.ANY, "Free-form version of the spec."),
+)
+
+INTENT_FIELDS: tuple[Field, ...] = (
+    Field("id", Kind.TEXT, "Stable identifier, e.g. INT-001.", required=True),
+    Field("name", Kind.TEXT, "Short human-readable name.", required=True),
+    Field(
+        "status",
+        Kind.STATUS,
+        "Lifecycle state; only IN_PROGRESS intents can be selected (missing: IN_PROGRESS).",
+    ),
+    Field(
+        "owned_scope",
+        Kind.GLOBS,
+        "gitignore-style globs, relative to the workspace root, of the files this intent "
+        "may change.",
+        required=True,
+    ),
+    Field("constraints", Kind.TEXT_LIST, "Rules an agent working on this intent must follow."),
+    Field("acceptance_criteria", Kind.TEXT_LIST, "What must hold for the intent to be complete."),
+    Field("related_files", Kind.TEXT_LIST, "Files to read for context (not owned)."),
+    Field("recent_history", Kind.TEXT_LIST, "Notes on recent work, written by humans."),
+    Field("created_at", Kind.TIMESTAMP, "When the intent was created (ISO 8601)."),
+    Field("updated_at", Kind.TIMESTAMP, "When the intent last changed (ISO 8601)."),
+    Field("description", Kind.ANY, "Free-form description."),
+)
+
+LEGACY_INTENT_FIELDS: tuple[Field, ...] = (
+    Field("intent_id", Kind.TEXT, "Legacy name of 'id'.", legacy_of="id"),
+    Field("title", Kind.TEXT, "Legacy name of 'name'.", legacy_of="name"),
+    Field(
+        "scope",
+        Kind.LEGACY_SCOPE,
+        "Legacy form of 'owned_scope': a mapping with a 'paths' list.",
+        legacy_of="owned_scope",
+    ),
+)
+
+
+def names(fields: tuple[Field, ...]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields)
+
+
+def of_kind(fields: tuple[Field, ...], kind: Kind) -> tuple[str, ...]:
+    return tuple(f.name for f in fields if f.kind is kind)
