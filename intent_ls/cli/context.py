@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.brain import lessons_for, read_brain
     from intent_ls.cli.main import CliError
     from intent_ls.context import context_json, context_xml
+    from intent_ls.ledger.history import workspace_history
     from intent_ls.workspace import Workspace
 
     ws = Workspace(workspace_root(args))
@@ -31,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
         known = ", ".join(ws.spec().ids) or "none"
         raise CliError(f"no intent '{args.intent_id}' (known: {known})")
     lessons = lessons_for(read_brain(ws.root), intent.id)
+    history = workspace_history(ws.root, intent.id)
     if args.format == "json":
-        print_json(context_json(intent, lessons=lessons))
+        print_json(context_json(intent, history=history, lessons=lessons))
     else:
-        print(context_xml(intent, lessons=lessons), end="")
+        print(context_xml(intent, history=history, lessons=lessons), end="")
     return 0
