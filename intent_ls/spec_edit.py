@@ -83,6 +83,13 @@ def add_to_scope(text: str, intent_id: str, pattern: str) -> TextEdit | None:
     raise SpecEditError(f"the owned_scope of '{intent_id}' is not a list of globs")
 
 
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """``text`` with non-overlapping ``edits`` applied (positions refer to ``text``)."""
+    for edit in sorted(edits, key=lambda e: e.span.start, reverse=True):
+        text = apply_edit(text, edit)
+    return text
+
+
 def apply_edit(text: str, edit: TextEdit) -> str:
     """``text`` with ``edit`` applied; positions past a line's end clamp to it."""
     starts = [0]
@@ -98,7 +105,66 @@ def apply_edit(text: str, edit: TextEdit) -> str:
     return text[: offset(edit.span.start)] + edit.new_text + text[offset(edit.span.end) :]
 
 
-def _scope_node(root: yaml.Node | None, intent_id: str) -> yaml.Node:
+def set_status(text: str, intent_id: str, status: str, updated_at: str) -> list[TextEdit]:
+    """The edits giving ``intent_id`` ``status`` and ``updated_at``: each value is replaced
+    in place (keeping its quotes), and a missing key gets its own line, indented like
+    the intent's other keys, after the ``status`` (else ``id``) line."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise SpecEditError(f"the spec is not valid YAML: {exc}") from None
+    intent = _intent_node(root, intent_id)
+    if intent.flow_style:
+        raise SpecEditError(f"intent '{intent_id}' is written as a flow mapping ({{...}})")
+    keys = {
+        str(k.value): (k, v) for k, v in reversed(intent.value) if isinstance(k, yaml.ScalarNode)
+    }
+    lines = text.splitlines()
+    newline = "\r\n" if "\r\n" in text else "\n"
+    edits: list[TextEdit] = []
+    missing: list[str] = []
+    for key, value in (("status", status), ("updated_at", updated_at)):
+        if key not in keys:
+            missing.append(f"{key}: {json.dumps(value) if key == 'updated_at' else value}")
+            continue
+        node = keys[key][1]
+        if not isinstance(node, yaml.ScalarNode) or _implicit(node):
+            raise SpecEditError(f"the '{key}' of '{intent_id}' is not a plain value")
+        edits.append(TextEdit(_span(node), _scalar(value, node.style)))
+    if missing:
+        anchor_key = (
+            "status"
+            if "status" in keys
+            else next((k for k in ("id", "intent_id") if k in keys), None)
+        )
+        if anchor_key is None:
+            raise SpecEditError(
+                f"intent '{intent_id}' has no 'id' line to add '{missing[0]}' after"
+            )
+        key_node, value_node = keys[anchor_key]
+        indent = " " * key_node.start_mark.column
+        end_line = value_node.end_mark.line
+        if value_node.end_mark.column == 0 and end_line > key_node.start_mark.line:
+            end_line -= 1
+        block = "".join(indent + m + newline for m in missing)
+        if end_line + 1 < len(lines) or text.endswith(("\n", "\r")):
+            at = Position(end_line + 1, 0)
+            edits.append(TextEdit(Span(at, at), block))
+        else:
+            at = Position(end_line, len(lines[end_line]))
+            edits.append(TextEdit(Span(at, at), newline + block[: -len(newline)]))
+    return sorted(edits, key=lambda e: e.span.start)
+
+
+def _scalar(value: str, quote: str | None) -> str:
+    if quote == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if quote == '"':
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _intent_node(root: yaml.Node | None, intent_id: str) -> yaml.MappingNode:
     if not isinstance(root, yaml.MappingNode):
         raise SpecEditError("the spec has no 'active_intents:' mapping")
     top = _entries(root)
@@ -110,15 +176,19 @@ def _scope_node(root: yaml.Node | None, intent_id: str) -> yaml.Node:
             continue
         fields = _entries(item)
         ident = fields.get("id") or fields.get("intent_id")
-        if not (isinstance(ident, yaml.ScalarNode) and ident.value == intent_id):
-            continue
-        if "owned_scope" in fields:
-            return fields["owned_scope"]
-        legacy = fields.get("scope")
-        if isinstance(legacy, yaml.MappingNode) and "paths" in _entries(legacy):
-            return _entries(legacy)["paths"]
-        raise SpecEditError(f"intent '{intent_id}' has no owned_scope list to extend")
+        if isinstance(ident, yaml.ScalarNode) and ident.value == intent_id:
+            return item
     raise SpecEditError(f"no intent '{intent_id}' in the spec")
+
+
+def _scope_node(root: yaml.Node | None, intent_id: str) -> yaml.Node:
+    fields = _entries(_intent_node(root, intent_id))
+    if "owned_scope" in fields:
+        return fields["owned_scope"]
+    legacy = fields.get("scope")
+    if isinstance(legacy, yaml.MappingNode) and "paths" in _entries(legacy):
+        return _entries(legacy)["paths"]
+    raise SpecEditError(f"intent '{intent_id}' has no owned_scope list to extend")
 
 
 def _entries(node: yaml.MappingNode) -> dict[str, yaml.Node]:

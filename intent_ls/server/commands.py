@@ -27,6 +27,7 @@ from intent_ls.server.approvals import APPROVABLE
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
+from intent_ls.server.ledger import trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
@@ -85,8 +86,10 @@ def _intent_json(intent: Intent) -> dict[str, Any]:
     return {"id": intent.id, "name": intent.name, "status": intent.status.value}
 
 
-def _context(folder: Folder, intent: Intent) -> str:
-    return context_xml(intent, lessons=lessons_for(read_brain(folder.root), intent.id))
+async def _context(ls: IntentLanguageServer, folder: Folder, intent: Intent) -> str:
+    history = await ls.workers.query(trace_of(folder).recent_history, intent.id)
+    lessons = lessons_for(read_brain(folder.root), intent.id)
+    return context_xml(intent, history=history, lessons=lessons)
 
 
 def _active(folder: Folder, name: str) -> Intent:
@@ -122,7 +125,7 @@ async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
     _reevaluate(ls, folder)
     return {
         "intent": _intent_json(intent),
-        "context": _context(folder, intent),
+        "context": await _context(ls, folder, intent),
         "folder": folder.uri,
     }
 
@@ -152,11 +155,11 @@ def clear(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
 
 
 @command("intent.context")
-def context(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+async def context(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     _arity("intent.context", args, 0, 1, "[] or [uri]")
     folder = _folder(ls, "intent.context", args[0] if args else None)
     intent = _active(folder, "intent.context")
-    return {"intent": _intent_json(intent), "context": _context(folder, intent)}
+    return {"intent": _intent_json(intent), "context": await _context(ls, folder, intent)}
 
 
 @command("intent.list")

@@ -246,6 +246,15 @@ class FolderTrace:
             return [DefinitionStats(0, (), None) for _ in definitions]
 
     @_reading(list)
+    def recent_history(self, intent_id: str) -> list[dict[str, str]]:
+        """The intent's last recorded mutations, for its ``<intent_context>``."""
+        from intent_ls.ledger.history import recent_history
+
+        self.open_index()
+        assert self.index is not None
+        return recent_history(self.index, intent_id)
+
+    @_reading(list)
     def line_history(self, rel: str, lines: Sequence[str], line: int) -> list[dict[str, Any]]:
         """The newest records of ``rel`` whose ranges the current ``lines`` still carry on
         1-based ``line`` (wherever the block has moved), newest first."""

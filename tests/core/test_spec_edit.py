@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,14 @@ from hypothesis import strategies as st
 
 from intent_ls.scope import ScopeIndex
 from intent_ls.spec import load_spec_text
-from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+from intent_ls.spec_edit import (
+    SpecEditError,
+    add_to_scope,
+    apply_edit,
+    apply_edits,
+    glob_for_path,
+    set_status,
+)
 
 EXAMPLE = Path(__file__).parents[2] / "examples/workspace/.orchestration/active_intents.yaml"
 
@@ -217,3 +225,90 @@ def test_any_path_round_trips_through_the_spec(segments: list[str], style: str) 
     intent = result.spec.get("A")
     assert intent is not None and intent.patterns[0] == "keep/**"
     assert ScopeIndex(result.spec).owns("A", rel)
+
+
+def lifecycle(text: str, intent_id: str, status: str, when: str = "2026-11-23T10:00:00Z") -> str:
+    return apply_edits(text, set_status(text, intent_id, status, when))
+
+
+def test_set_status_replaces_in_place_and_adds_updated_at_after_it() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    new = lifecycle(text, "INT-001", "COMPLETED")
+    old_lines, new_lines = text.splitlines(), new.splitlines()
+    at = old_lines.index("    status: IN_PROGRESS")
+    assert new_lines[at] == "    status: COMPLETED"
+    assert new_lines[at + 1] == '    updated_at: "2026-11-23T10:00:00Z"'
+    assert new_lines[:at] + new_lines[at + 2 :] == old_lines[:at] + old_lines[at + 1 :]
+    result = load_spec_text(new)
+    assert result.spec is not None and not result.has_errors
+    intent = result.spec.get("INT-001")
+    assert intent is not None and intent.status.value == "COMPLETED"
+    assert intent.updated_at == "2026-11-23T10:00:00Z"
+    assert patterns(new, "INT-002") == patterns(text, "INT-002")
+
+
+@pytest.mark.parametrize(
+    ("status_line", "updated_line", "expected_status", "expected_updated"),
+    [
+        (
+            "status: 'DRAFT'  # c",
+            "updated_at: '2020-01-01'",
+            "status: 'IN_PROGRESS'  # c",
+            "updated_at: '2026-11-23T10:00:00Z'",
+        ),
+        (
+            'status: "DRAFT"',
+            'updated_at: "x"',
+            'status: "IN_PROGRESS"',
+            'updated_at: "2026-11-23T10:00:00Z"',
+        ),
+        (
+            "status: DRAFT",
+            "updated_at: 2020-01-01",
+            "status: IN_PROGRESS",
+            "updated_at: 2026-11-23T10:00:00Z",
+        ),
+    ],
+)
+def test_set_status_keeps_each_values_quote_style(
+    status_line: str, updated_line: str, expected_status: str, expected_updated: str
+) -> None:
+    text = (
+        f"active_intents:\n  - id: A\n    name: a\n    {status_line}\n    {updated_line}\n"
+        "    owned_scope: [x/**]\n"
+    )
+    new = lifecycle(text, "A", "IN_PROGRESS")
+    assert new == text.replace(status_line, expected_status).replace(updated_line, expected_updated)
+    assert patterns(new, "A") == ("x/**",)
+
+
+def test_set_status_adds_both_lines_after_the_id_when_missing() -> None:
+    text = "active_intents:\n- id: A\n  name: a\n  owned_scope: [x/**]"
+    new = lifecycle(text, "A", "COMPLETED")
+    assert new == (
+        'active_intents:\n- id: A\n  status: COMPLETED\n  updated_at: "2026-11-23T10:00:00Z"\n'
+        "  name: a\n  owned_scope: [x/**]"
+    )
+
+
+def test_set_status_crlf_and_unterminated_last_line() -> None:
+    text = (
+        "active_intents:\r\n  - id: A\r\n    name: a\r\n    owned_scope: [x]\r\n    status: DRAFT"
+    )
+    new = lifecycle(text, "A", "IN_PROGRESS")
+    assert new.endswith('    status: IN_PROGRESS\r\n    updated_at: "2026-11-23T10:00:00Z"')
+    assert "\n" not in new.replace("\r\n", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("active_intents:\n  - {id: A, name: a, owned_scope: [x]}\n", "flow mapping"),
+        ("active_intents:\n  - id: B\n    name: b\n    owned_scope: [x]\n", "no intent 'A'"),
+        ("active_intents:\n  - id: A\n    status: [DRAFT]\n    owned_scope: [x]\n", "not a plain"),
+        ("active_intents: [\n", "not valid YAML"),
+    ],
+)
+def test_set_status_refuses_what_it_cannot_edit(text: str, message: str) -> None:
+    with pytest.raises(SpecEditError, match=re.escape(message)):
+        set_status(text, "A", "COMPLETED", "t")
