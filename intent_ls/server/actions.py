@@ -56,6 +56,9 @@ def code_actions(
             ),
         )
     )
+    from intent_ls.server import lifecycle  # it builds on this module's spec_text
+
+    actions += lifecycle.actions(ls, uri, params.range)
     only = params.context.only
     if only:
         actions = [a for a in actions if any(_kind_matches(a.kind, k) for k in only)]

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.server import actions, blame, destructive, guard, saving, stale
+from intent_ls.server import actions, blame, destructive, guard, lifecycle, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
 from intent_ls.server.ledger import trace_of
@@ -210,7 +210,7 @@ def build_server() -> IntentLanguageServer:
     async def code_lens(
         ls: IntentLanguageServer, params: types.CodeLensParams
     ) -> list[types.CodeLens]:
-        return await blame.code_lens(ls, params)
+        return [*lifecycle.lenses(ls, params.text_document.uri), *await blame.code_lens(ls, params)]
 
     @server.feature(types.WORKSPACE_WILL_DELETE_FILES, destructive.OPERATION_FILTERS)
     @guard.request("checking a file deletion")

@@ -1,0 +1,250 @@
+"""The intent lifecycle in the editor: "Start intent" and "Complete intent".
+
+Both change one intent's ``status`` (and ``updated_at``) in ``active_intents.yaml`` by a
+small versioned WorkspaceEdit, so the human's comments and layout stay and the edit
+lands in their buffer (undoable, saved by them) rather than behind their back. They are
+the ``intent.start`` / ``intent.complete`` commands, offered as code lenses over each
+intent in the spec and as code actions on its lines. Completing asks first, showing the
+acceptance criteria, and warns when the intent's files still carry unapproved verdicts:
+completing is the moment a reviewer should look at them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from intent_ls.attribution import SCOPE_CODES, open_verdicts
+from intent_ls.model import Intent, Status
+from intent_ls.server.actions import spec_text
+from intent_ls.server.commands import _arity, _folder, _string, command
+from intent_ls.server.diagnostics import to_range
+from intent_ls.server.edits import document_edit, open_version
+from intent_ls.server.folders import Folder
+from intent_ls.server.guard import UserError
+from intent_ls.server.ledger import FolderTrace, read_text, trace_of
+from intent_ls.server.server import IntentLanguageServer
+from intent_ls.spec_edit import SpecEditError, apply_edits, set_status
+
+START = "intent.start"
+COMPLETE = "intent.complete"
+#: Which statuses each transition starts from.
+STARTS_FROM = (Status.DRAFT,)
+COMPLETES_FROM = (Status.IN_PROGRESS, Status.BLOCKED)
+CANCEL = "Cancel"
+#: How many unapproved verdicts the warning names before summarising the rest.
+NAMED_VERDICTS = 5
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def lenses(ls: IntentLanguageServer, uri: str) -> list[types.CodeLens]:
+    """A "Start intent" or "Complete intent" lens over each intent that can move."""
+    folder = ls.folder_for_uri(uri)
+    if folder is None or not folder.governed or folder.spec_uri != uri:
+        return []
+    lines = spec_text(ls, folder).splitlines()
+    out = []
+    for intent, name, title in _transitions(folder):
+        at = to_range(lines, intent.span, ls.codec).start
+        out.append(
+            types.CodeLens(
+                range=types.Range(start=at, end=at),
+                command=types.Command(title=title, command=name, arguments=[intent.id, uri]),
+            )
+        )
+    return out
+
+
+def actions(ls: IntentLanguageServer, uri: str, where: types.Range) -> list[types.CodeAction]:
+    """The same transitions as code actions, for the intent the cursor is in."""
+    folder = ls.folder_for_uri(uri)
+    if folder is None or not folder.governed or folder.spec_uri != uri:
+        return []
+    out = []
+    for intent, name, title in _transitions(folder):
+        if intent.span.start.line <= where.start.line <= intent.span.end.line:
+            out.append(
+                types.CodeAction(
+                    title=f"{title} {intent.id}",
+                    kind=types.CodeActionKind.Refactor,
+                    command=types.Command(title=title, command=name, arguments=[intent.id, uri]),
+                )
+            )
+    return out
+
+
+def _transitions(folder: Folder) -> list[tuple[Intent, str, str]]:
+    out = []
+    for intent in folder.spec.intents:
+        if intent.status in STARTS_FROM:
+            out.append((intent, START, "Start intent"))
+        elif intent.status in COMPLETES_FROM:
+            out.append((intent, COMPLETE, "Complete intent"))
+    return out
+
+
+def _intent(ls: IntentLanguageServer, name: str, args: tuple[Any, ...]) -> tuple[Folder, Intent]:
+    _arity(name, args, 1, 2, "[id] or [id, uri]")
+    intent_id = _string(name, args[0], "the intent id")
+    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+    intent = folder.spec.get(intent_id or "")
+    if intent is None:
+        raise UserError(f"{name}: no intent '{intent_id}' in the spec")
+    return folder, intent
+
+
+@command(START)
+async def start(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    """``[id]`` or ``[id, uri]``: a DRAFT intent becomes IN_PROGRESS."""
+    folder, intent = _intent(ls, START, args)
+    if intent.status not in STARTS_FROM:
+        raise UserError(f"{START}: {intent.id} is {intent.status.value}; only a DRAFT can start")
+    return await _move(ls, folder, intent, Status.IN_PROGRESS, START)
+
+
+@command(COMPLETE)
+async def complete(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+    """``[id]`` or ``[id, uri]``: after the user confirms, the intent becomes COMPLETED."""
+    folder, intent = _intent(ls, COMPLETE, args)
+    if intent.status not in COMPLETES_FROM:
+        raise UserError(
+            f"{COMPLETE}: {intent.id} is {intent.status.value}; only an IN_PROGRESS or BLOCKED "
+            "intent can be completed"
+        )
+    open_ones = await unapproved(ls, folder, intent.id)
+    confirmed = await _confirm(ls, intent, open_ones)
+    if not confirmed:
+        return {
+            "intent": intent.id,
+            "status": intent.status.value,
+            "applied": False,
+            "reason": "not confirmed",
+            "unapproved": len(open_ones),
+        }
+    result = await _move(ls, folder, intent, Status.COMPLETED, COMPLETE)
+    return {**result, "unapproved": len(open_ones)}
+
+
+async def _confirm(
+    ls: IntentLanguageServer, intent: Intent, open_ones: list[tuple[str, str]]
+) -> bool:
+    criteria = "; ".join(intent.acceptance_criteria) or "none listed"
+    question = f"Complete {intent.id}: {intent.name}? Acceptance criteria: {criteria}."
+    warning = ""
+    if open_ones:
+        named = ", ".join(f"{rel} ({code})" for rel, code in open_ones[:NAMED_VERDICTS])
+        more = len(open_ones) - NAMED_VERDICTS
+        warning = (
+            f"{len(open_ones)} unapproved verdict{'s' if len(open_ones) != 1 else ''} on its "
+            f"files: {named}{f' and {more} more' if more > 0 else ''}. "
+        )
+    if not get_capability(ls.client_capabilities, "window.show_message", None):
+        if open_ones:
+            raise UserError(
+                f"{COMPLETE}: {intent.id} has {warning}approve or fix them first (this editor "
+                "cannot ask for confirmation)"
+            )
+        ls.show(f"intent-ls: completing {intent.id}. Acceptance criteria: {criteria}.")
+        return True
+    yes = f"Complete {intent.id} anyway" if open_ones else f"Complete {intent.id}"
+    answer = await ls.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Warning if open_ones else types.MessageType.Info,
+            message=f"intent-ls: {warning}{question}",
+            actions=[types.MessageActionItem(title=yes), types.MessageActionItem(title=CANCEL)],
+        )
+    )
+    return answer is not None and answer.title == yes
+
+
+async def _move(
+    ls: IntentLanguageServer, folder: Folder, intent: Intent, status: Status, name: str
+) -> dict[str, Any]:
+    result = {"intent": intent.id, "status": status.value}
+    try:
+        text = spec_text(ls, folder)
+        edits = set_status(text, intent.id, status.value, now())
+    except SpecEditError as exc:
+        raise UserError(f"{name}: {exc}") from None
+    if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
+        lines = text.splitlines()
+        changes = [
+            types.TextEdit(range=to_range(lines, e.span, ls.codec), new_text=e.new_text)
+            for e in edits
+        ]
+        uri = folder.spec_uri
+        edit = document_edit(ls, uri, open_version(ls, uri), changes)
+        response = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=f"{intent.id} → {status.value}")
+        )
+        if not (response and response.applied):
+            reason = (response.failure_reason if response else None) or "the editor refused it"
+            return {**result, "applied": False, "reason": reason}
+        return {**result, "applied": True}
+    if folder.spec_uri in ls.documents:
+        raise UserError(
+            f"{name}: this editor cannot apply edits and has the spec open; set "
+            f"status: {status.value} in it by hand"
+        )
+    path = folder.workspace.spec_path
+    path.write_text(apply_edits(text, edits), encoding="utf-8")
+    ls.refresh(folder)
+    return {**result, "applied": True}
+
+
+async def unapproved(
+    ls: IntentLanguageServer, folder: Folder, intent_id: str
+) -> list[tuple[str, str]]:
+    """(file, verdict code) of each unapproved verdict on the intent's files: open
+    buffers as analysed now, other files from the ledger against their disk content."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for doc in list(ls.documents.values()):
+        if doc.folder is not folder or doc.rel is None or not doc.governed:
+            continue
+        if not folder.scope.owns(intent_id, doc.rel) or doc.live is None:
+            continue
+        seen.add(doc.rel)
+        found += [(doc.rel, v.code) for v in doc.live.unapproved()]
+        # The intent owns the file: its scope verdicts are covered.
+        found += [(doc.rel, v.code) for v in doc.live.open if v.code not in SCOPE_CODES]
+    for rel in await ls.workers.query(_recorded_paths, trace_of(folder), intent_id):
+        if rel in seen or not folder.scope.owns(intent_id, rel):
+            continue
+        found += await ls.workers.query(_closed_file_verdicts, trace_of(folder), rel)
+    return found
+
+
+def _recorded_paths(trace: FolderTrace, intent_id: str) -> list[str]:
+    """Index thread: the files the intent's records touched, newest first."""
+    trace.open_index()
+    if trace.index is None:
+        return []
+    paths: dict[str, None] = {}
+    for ref in trace.index.records_for_intent(intent_id):
+        record = trace.index.load_record(ref)
+        for file in record.get("files") or ():
+            if isinstance(file, dict) and isinstance(file.get("path"), str):
+                paths.setdefault(file["path"])
+    return list(paths)
+
+
+def _closed_file_verdicts(trace: FolderTrace, rel: str) -> list[tuple[str, str]]:
+    """Index thread: the recorded verdicts of ``rel`` still open in its disk content."""
+    history = trace.history(rel)
+    if not history.gated:
+        return []
+    text = read_text(Path(trace.root) / rel)
+    if text is None:
+        return []
+    found = open_verdicts(
+        history.gated, rel, text, approvals=history.approvals, covered=SCOPE_CODES
+    )
+    return [(rel, v.code) for v in found]
