@@ -185,6 +185,8 @@ async def test_commands_are_advertised(editor: Editor) -> None:
             "intent.addToScope",
             "intent.approve",
             "intent.recordLesson",
+            "intent.start",
+            "intent.complete",
         ]
     )
 
