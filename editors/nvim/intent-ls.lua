@@ -1,5 +1,6 @@
 -- intent-ls for Neovim (0.7 and later): attaches the intent-ls language server to every
--- buffer that has a file path, whatever its filetype.
+-- buffer that has a file path in a governed tree (a directory holding
+-- .orchestration/active_intents.yaml), whatever its filetype, beside any other servers.
 --
 --   require('intent-ls').setup({})        -- this file on 'runtimepath' as lua/intent-ls.lua
 --   dofile('/path/to/intent-ls.lua').setup({})
@@ -8,9 +9,11 @@
 --   cmd            server command             default { 'intent-ls', 'serve' }
 --                  (when `intent-ls` is not on $PATH: { 'python3', '-m', 'intent_ls', 'serve' })
 --   settings       the `intentLs` settings    e.g. { severity = { ['out-of-scope'] = 'warning' } }
---   root_markers   searched upwards from the file; the first directory holding one is the
---                  workspace folder            default { '.orchestration', '.git' }
---   only_governed  attach only below a `.orchestration` directory   default false
+--   start          'governed': only below a directory holding .orchestration/active_intents.yaml
+--                  (that directory is the workspace folder); 'everywhere': every file, the
+--                  root then being the first directory holding one of root_markers, else the
+--                  current directory                               default 'governed'
+--   root_markers   for start = 'everywhere'    default { '.orchestration/active_intents.yaml', '.git' }
 --   on_attach      function(client, bufnr)
 --   flags          passed to the client, e.g. { debounce_text_changes = 150 }
 --   commands       define :IntentSelect and friends               default true
@@ -34,11 +37,14 @@ M.statuses = {}
 --- Client id per root directory (Neovim 0.7 path only).
 local clients_by_root = {}
 
+--- What makes a directory a governed workspace: the same rule in every intent-ls client.
+local SPEC = '.orchestration/active_intents.yaml'
+
 local defaults = {
   cmd = { 'intent-ls', 'serve' },
   settings = {},
-  root_markers = { '.orchestration', '.git' },
-  only_governed = false,
+  start = 'governed',
+  root_markers = { SPEC, '.git' },
   on_attach = nil,
   flags = nil,
   commands = true,
@@ -53,7 +59,7 @@ local function dirname(path)
 end
 
 --- The directory holding one of `markers`, searched upwards from `start`; markers are
---- tried in order, so a `.orchestration` wins over a `.git` further down.
+--- tried in order, so a governed directory wins over a `.git` further down.
 local function find_root(start, markers)
   for _, marker in ipairs(markers) do
     local dir = start
@@ -88,8 +94,8 @@ end
 local function root_for(path)
   local opts = M.options
   local start = dirname(path)
-  if opts.only_governed then
-    return find_root(start, { '.orchestration' })
+  if opts.start ~= 'everywhere' then
+    return find_root(start, { SPEC })
   end
   return find_root(start, opts.root_markers) or vim.fn.getcwd()
 end
@@ -121,11 +127,23 @@ local function settings_object()
   return settings
 end
 
+--- Neovim applies versioned TextDocumentEdits (refusing one made for an older buffer
+--- version) in every version, but 0.7 does not say so; saying it makes the server pin
+--- its edits ("Reload from disk", "Restore deleted code", ...) to the buffer version.
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
+  caps.workspace.workspaceEdit.documentChanges = true
+  return caps
+end
+
 local function client_config(root)
   local opts = M.options
   return {
     name = NAME,
     cmd = opts.cmd,
+    capabilities = capabilities(),
     root_dir = root,
     workspace_folders = {
       { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') },
@@ -295,6 +313,27 @@ function M.select(id)
   end)
 end
 
+--- Moves intent `id` through its lifecycle (`intent.start` / `intent.complete`); the
+--- server asks for confirmation and edits active_intents.yaml.
+local function transition(command, verb)
+  return function(id)
+    if not id or id == '' then
+      vim.notify('intent-ls: give the intent id, e.g. :Intent' .. verb .. ' INT-001', vim.log.levels.ERROR)
+      return
+    end
+    M.execute(command, with_hint({ id }), function(result)
+      if result.applied then
+        vim.notify('intent-ls: ' .. result.intent .. ' is now ' .. result.status .. ' (save the spec)')
+      else
+        vim.notify('intent-ls: ' .. result.intent .. ' unchanged: ' .. tostring(result.reason))
+      end
+    end)
+  end
+end
+
+M.start = transition('intent.start', 'Start')
+M.complete = transition('intent.complete', 'Complete')
+
 function M.clear()
   M.execute('intent.clear', hint(), function()
     vim.notify('intent-ls: active intent cleared')
@@ -355,6 +394,12 @@ local function define_commands()
   cmd('IntentList', function()
     M.list()
   end, { desc = 'intent-ls: list the intents' })
+  cmd('IntentStart', function(o)
+    M.start(o.args)
+  end, { nargs = 1, desc = 'intent-ls: move a DRAFT intent to IN_PROGRESS' })
+  cmd('IntentComplete', function(o)
+    M.complete(o.args)
+  end, { nargs = 1, desc = 'intent-ls: complete an intent (shows its acceptance criteria)' })
   cmd('IntentLesson', function(o)
     M.record_lesson(o.args)
   end, { nargs = '?', desc = 'intent-ls: record a lesson for the active intent' })
@@ -367,6 +412,14 @@ function M.setup(opts)
   end
   if opts and opts.root_markers then
     M.options.root_markers = opts.root_markers
+  end
+  if M.options.start ~= 'governed' and M.options.start ~= 'everywhere' then
+    vim.notify(
+      "intent-ls: start must be 'governed' or 'everywhere', not " .. vim.inspect(M.options.start)
+        .. "; using 'governed'",
+      vim.log.levels.ERROR
+    )
+    M.options.start = 'governed'
   end
   local group = vim.api.nvim_create_augroup('intent_ls', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufFilePost' }, {

@@ -100,6 +100,99 @@ local function edit_line(bufnr, line, suffix)
   vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { text .. suffix })
 end
 
+
+local function lines_of(bufnr)
+  return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+end
+
+local function find_line(bufnr, needle)
+  for i, text in ipairs(lines_of(bufnr)) do
+    if text:find(needle, 1, true) then
+      return i - 1
+    end
+  end
+  error('no line with ' .. needle, 0)
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local data = f:read('*a')
+  f:close()
+  return data
+end
+
+local function write_file(path, data)
+  local f = assert(io.open(path, 'wb'))
+  f:write(data)
+  f:close()
+end
+
+local function count_lines(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return 0
+  end
+  local n = 0
+  for _ in f:lines() do
+    n = n + 1
+  end
+  f:close()
+  return n
+end
+
+--- Runs the code action titled `title*` on `line` of the current window's buffer through
+--- Neovim's own UI (vim.lsp.buf.code_action + vim.ui.select); returns the titles offered.
+local function choose_action(line, prefix)
+  local offered, chosen = {}, false
+  vim.ui.select = function(items, _, on_choice)
+    for _, item in ipairs(items) do
+      local action = item.action or item[2]
+      table.insert(offered, action.title)
+      if action.title:sub(1, #prefix) == prefix then
+        chosen = true
+        return on_choice(item)
+      end
+    end
+    on_choice(nil)
+  end
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  vim.lsp.buf.code_action()
+  wait_for('the code-action menu offering ' .. prefix, function()
+    return #offered > 0
+  end)
+  if not chosen then
+    error('no code action starting with ' .. prefix .. ' among ' .. vim.inspect(offered), 0)
+  end
+  return offered
+end
+
+--- The code actions the server offers for `diag` (raw LSP objects).
+local function raw_actions(bufnr, client_id, diag)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = diag.lnum, character = 0 }, ['end'] = { line = diag.lnum, character = 0 } },
+    context = { diagnostics = { to_lsp(diag) } },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, TIMEOUT)
+  return (responses and responses[client_id] or {}).result or {}
+end
+
+local function save(bufnr)
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.cmd('silent write')
+  end)
+end
+
+local function plugin_clients(bufnr)
+  local found = {}
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if c.name == 'intent_ls' then
+      table.insert(found, c)
+    end
+  end
+  return found
+end
+
 local function run()
   local ws = assert(os.getenv('INTENT_LS_WS'), 'INTENT_LS_WS is not set')
   vim.cmd('filetype on')
@@ -113,6 +206,8 @@ local function run()
   plugin.setup({
     cmd = vim.fn.json_decode(os.getenv('INTENT_LS_CMD')),
     flags = { debounce_text_changes = 0 },
+    -- Neovim 0.7 does not watch files for the server: it polls, quickly here.
+    settings = { pollInterval = 0.1, analysisDelay = 0.02 },
   })
   vim.api.nvim_create_autocmd('User', {
     pattern = 'IntentLsStatus',
@@ -189,6 +284,23 @@ local function run()
   result.go_actions = code_action_titles(go, client.id, { oos }, oos.lnum)
   step('out-of-scope')
 
+  -- 5b. "Add … to INT-001's scope": Neovim applies the edit to the spec; saving it clears
+  -- the diagnostic.
+  local spec_path = ws .. '/.orchestration/active_intents.yaml'
+  choose_action(oos.lnum, "Add services/billing/main.go to INT-001's scope")
+  local spec = vim.fn.bufnr(spec_path)
+  wait_for('the spec buffer to get the new scope line', function()
+    return spec ~= -1 and vim.tbl_contains(lines_of(spec), '      - services/billing/main.go')
+  end)
+  save(spec)
+  wait_for('the out-of-scope diagnostic to clear once the spec is saved (have: ' .. describe(go) .. ')', function()
+    return has_code(go, 'out-of-scope') == nil
+  end)
+  result.spec_scope = vim.tbl_filter(function(l)
+    return l:find('services/billing/main.go', 1, true) ~= nil
+  end, vim.split(read_file(spec_path), '\n', true))
+  step('added to scope')
+
   -- 6. :IntentClear goes through workspace/executeCommand; the status follows.
   vim.cmd('IntentClear')
   wait_for('intent/status to report no intent after :IntentClear', function()
@@ -196,6 +308,117 @@ local function run()
   end)
   result.status_cleared = plugin.status(go)
   step('cleared')
+
+  -- 8. Destructive edit: restore it, then approve it, through the code-action UI.
+  vim.cmd('IntentSelect INT-001')
+  wait_for('INT-001 to be selected again', function()
+    return plugin.status(jwt):find('^INT%-001') ~= nil
+  end)
+  vim.cmd('buffer ' .. jwt)
+  local function delete_verify_token()
+    local first = find_line(jwt, 'def verify_token')
+    local last = find_line(jwt, 'def _mac')
+    vim.api.nvim_buf_set_lines(jwt, first, last, false, {})
+    wait_for('a destructive-edit diagnostic (have: ' .. describe(jwt) .. ')', function()
+      return has_code(jwt, 'destructive-edit') ~= nil
+    end)
+    return has_code(jwt, 'destructive-edit')
+  end
+  local destroyed = delete_verify_token()
+  result.destructive = destroyed.message
+  choose_action(destroyed.lnum, 'Restore deleted code')
+  wait_for('the restored method and no destructive-edit (have: ' .. describe(jwt) .. ')', function()
+    return has_code(jwt, 'destructive-edit') == nil
+      and pcall(find_line, jwt, '    def verify_token(self, token: str)')
+  end)
+  result.restored = lines_of(jwt)[find_line(jwt, 'def verify_token') + 1]
+  step('destructive restored')
+  destroyed = delete_verify_token()
+  choose_action(destroyed.lnum, 'Approve destructive edit')
+  wait_for('the approved destructive-edit to clear (have: ' .. describe(jwt) .. ')', function()
+    return has_code(jwt, 'destructive-edit') == nil
+  end)
+  step('destructive approved')
+
+  -- 9. Saving records a mutation in the ledger; hover shows the intent blame.
+  local ledger = ws .. '/.orchestration/agent_trace.jsonl'
+  local records_before = count_lines(ledger)
+  save(jwt)
+  wait_for('a new ledger record after :write', function()
+    return count_lines(ledger) > records_before
+  end)
+  local last_record = vim.fn.json_decode(vim.split(vim.trim(read_file(ledger)), '\n', true)[count_lines(ledger)])
+  result.record = {
+    path = last_record.files[1].path,
+    intent = last_record.metadata.intent_ls.intent_id,
+    mutation_class = last_record.metadata.intent_ls.mutation_class,
+  }
+  step('saved and recorded')
+  local hover_line = find_line(jwt, '# edited')
+  local hovered
+  wait_for('a hover with the intent blame', function()
+    local responses = vim.lsp.buf_request_sync(jwt, 'textDocument/hover', {
+      textDocument = { uri = vim.uri_from_bufnr(jwt) },
+      position = { line = hover_line, character = 2 },
+    }, TIMEOUT)
+    local r = responses and responses[client.id] and responses[client.id].result
+    hovered = r and r.contents and (r.contents.value or r.contents) or nil
+    return type(hovered) == 'string' and hovered:find('INT-001', 1, true) ~= nil
+  end)
+  result.hover = hovered
+  step('hover blame')
+
+  -- 10. Stale file: someone changes it on disk under our edit. The reload edit is pinned
+  -- to the buffer version: Neovim refuses it once the buffer moved on, and applies it
+  -- through the code-action UI when current.
+  edit_line(jwt, 0, '  # mine')
+  local jwt_path = ws .. '/src/auth/jwt.py'
+  local theirs = read_file(jwt_path):gsub('"""', '"""Theirs: ', 1)
+  write_file(jwt_path, theirs)
+  wait_for('a stale-file diagnostic (have: ' .. describe(jwt) .. ')', function()
+    return has_code(jwt, 'stale-file') ~= nil
+  end)
+  local stale = has_code(jwt, 'stale-file')
+  local reload
+  for _, action in ipairs(raw_actions(jwt, client.id, stale)) do
+    if action.title == 'Reload from disk' then
+      reload = action
+    end
+  end
+  if not reload or not reload.edit then
+    error('no Reload from disk edit', 0)
+  end
+  result.reload_versioned = reload.edit.documentChanges ~= nil
+    and reload.edit.documentChanges[1].textDocument.version ~= vim.NIL
+  edit_line(jwt, 1, '  # typed after the action was computed')
+  local typed = table.concat(lines_of(jwt), '\n')
+  vim.lsp.util.apply_workspace_edit(reload.edit, client.offset_encoding)
+  result.stale_edit_refused = table.concat(lines_of(jwt), '\n') == typed
+  step('stale edit refused')
+  wait_for('the stale-file diagnostic for the new version', function()
+    return has_code(jwt, 'stale-file') ~= nil
+  end)
+  choose_action(has_code(jwt, 'stale-file').lnum, 'Reload from disk')
+  wait_for('the buffer to hold the disk content', function()
+    return table.concat(lines_of(jwt), '\n') .. '\n' == theirs
+  end)
+  wait_for('no diagnostics after reloading (have: ' .. describe(jwt) .. ')', function()
+    return #ours(jwt) == 0
+  end)
+  step('reloaded from disk')
+
+  -- 11. Every file of the governed tree, whatever its filetype; nothing outside it.
+  write_file(ws .. '/NOTES', 'plain notes\n')
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/NOTES'))
+  local notes = vim.api.nvim_get_current_buf()
+  result.notes_filetype = vim.bo[notes].filetype
+  result.notes_attached = vim.lsp.buf_is_attached(notes, client.id)
+  local outside_dir = vim.fn.fnamemodify(ws, ':h') .. '/outside'
+  vim.fn.mkdir(outside_dir, 'p')
+  write_file(outside_dir .. '/x.py', 'x = 1\n')
+  vim.cmd('edit ' .. vim.fn.fnameescape(outside_dir .. '/x.py'))
+  result.outside_clients = #plugin_clients(vim.api.nvim_get_current_buf())
+  step('scope of attachment')
 
   -- 7. Only one server process for the whole workspace.
   local count = 0

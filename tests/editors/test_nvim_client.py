@@ -38,6 +38,19 @@ def test_neovim_flow(workspace: Path, tmp_path: Path) -> None:
     assert r["status_selected"].startswith("INT-001")
     assert r["out_of_scope"]["line"] == 0
     assert "Approve out-of-scope edit" in r["go_actions"], r["go_actions"]
+    assert r["spec_scope"] == ["      - services/billing/main.go"]
     assert r["status_cleared"].startswith("no intent")
+    assert r["destructive"] == "deletes method `JwtCodec.verify_token` (lines 23–31)"
+    assert r["restored"] == "        try:"  # the line after the restored `def verify_token`
+    assert r["record"] == {
+        "path": "src/auth/jwt.py",
+        "intent": "INT-001",
+        "mutation_class": r["record"]["mutation_class"],
+    }
+    assert "INT-001" in r["hover"] and "intent-ls history" in r["hover"]
+    assert r["reload_versioned"] is True
+    assert r["stale_edit_refused"] is True
+    assert (r["notes_filetype"], r["notes_attached"]) == ("", True)
+    assert r["outside_clients"] == 0
     assert r["clients"] == 1
     print(f"neovim flow: {run.seconds:.2f} s; steps {r['steps']}")
