@@ -331,7 +331,7 @@ local function run()
     return has_code(jwt, 'destructive-edit') == nil
       and pcall(find_line, jwt, '    def verify_token(self, token: str)')
   end)
-  result.restored = lines_of(jwt)[find_line(jwt, 'def verify_token') + 1]
+  result.restored = lines_of(jwt)[find_line(jwt, 'def verify_token') + 2]
   step('destructive restored')
   destroyed = delete_verify_token()
   choose_action(destroyed.lnum, 'Approve destructive edit')
