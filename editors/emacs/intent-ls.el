@@ -14,23 +14,24 @@
 ;;   (require 'intent-ls)
 ;;   (intent-ls-setup)
 ;;
-;; `intent-ls-setup' makes eglot start intent-ls for file buffers whose major mode
-;; derives from one of `intent-ls-major-modes' (prog-mode, text-mode, conf-mode,
-;; diff-mode) below a directory holding `.orchestration/' (see
-;; `intent-ls-auto-start').  That directory is the eglot project root, so one server
-;; serves the whole governed tree.
+;; `intent-ls-setup' makes eglot start intent-ls for every file buffer below a
+;; directory holding `.orchestration/active_intents.yaml' (see `intent-ls-auto-start'),
+;; whatever its major mode.  That directory is the eglot project root, so one server
+;; serves the whole governed tree.  Files Emacs has no major mode for (fundamental-mode:
+;; in a bare Emacs 28, .ts, .go, .md and .yaml files) get `intent-ls-plain-mode' there,
+;; which eglot can manage.
 ;;
-;; eglot runs one server per buffer: in a governed tree intent-ls is that server, and
-;; buffers there do not get their usual language server from eglot.  Outside governed
-;; trees nothing changes (the entry is added to `eglot-server-programs' buffer-locally).
-;;
-;; `fundamental-mode' is never managed: a buffer passes through it while its real major
-;; mode is set up, and managing it made eglot send a second textDocument/didOpen.
+;; eglot runs ONE server per buffer: in a governed tree intent-ls is that server, so
+;; buffers there do not get their usual eglot server (pyright, gopls, ...).  Outside
+;; governed trees nothing changes (the entry is added to `eglot-server-programs'
+;; buffer-locally).  To keep your language servers beside intent-ls, use lsp-mode and
+;; `intent-ls-lsp' (an add-on client) instead.
 ;;
 ;; Commands: `intent-ls-select' (pick from `intent.list'), `intent-ls-clear',
-;; `intent-ls-context' (XML in a buffer), `intent-ls-list', `intent-ls-record-lesson'.
-;; Quick fixes come through `eglot-code-actions'.  The `intent/status' notification is
-;; shown in the mode line (`intent-ls-mode-line') and runs `intent-ls-status-functions'.
+;; `intent-ls-context' (XML in a buffer), `intent-ls-list', `intent-ls-record-lesson',
+;; `intent-ls-start-intent' and `intent-ls-complete-intent' (the lifecycle).  Quick fixes
+;; come through `eglot-code-actions'.  The `intent/status' notification is shown in the
+;; mode line (`intent-ls-mode-line') and runs `intent-ls-status-functions'.
 
 ;;; Code:
 
@@ -38,51 +39,18 @@
 (require 'eglot)
 (require 'project)
 (require 'subr-x)
+(require 'intent-ls-common)
 
-(defgroup intent-ls nil
-  "Intent-driven governance of AI-assisted edits (intent-ls language server)."
-  :group 'tools
-  :prefix "intent-ls-")
-
-(defcustom intent-ls-server-command '("intent-ls" "serve")
-  "Command line that starts the server.
-When `intent-ls' is not on `exec-path', use for instance
-\\='(\"python3\" \"-m\" \"intent_ls\" \"serve\") or a virtualenv's python."
-  :type '(repeat string))
-
-(defcustom intent-ls-settings nil
-  "The `intentLs' settings, as a plist sent in initializationOptions.
-Example: \\='(:severity (:out-of-scope \"warning\") :extraIgnores [\"*.gen.go\"]).
-A directory-local `eglot-workspace-configuration' with an `:intentLs' section
-overrides it for one project."
-  :type 'plist)
-
-(defcustom intent-ls-auto-start 'governed
-  "When to start intent-ls for a file buffer.
-`governed': below a directory holding `.orchestration/'; t: any file buffer in a
-managed mode; nil: never (use \\[eglot] yourself)."
-  :type '(choice (const :tag "Governed trees only" governed)
-                 (const :tag "Every file" t)
-                 (const :tag "Never" nil)))
-
-(defcustom intent-ls-major-modes '(prog-mode text-mode conf-mode diff-mode)
-  "Major modes intent-ls manages, with every mode derived from them.
+(defcustom intent-ls-major-modes '(prog-mode text-mode conf-mode diff-mode intent-ls-plain-mode)
+  "Major modes intent-ls manages through eglot, with every mode derived from them.
 eglot matches a buffer's exact major mode against the modes of a
 running server, so each mode actually used is added to this list
 \(and to the running intent-ls servers) when a buffer first uses it.
-Add here modes that derive from none of these.  Never add
-`fundamental-mode': a buffer passes through it while its real major
-mode is set up, and managing it makes eglot send a second didOpen."
+In a governed tree any other mode is added the same way when a file
+is visited in it.  Never add `fundamental-mode': a buffer passes
+through it while its real mode is set up, and managing it makes
+eglot send a second didOpen (such files get `intent-ls-plain-mode')."
   :type '(repeat symbol))
-
-(defvar intent-ls-status-functions nil
-  "Abnormal hook run with each `intent/status' payload (a plist).")
-
-(defvar intent-ls--statuses (make-hash-table :test #'equal)
-  "The latest `intent/status' payload per workspace folder URI.")
-
-(defvar intent-ls--last-folder nil
-  "The folder URI of the latest `intent/status' notification.")
 
 (defclass intent-ls-server (eglot-lsp-server) ()
   :documentation "An eglot server for intent-ls.")
@@ -95,25 +63,15 @@ mode is set up, and managing it makes eglot send a second didOpen."
   "The eglot contact for intent-ls."
   (cons 'intent-ls-server intent-ls-server-command))
 
-(defun intent-ls--governed-root (&optional dir)
-  "The nearest directory at or above DIR holding `.orchestration/', or nil."
-  (when-let ((root (locate-dominating-file
-                    (or dir default-directory)
-                    (lambda (d) (file-directory-p (expand-file-name ".orchestration" d))))))
-    (file-name-as-directory (expand-file-name root))))
-
 (defun intent-ls--project-find (dir)
   "For eglot (while `eglot-lsp-context' is set): the governed tree holding DIR."
   (when (bound-and-true-p eglot-lsp-context)
-    (when-let ((root (intent-ls--governed-root dir)))
+    (when-let ((root (intent-ls-governed-root dir)))
       (cons 'transient root))))
 
 (defun intent-ls--managed-mode-p (mode)
-  "Non-nil when MODE is one intent-ls may manage."
-  (and mode
-       (not (eq mode 'fundamental-mode))
-       (apply #'provided-mode-derived-p mode
-              (remq 'fundamental-mode intent-ls-major-modes))))
+  "Non-nil when MODE is one intent-ls may manage through eglot."
+  (and mode (not (eq mode 'fundamental-mode))))
 
 (defun intent-ls--entry ()
   "The `eglot-server-programs' entry for intent-ls."
@@ -131,12 +89,7 @@ mode is set up, and managing it makes eglot send a second didOpen."
 
 (defun intent-ls--wanted-p ()
   "Non-nil when intent-ls should manage the current buffer."
-  (and buffer-file-name
-       (intent-ls--managed-mode-p major-mode)
-       (pcase intent-ls-auto-start
-         ('governed (intent-ls--governed-root))
-         ('nil nil)
-         (_ t))))
+  (and (intent-ls--managed-mode-p major-mode) (intent-ls-wanted-p)))
 
 (defun intent-ls--prepare-buffer ()
   "Point eglot at intent-ls in this buffer (a buffer-local server entry)."
@@ -147,7 +100,7 @@ mode is set up, and managing it makes eglot send a second didOpen."
                                   (default-value 'eglot-server-programs)))))
 
 (defun intent-ls-maybe-start ()
-  "Start (or join) intent-ls for the current buffer when `intent-ls--wanted-p'."
+  "Start (or join) intent-ls for the current buffer when it is wanted."
   (when (intent-ls--wanted-p)
     (intent-ls--prepare-buffer)
     (eglot-ensure)))
@@ -157,58 +110,36 @@ mode is set up, and managing it makes eglot send a second didOpen."
   "Use intent-ls, through eglot, for file buffers in governed trees."
   (interactive)
   (add-hook 'project-find-functions #'intent-ls--project-find)
-  ;; `after-change-major-mode-hook' covers both visiting a file and changing mode; a
-  ;; buffer already managed by eglot is left alone by `eglot-ensure'.
+  ;; A visited file's mode is final in `find-file-hook': fundamental-mode files become
+  ;; `intent-ls-plain-mode' there; `after-change-major-mode-hook' covers both that and a
+  ;; later change of mode.  `eglot-ensure' leaves an already managed buffer alone.
+  (add-hook 'find-file-hook #'intent-ls-plain-if-fundamental)
   (add-hook 'after-change-major-mode-hook #'intent-ls-maybe-start)
   (add-to-list 'mode-line-misc-info '(:eval (intent-ls-mode-line)) t)
   (dolist (buffer (buffer-list))
     (with-current-buffer buffer
-      (intent-ls-maybe-start))))
+      (when buffer-file-name
+        (intent-ls-plain-if-fundamental)
+        (intent-ls-maybe-start)))))
 
 ;;; Settings
 
 (cl-defmethod eglot-initialization-options ((_server intent-ls-server))
   "Sends `intent-ls-settings' under `intentLs'."
-  (list :intentLs (or intent-ls-settings eglot--{})))
+  (list :intentLs (intent-ls-settings-object)))
 
 ;;; Status
 
 (cl-defmethod eglot-handle-notification
   ((_server intent-ls-server) (_method (eql intent/status)) &rest params)
   "Records the `intent/status' payload PARAMS and updates the mode line."
-  (let ((folder (plist-get params :folder)))
-    (when folder
-      (puthash folder params intent-ls--statuses)
-      (setq intent-ls--last-folder folder)
-      (run-hook-with-args 'intent-ls-status-functions params)
-      (force-mode-line-update t))))
-
-(defun intent-ls-status (&optional buffer)
-  "The latest `intent/status' payload (a plist) for BUFFER's folder, or nil."
-  (with-current-buffer (or buffer (current-buffer))
-    (let ((uri (and buffer-file-name (eglot--path-to-uri buffer-file-name)))
-          best)
-      (when uri
-        (maphash (lambda (folder status)
-                   (when (and (string-prefix-p (concat (string-remove-suffix "/" folder) "/") uri)
-                              (or (null best)
-                                  (> (length folder) (length (plist-get best :folder)))))
-                     (setq best status)))
-                 intent-ls--statuses))
-      (or best (and intent-ls--last-folder
-                    (gethash intent-ls--last-folder intent-ls--statuses))))))
+  (intent-ls-record-status params))
 
 (defun intent-ls-mode-line ()
   "Mode-line text: the active intent and the turn state."
   (when-let ((server (and (bound-and-true-p eglot--managed-mode) (eglot-current-server))))
     (when (intent-ls--server-p server)
-      (let ((status (intent-ls-status)))
-        (cond ((null status) " [intent]")
-              ((eq (plist-get status :governed) :json-false) " [intent: not governed]")
-              (t (let ((intent (plist-get status :intent)))
-                   (format " [%s %s]"
-                           (if intent (plist-get intent :id) "no intent")
-                           (plist-get status :state)))))))))
+      (intent-ls-status-text))))
 
 ;;; Commands
 
@@ -286,6 +217,35 @@ mode is set up, and managing it makes eglot send a second didOpen."
     (message "intent-ls: lesson recorded for %s in %s"
              (plist-get result :intent) (plist-get result :path))
     result))
+
+(defun intent-ls--transition (command id)
+  "Run the lifecycle COMMAND (`intent.start' or `intent.complete') on intent ID."
+  (let ((result (apply #'intent-ls-execute command id (intent-ls--hint))))
+    (if (eq (plist-get result :applied) t)
+        (message "intent-ls: %s is now %s (save the spec)"
+                 (plist-get result :intent) (plist-get result :status))
+      (message "intent-ls: %s unchanged: %s"
+               (plist-get result :intent) (plist-get result :reason)))
+    result))
+
+(defun intent-ls--read-intent (prompt status)
+  "Read an intent id with PROMPT among the intents whose status is in STATUS."
+  (let ((ids (cl-loop for i across (apply #'intent-ls-execute "intent.list" (intent-ls--hint))
+                      when (member (plist-get i :status) status)
+                      collect (plist-get i :id))))
+    (unless ids
+      (user-error "intent-ls: no intent is %s" (string-join status " or ")))
+    (completing-read prompt ids nil t)))
+
+(defun intent-ls-start-intent (id)
+  "Move the DRAFT intent ID to IN_PROGRESS (an edit of the spec)."
+  (interactive (list (intent-ls--read-intent "Start intent: " '("DRAFT"))))
+  (intent-ls--transition "intent.start" id))
+
+(defun intent-ls-complete-intent (id)
+  "Complete intent ID: the server shows its acceptance criteria and asks first."
+  (interactive (list (intent-ls--read-intent "Complete intent: " '("IN_PROGRESS" "BLOCKED"))))
+  (intent-ls--transition "intent.complete" id))
 
 (provide 'intent-ls)
 ;;; intent-ls.el ends here

@@ -15,6 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
 from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
@@ -201,9 +202,12 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     if edit is None:
         raise UserError(f"{name}: the owned_scope of {intent_id} cannot be edited automatically")
     if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
-        response = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label=f"Add {info.rel} to {intent_id}")
-        )
+        try:
+            response = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=f"Add {info.rel} to {intent_id}")
+            )
+        except JsonRpcException as exc:  # e.g. eglot refusing an edit for another version
+            return {**result, "applied": False, "reason": exc.message or str(exc)}
         applied = bool(response and response.applied)
         if not applied:
             reason = (response.failure_reason if response else None) or "the editor refused it"

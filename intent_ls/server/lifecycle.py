@@ -17,6 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 
 from intent_ls.attribution import SCOPE_CODES, open_verdicts
 from intent_ls.model import Intent, Status
@@ -145,14 +146,6 @@ async def _confirm(
             f"{len(open_ones)} unapproved verdict{'s' if len(open_ones) != 1 else ''} on its "
             f"files: {named}{f' and {more} more' if more > 0 else ''}. "
         )
-    if not get_capability(ls.client_capabilities, "window.show_message", None):
-        if open_ones:
-            raise UserError(
-                f"{COMPLETE}: {intent.id} has {warning}approve or fix them first (this editor "
-                "cannot ask for confirmation)"
-            )
-        ls.show(f"intent-ls: completing {intent.id}. Acceptance criteria: {criteria}.")
-        return True
     yes = f"Complete {intent.id} anyway" if open_ones else f"Complete {intent.id}"
     answer = await ls.window_show_message_request_async(
         types.ShowMessageRequestParams(
@@ -181,9 +174,12 @@ async def _move(
         ]
         uri = folder.spec_uri
         edit = document_edit(ls, uri, open_version(ls, uri), changes)
-        response = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label=f"{intent.id} → {status.value}")
-        )
+        try:
+            response = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=f"{intent.id} → {status.value}")
+            )
+        except JsonRpcException as exc:  # e.g. eglot refusing an edit for another version
+            return {**result, "applied": False, "reason": exc.message or str(exc)}
         if not (response and response.applied):
             reason = (response.failure_reason if response else None) or "the editor refused it"
             return {**result, "applied": False, "reason": reason}

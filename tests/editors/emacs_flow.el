@@ -59,6 +59,52 @@
   (eglot--signal-textDocument/didChange)
   (flymake-start nil t))
 
+(defun flow-choose (prefix &optional discard)
+  "Run the code action starting with PREFIX on the current line through eglot's UI.
+DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
+  (let (offered)
+    (cl-letf (((symbol-function 'completing-read)
+               (lambda (_prompt collection &rest _)
+                 (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
+                 (or (cl-find-if (lambda (title) (string-prefix-p prefix title)) offered)
+                     (error "No code action starting with %S in %S" prefix offered))))
+              ((symbol-function 'y-or-n-p) (lambda (&rest _) t))
+              ((symbol-function 'yes-or-no-p) (lambda (&rest _) discard)))
+      ;; The line and its newline: flymake may put a diagnostic of an empty line there.
+      (let ((last-nonmenu-event ?\r))
+        (eglot-code-actions (line-beginning-position)
+                            (min (point-max) (1+ (line-end-position))) nil t)))
+    offered))
+
+(defun flow-goto-line (line)
+  (goto-char (point-min))
+  (forward-line (1- line)))
+
+(defun flow-line-of (needle)
+  "The 1-based line of the first occurrence of NEEDLE in the current buffer."
+  (save-excursion
+    (goto-char (point-min))
+    (unless (search-forward needle nil t)
+      (error "No %S in %s" needle (buffer-name)))
+    (line-number-at-pos)))
+
+(defun flow-changed ()
+  "Batch mode: send the change and run flymake (eglot's idle timer never fires)."
+  (eglot--signal-textDocument/didChange)
+  (flymake-start nil t))
+
+(defun flow-file-lines (path)
+  (if (file-exists-p path)
+      (with-temp-buffer
+        (insert-file-contents path)
+        (count-lines (point-min) (point-max)))
+    0))
+
+(defun flow-read (path)
+  (with-temp-buffer
+    (insert-file-contents-literally path)
+    (decode-coding-string (buffer-string) 'utf-8)))
+
 (defun flow-titles (beg end)
   (mapcar (lambda (a) (plist-get a :title)) (eglot-code-actions beg end)))
 
@@ -66,7 +112,10 @@
   (let* ((ws (file-name-as-directory (getenv "INTENT_LS_WS")))
          (cmd (append (json-read-from-string (getenv "INTENT_LS_CMD")) nil))
          server jwt routes)
+    (add-to-list 'load-path (file-name-directory (getenv "INTENT_LS_PLUGIN")))
     (load (getenv "INTENT_LS_PLUGIN") nil t)
+    ;; The server polls the disk quickly here (batch Emacs delivers no file events).
+    (setq intent-ls-settings '(:pollInterval 0.1 :analysisDelay 0.02))
     (setq intent-ls-server-command cmd)
     ;; Record what the server shows and every didOpen the client sends.
     (cl-defmethod eglot-handle-notification
@@ -138,6 +187,22 @@
     (flow-put "routes_actions" (vconcat (flow-titles (line-beginning-position) (line-end-position))))
     (flow-step "out-of-scope")
 
+    ;; 4b. "Add src/api/routes.py to INT-001's scope": eglot edits the spec (not visited
+    ;; yet: it asks, we say yes); saving the spec clears the diagnostic.
+    (let ((spec-path (expand-file-name ".orchestration/active_intents.yaml" ws)))
+      (flow-choose "Add src/api/routes.py to INT-001's scope")
+      (with-current-buffer (find-buffer-visiting spec-path)
+        (flow-put "spec_mode" (symbol-name major-mode))
+        (when (bound-and-true-p eglot--managed-mode)
+          (eglot--signal-textDocument/didChange))
+        (save-buffer))
+      (flow-wait (lambda () (concat "out-of-scope to clear on routes.py; have " (flow-describe)))
+                 (lambda () (null (flow-find "out-of-scope"))))
+      (flow-put "spec_scope"
+                (vconcat (cl-remove-if-not (lambda (l) (string-match-p "routes\\.py" l))
+                                           (split-string (flow-read spec-path) "\n")))))
+    (flow-step "added to scope")
+
     ;; 5. The package's own commands go through workspace/executeCommand.
     (flow-put "list" (vconcat (mapcar (lambda (i) (plist-get i :id)) (intent-ls-list))))
     (intent-ls-clear)
@@ -145,6 +210,138 @@
                (lambda () (null (plist-get (intent-ls-status) :intent))))
     (flow-put "mode_line_cleared" (intent-ls-mode-line))
     (flow-step "cleared")
+
+    ;; 6. Destructive edit: restore it, then approve it, through eglot's code actions.
+    (intent-ls-select "INT-001")
+    (switch-to-buffer jwt)
+    (cl-flet ((delete-verify-token
+               ()
+               (let ((first (flow-line-of "    def verify_token"))
+                     (last (flow-line-of "    def _mac")))
+                 (flow-goto-line first)
+                 (delete-region (point) (progn (forward-line (- last first)) (point)))
+                 (flow-changed)
+                 (flow-wait (lambda () (concat "destructive-edit; have " (flow-describe)))
+                            (lambda () (flow-find "destructive-edit")))
+                 (flow-find "destructive-edit"))))
+      (let ((d (delete-verify-token)))
+        (flow-put "destructive" (nth 2 d))
+        (flow-goto-line (nth 1 d))
+        (flow-choose "Restore deleted code")
+        (flow-changed)
+        (flow-wait (lambda () (concat "the restore to clear destructive-edit; have " (flow-describe)))
+                   (lambda () (and (null (flow-find "destructive-edit"))
+                                   (ignore-errors (flow-line-of "    def verify_token")))))
+        (flow-step "destructive restored"))
+      (let ((d (delete-verify-token)))
+        (flow-goto-line (nth 1 d))
+        (flow-choose "Approve destructive edit")
+        (flow-wait (lambda () (concat "the approval to clear destructive-edit; have " (flow-describe)))
+                   (lambda () (null (flow-find "destructive-edit"))))
+        (flow-step "destructive approved")))
+
+    ;; 7. Saving records a mutation in the ledger; hover shows the intent blame.
+    (let* ((ledger (expand-file-name ".orchestration/agent_trace.jsonl" ws))
+           (before (flow-file-lines ledger)))
+      (save-buffer)
+      (flow-wait "a new ledger record after save-buffer"
+                 (lambda () (> (flow-file-lines ledger) before)))
+      (let* ((last (car (last (split-string (string-trim (flow-read ledger)) "\n"))))
+             (record (json-parse-string last :object-type 'plist)))
+        (flow-put "record" (list (cons "path" (plist-get (aref (plist-get record :files) 0) :path))
+                                 (cons "intent" (plist-get (plist-get (plist-get record :metadata) :intent_ls)
+                                                           :intent_id))))))
+    (flow-step "saved and recorded")
+    (flow-goto-line (flow-line-of "# edited"))
+    (let (hover)
+      (flow-wait "a hover with the intent blame"
+                 (lambda ()
+                   (let ((r (jsonrpc-request server :textDocument/hover
+                                             (eglot--TextDocumentPositionParams))))
+                     (setq hover (and r (plist-get (plist-get r :contents) :value)))
+                     (and hover (string-match-p "INT-001" hover)))))
+      (flow-put "hover" hover))
+    (flow-step "hover blame")
+
+    ;; 8. Stale file: changed on disk under our edit.  "Reload from disk" through the
+    ;; code actions makes the buffer the disk text.
+    (let* ((path (buffer-file-name jwt))
+           theirs)
+      (cl-flet ((go-stale
+                 (tag)
+                 (flow-edit-line 1 "  # mine")
+                 (let* ((text (flow-read path))
+                        (at (+ 3 (string-search "\"\"\"" text))))
+                   (setq theirs (concat (substring text 0 at) tag " " (substring text at))))
+                 (let ((coding-system-for-write 'utf-8-unix))
+                   (write-region theirs nil path nil 'silent))
+                 ;; What eglot's file watcher sends: batch Emacs runs no command loop,
+                 ;; so file-notify events are never delivered to it.
+                 (jsonrpc-notify server :workspace/didChangeWatchedFiles
+                                 `(:changes [(:uri ,(eglot--path-to-uri path) :type 2)]))
+                 (flow-wait (lambda () (concat "stale-file; have " (flow-describe)))
+                            (lambda () (progn (flymake-start nil t) (flow-find "stale-file"))))
+                 (flow-find "stale-file")))
+        (let ((d (go-stale "Theirs:")))
+          (flow-goto-line (nth 1 d))
+          (flow-choose "Reload from disk")
+          (flow-changed)
+          (flow-put "reloaded" (equal (buffer-string) theirs))
+          ;; The buffer is the disk text again: Emacs may treat it as unmodified.
+          (set-visited-file-modtime)
+          (set-buffer-modified-p nil)
+          (flow-wait (lambda () (concat "no diagnostics after reloading; have " (flow-describe)))
+                     (lambda () (null (flow-ours))))
+          (flow-step "reloaded from disk"))
+        ;; 9. The garbling case, as a user meets it: they pick "Reload from disk", Emacs
+        ;; asks "changed on disk; discard your edits?", they say yes and Emacs reverts
+        ;; the buffer; the edit computed for the old buffer must then be refused, not
+        ;; applied on top of the disk text.
+        (let ((d (go-stale "Again:")))
+          (flow-goto-line (nth 1 d))
+          (flow-put "stale_edit_error"
+                    (condition-case err
+                        (progn (flow-choose "Reload from disk" t) nil)
+                      (error (error-message-string err))))
+          (flow-put "not_garbled" (equal (buffer-string) theirs))
+          (flow-step "stale edit refused after revert"))))
+
+    ;; 10. Every file of the governed tree, whatever its mode; nothing outside it.
+    (find-file (expand-file-name "web/src/orders.ts" ws))
+    (run-hooks 'post-command-hook)
+    (flow-put "ts_mode" (symbol-name major-mode))
+    (flow-wait "eglot to manage the .ts file with intent-ls"
+               (lambda () (and (bound-and-true-p eglot--managed-mode)
+                               (eq (eglot-current-server) server))))
+    (let ((outside (expand-file-name "../outside/x.py" ws)))
+      (make-directory (file-name-directory outside) t)
+      (write-region "x = 1\n" nil outside nil 'silent)
+      (find-file outside)
+      (run-hooks 'post-command-hook)
+      (flow-put "outside_managed" (if (bound-and-true-p eglot--managed-mode) t :json-false)))
+    (flow-step "scope of attachment")
+
+    ;; 11. The lifecycle: completing INT-002 asks (showMessageRequest), then edits the
+    ;; visited spec with a versioned edit.
+    (switch-to-buffer routes)
+    (let (asked)
+      ;; eglot confirms server-initiated edits (`eglot-confirm-server-initiated-edits').
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t))
+                ((symbol-function 'completing-read)
+                 (lambda (prompt collection &rest _)
+                   (setq asked prompt)
+                   (or (cl-find "Complete INT-002" (mapcar (lambda (c) (if (consp c) (car c) c)) collection)
+                                :test #'equal)
+                       (error "No Complete INT-002 in %S" collection)))))
+        (let ((r (intent-ls-complete-intent "INT-002")))
+          (flow-put "complete" (plist-get r :applied))
+          (flow-put "complete_reason" (plist-get r :reason))))
+      (flow-put "complete_asked" asked))
+    (with-current-buffer (find-buffer-visiting (expand-file-name ".orchestration/active_intents.yaml" ws))
+      (flow-put "spec_after_complete"
+                (vconcat (cl-remove-if-not (lambda (l) (string-match-p "status: COMPLETED\\|updated_at" l))
+                                           (split-string (buffer-string) "\n")))))
+    (flow-step "completed INT-002")
 
     (flow-put "did_open" (vconcat (reverse flow-did-open)))
     (flow-put "servers" (length (cl-remove-if-not
@@ -165,6 +362,11 @@
       (kill-emacs 0))
   (error
    (flow-put "error" (error-message-string err))
+   (dolist (b (buffer-list))
+     (when (string-match-p "stderr\\|events" (buffer-name b))
+       (flow-put (buffer-name b) (with-current-buffer b
+                                   (let ((text (buffer-string)))
+                                     (substring text (max 0 (- (length text) 3000))))))))
    (ignore-errors (flow-write))
    (princ (format "emacs_flow: %s\n" (error-message-string err)) #'external-debugging-output)
    (kill-emacs 1)))

@@ -50,6 +50,8 @@ class Editor:
         self.registrations: list[types.Registration] = []
         self.applied_edits: list[types.WorkspaceEdit] = []
         self.pick: str | None = None
+        #: When set, workspace/applyEdit is answered with this error.
+        self.apply_error: str | None = None
         self.message_requests: list[types.ShowMessageRequestParams] = []
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
@@ -356,6 +358,9 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
         if editor_box:
             editor_box[0].applied_edits.append(params.edit)
             editor_box[0].poke()
+            if editor_box[0].apply_error is not None:
+                # Like eglot refusing an edit made for another version: an error reply.
+                raise ValueError(editor_box[0].apply_error)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def on_message_request(

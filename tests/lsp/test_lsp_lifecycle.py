@@ -95,6 +95,15 @@ async def test_complete_shows_the_criteria_and_applies_on_confirmation(editor: E
     assert STAMP.search(after)
 
 
+async def test_an_edit_the_client_refuses_with_an_error_is_reported(editor: Editor) -> None:
+    editor.apply_error = "Edits on active_intents.yaml require version 3, you have 4"
+    result = await editor.execute("intent.start", "INT-003")
+    assert result["applied"] is False
+    assert "require version 3" in result["reason"]
+    scope = await editor.execute("intent.addToScope", "INT-001", "src/api/routes.py")
+    assert scope["applied"] is False and "require version 3" in scope["reason"]
+
+
 async def test_complete_does_nothing_when_dismissed(editor: Editor) -> None:
     editor.pick = None
     result = await editor.execute("intent.complete", "INT-002")
