@@ -10,24 +10,21 @@ import pytest
 from editor_harness import EDITORS, HERE, editor_env, require_binary, run_editor
 
 
-def _require_eglot(emacs: str) -> None:
+def _require(emacs: str, feature: str, install_hint: str) -> None:
     probe = subprocess.run(
-        [emacs, "--batch", "--eval", "(require 'eglot)"],
+        [emacs, "--batch", "--eval", f"(require '{feature})"],
         capture_output=True,
         text=True,
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
     if probe.returncode != 0:
-        pytest.skip(
-            "eglot is not available to Emacs (apt-get install -y elpa-eglot): "
-            + probe.stderr[-300:]
-        )
+        pytest.skip(f"{feature} is not available to Emacs ({install_hint}): {probe.stderr[-300:]}")
 
 
 def test_emacs_eglot_flow(workspace: Path, tmp_path: Path) -> None:
     emacs = require_binary("emacs", "apt-get install -y emacs-nox elpa-eglot")
-    _require_eglot(emacs)
+    _require(emacs, "eglot", "apt-get install -y elpa-eglot")
     run = run_editor(
         [emacs, "--batch", "-l", str(HERE / "emacs_flow.el")],
         {
@@ -75,3 +72,29 @@ def test_emacs_eglot_flow(workspace: Path, tmp_path: Path) -> None:
         "web/src/orders.ts": 1,
     }, r["did_open"]
     print(f"emacs flow: {run.seconds:.2f} s; steps {r['steps']}")
+
+
+def test_emacs_lsp_mode_beside_pylsp(workspace: Path, tmp_path: Path) -> None:
+    emacs = require_binary("emacs", "apt-get install -y emacs-nox elpa-lsp-mode")
+    require_binary("pylsp", "apt-get install -y python3-pylsp")
+    _require(emacs, "lsp-mode", "apt-get install -y elpa-lsp-mode")
+    run = run_editor(
+        [emacs, "--batch", "-l", str(HERE / "emacs_lsp_flow.el")],
+        {
+            **editor_env(tmp_path),
+            "INTENT_LS_PLUGIN": str(EDITORS / "emacs" / "intent-ls-lsp.el"),
+            "INTENT_LS_WS": str(workspace),
+        },
+        tmp_path / "emacs-lsp-result.json",
+        timeout=120,
+        cwd=tmp_path,
+    )
+    r = run.result
+    assert r["mode"] == "python-mode"
+    # intent-ls runs beside the buffer's own server, not instead of it.
+    assert dict(r["servers"]) == {"pylsp": "initialized", "intent-ls": "initialized"}
+    assert any(t.startswith("Select intent INT-001") for t in r["actions"]), r["actions"]
+    assert "[INT-001 " in r["mode_line_selected"]
+    assert r["record"] == {"path": "src/auth/jwt.py", "intent": "INT-001"}
+    assert dict(r["servers_after"]) == dict(r["servers"])
+    print(f"emacs lsp-mode flow: {run.seconds:.2f} s; steps {r['steps']}")
