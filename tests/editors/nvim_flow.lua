@@ -1,4 +1,4 @@
--- Drives editors/nvim/intent-ls.lua in a real headless Neovim against a copy of the
+-- Drives editors/nvim/lua/intent-ls.lua in a real headless Neovim against a copy of the
 -- example workspace. Run by test_nvim_client.py:
 --   nvim --headless -u NONE -i NONE -n -c 'luafile nvim_flow.lua'
 -- Environment: INTENT_LS_PLUGIN (the plugin file), INTENT_LS_WS (workspace copy),

@@ -1,4 +1,4 @@
-"""editors/nvim/intent-ls.lua in a real headless Neovim (0.7+), against the example workspace."""
+"""editors/nvim/lua/intent-ls.lua in a real headless Neovim (0.7+), on the example workspace."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_neovim_flow(workspace: Path, tmp_path: Path) -> None:
         ],
         {
             **editor_env(tmp_path),
-            "INTENT_LS_PLUGIN": str(EDITORS / "nvim" / "intent-ls.lua"),
+            "INTENT_LS_PLUGIN": str(EDITORS / "nvim" / "lua" / "intent-ls.lua"),
             "INTENT_LS_WS": str(workspace),
         },
         tmp_path / "nvim-result.json",

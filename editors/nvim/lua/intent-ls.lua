@@ -2,8 +2,8 @@
 -- buffer that has a file path in a governed tree (a directory holding
 -- .orchestration/active_intents.yaml), whatever its filetype, beside any other servers.
 --
---   require('intent-ls').setup({})        -- this file on 'runtimepath' as lua/intent-ls.lua
---   dofile('/path/to/intent-ls.lua').setup({})
+--   vim.opt.runtimepath:append('/path/to/intent-ls/editors/nvim')   -- or a plugin manager
+--   require('intent-ls').setup({})
 --
 -- Options (all optional):
 --   cmd            server command             default { 'intent-ls', 'serve' }
