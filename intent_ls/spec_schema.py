@@ -81,9 +81,10 @@ def _value(field: shape.Field) -> dict[str, Any]:
     if field.kind is shape.Kind.INTENTS:
         schema = {"type": ["array", "null"], "items": {"$ref": "#/$defs/intent"}}
     elif field.kind is shape.Kind.TEXT:
-        schema = dict(_NON_BLANK) if field.required or field.legacy_of else {"type": "string"}
-        if field.name == "active_intent_id":
-            schema = {"type": ["string", "null"]}
+        if field.required or field.legacy_of:
+            schema = dict(_NON_BLANK)
+        else:
+            schema = {"type": ["string", "null"] if field.nullable else "string"}
     elif field.kind is shape.Kind.STATUS:
         schema = {"type": "string", "enum": [s.value for s in Status]}
     elif field.kind in (shape.Kind.GLOBS, shape.Kind.TEXT_LIST):

@@ -37,6 +37,8 @@ class Field:
     kind: Kind
     description: str
     required: bool = False
+    #: Whether an empty value (null) is accepted.
+    nullable: bool = False
     #: For a legacy spelling: the field it stands for when that one is absent.
     legacy_of: str | None = None
 
@@ -53,6 +55,7 @@ TOP_FIELDS: tuple[Field, ...] = (
         "active_intent_id",
         Kind.TEXT,
         "Legacy selection of the active intent; editors select it per session instead.",
+        nullable=True,
     ),
     Field("version", Kind.ANY, "Free-form version of the spec."),
 )

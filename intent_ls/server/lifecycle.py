@@ -11,6 +11,8 @@ completing is the moment a reviewer should look at them.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,8 @@ from intent_ls.server.guard import UserError
 from intent_ls.server.ledger import FolderTrace, read_text, trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.spec_edit import SpecEditError, apply_edits, set_status
+
+logger = logging.getLogger(__name__)
 
 START = "intent.start"
 COMPLETE = "intent.complete"
@@ -219,16 +223,20 @@ async def unapproved(
 
 
 def _recorded_paths(trace: FolderTrace, intent_id: str) -> list[str]:
-    """Index thread: the files the intent's records touched, newest first."""
-    trace.open_index()
-    if trace.index is None:
-        return []
+    """Index thread: the files the intent's records touched, newest first (none when
+    the ledger cannot be read: the warning is then about open buffers only)."""
     paths: dict[str, None] = {}
-    for ref in trace.index.records_for_intent(intent_id):
-        record = trace.index.load_record(ref)
-        for file in record.get("files") or ():
-            if isinstance(file, dict) and isinstance(file.get("path"), str):
-                paths.setdefault(file["path"])
+    try:
+        trace.open_index()
+        if trace.index is None:
+            return []
+        for ref in trace.index.records_for_intent(intent_id):
+            record = trace.index.load_record(ref)
+            for file in record.get("files") or ():
+                if isinstance(file, dict) and isinstance(file.get("path"), str):
+                    paths.setdefault(file["path"])
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        logger.warning("reading the trace ledger of %s failed: %s", trace.root, exc)
     return list(paths)
 
 

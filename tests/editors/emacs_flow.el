@@ -16,6 +16,7 @@
 (defvar flow-messages nil "window/showMessage params received.")
 (defvar flow-did-open nil "URIs of the textDocument/didOpen notifications sent.")
 
+
 (defun flow-put (key value) (puthash key value flow-result))
 
 (defun flow-write ()
@@ -33,7 +34,18 @@
       (when (> (float-time) deadline)
         (error "Timed out after %ss waiting for %s" flow-timeout
                (if (functionp what) (funcall what) what)))
-      (accept-process-output nil 0.02))))
+      (accept-process-output nil 0.02)
+      ;; Emacs 28's jsonrpc throws out of its process filter when a synchronous
+      ;; request's reply arrives, leaving the rest of that chunk (e.g. the diagnostics
+      ;; published right after an intent.approve) unparsed until more output comes;
+      ;; an idle server sends none, so nudge the filter as new output would.
+      (dolist (proc (process-list))
+        (when (process-get proc 'jsonrpc-connection)
+          (jsonrpc--process-filter proc "")))
+      ;; Batch mode: have flymake take what eglot holds (it re-reports the server's
+      ;; latest diagnostics), as its idle timers would interactively.
+      (when (bound-and-true-p flymake-mode)
+        (flymake-start nil t)))))
 
 (defun flow-ours ()
   "The intent-ls flymake diagnostics of the current buffer, as (CODE LINE TEXT)."
@@ -280,7 +292,7 @@ DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
                  (jsonrpc-notify server :workspace/didChangeWatchedFiles
                                  `(:changes [(:uri ,(eglot--path-to-uri path) :type 2)]))
                  (flow-wait (lambda () (concat "stale-file; have " (flow-describe)))
-                            (lambda () (progn (flymake-start nil t) (flow-find "stale-file"))))
+                            (lambda () (flow-find "stale-file")))
                  (flow-find "stale-file")))
         (let ((d (go-stale "Theirs:")))
           (flow-goto-line (nth 1 d))
@@ -366,7 +378,7 @@ DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
      (when (string-match-p "stderr\\|events" (buffer-name b))
        (flow-put (buffer-name b) (with-current-buffer b
                                    (let ((text (buffer-string)))
-                                     (substring text (max 0 (- (length text) 3000))))))))
+                                     (substring text (max 0 (- (length text) 8000))))))))
    (ignore-errors (flow-write))
    (princ (format "emacs_flow: %s\n" (error-message-string err)) #'external-debugging-output)
    (kill-emacs 1)))
