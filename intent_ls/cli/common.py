@@ -4,19 +4,38 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from intent_ls.model import Problem
+    from intent_ls.workspace import Workspace
+
+WORKSPACE_HELP = (
+    "workspace root holding .orchestration/ (default: the nearest directory at or above "
+    "the current one with .orchestration/active_intents.yaml, else the current directory)"
+)
+
+#: Where a verb looked for the spec, said whenever it found none.
+NO_SPEC_HINT = (
+    "(without --workspace DIR, intent-ls looks in the current directory and its parents, "
+    "up to the repository root)"
+)
 
 
-def add_workspace_arg(parser: argparse.ArgumentParser) -> None:
+def add_workspace_arg(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """``--workspace`` is accepted before the verb (``intent-ls -w DIR validate``) and after
+    it. The verb's copy defaults to SUPPRESS so that, when it is not given, argparse keeps
+    the value parsed before the verb instead of overwriting it with a default."""
     parser.add_argument(
         "--workspace",
         "-w",
         metavar="DIR",
         type=Path,
-        default=Path.cwd(),
-        help="workspace root holding .orchestration/ (default: the current directory)",
+        default=None if top_level else argparse.SUPPRESS,
+        help=WORKSPACE_HELP,
     )
 
 
@@ -26,19 +45,96 @@ def add_format_arg(parser: argparse.ArgumentParser, *choices: str) -> None:
         "--format",
         choices=choices,
         default=choices[0],
-        help=f"output format ({', '.join(choices)})",
+        help=f"output format ({', '.join(choices)}; default: {choices[0]})",
     )
 
 
 def workspace_root(args: argparse.Namespace) -> Path:
+    """The ``--workspace`` given, else the workspace found upwards from the current
+    directory, the way git finds its repository."""
     from intent_ls.cli.main import CliError
+    from intent_ls.workspace import discover_workspace
 
-    root: Path = args.workspace
+    root: Path | None = getattr(args, "workspace", None)
+    if root is None:
+        return discover_workspace(Path.cwd()) or Path.cwd().resolve()
     if not root.is_dir():
-        raise CliError(f"workspace {str(root)!r} is not a directory")
+        missing = "" if root.exists() else " (it does not exist)"
+        raise CliError(f"workspace {str(root)!r} is not a directory{missing}")
     return root.resolve()
+
+
+def workspace_relative(path: str, root: Path) -> str:
+    """A path typed on the command line, relative to the current directory as a user
+    means it, turned into the workspace-relative POSIX form the ledger and the spec use.
+    A path outside the workspace is returned as typed, so it simply matches nothing."""
+    typed = path.replace("\\", "/") if os.sep == "/" else path
+    absolute = Path(os.path.abspath(typed))
+    try:
+        rel = absolute.relative_to(root)
+    except ValueError:
+        real = Path(os.path.realpath(absolute))
+        try:
+            rel = real.relative_to(root)
+        except ValueError:
+            return typed
+    return rel.as_posix()
 
 
 def print_json(value: Any) -> None:
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def problem_line(shown: str, problem: Problem) -> str:
+    """``path:line:col: severity: code: message``, the one shape every text output uses
+    (editors and CI logs turn it into a link)."""
+    start = problem.span.start
+    return (
+        f"{shown}:{start.line + 1}:{start.column + 1}: {problem.severity.value}: "
+        f"{problem.code}: {problem.message}"
+    )
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the current directory when it lies below it, else as is."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def report_spec_problems(ws: Workspace) -> int:
+    """Prints the spec's errors on stderr and returns how many there are. Verbs other
+    than ``validate`` answer from what is left of a broken spec (an intent with an unknown
+    status is dropped), so the user must learn that the answer may be incomplete."""
+    from intent_ls.model import Severity
+    from intent_ls.spec import SPEC_NOT_FOUND
+
+    errors = [p for p in ws.spec_result().problems if p.severity is Severity.ERROR]
+    if any(p.code == SPEC_NOT_FOUND for p in errors):
+        print(f"intent-ls: error: {errors[0].message} {NO_SPEC_HINT}", file=sys.stderr)
+        return len(errors)
+    shown = display_path(ws.spec_path)
+    for problem in errors:
+        print(problem_line(shown, problem), file=sys.stderr)
+    if errors:
+        print(
+            f"intent-ls: warning: the intent spec has {len(errors)} error(s); intents they "
+            "affect are left out of this answer (`intent-ls validate` lists every problem)",
+            file=sys.stderr,
+        )
+    return len(errors)
+
+
+def check_ledger_file(root: Path) -> Path:
+    """The ledger's path, refused up front when something other than a regular file sits
+    there (a directory, a socket): every reader would otherwise fail mid-way."""
+    from intent_ls.cli.main import CliError
+    from intent_ls.ledger.store import ledger_path
+
+    path = ledger_path(root)
+    if path.exists() and not path.is_file():
+        raise CliError(f"{path} is not a regular file; the trace ledger must be a JSONL file")
+    return path

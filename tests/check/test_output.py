@@ -31,10 +31,10 @@ def test_text(violating: GitRepo) -> None:
     rc, out, err = violating.check()
     assert rc == 1
     lines = out.splitlines()
-    assert [line.split(": ", 2)[:2] for line in lines] == [
-        ["docs/x.md:1", "unapproved-verdict"],
-        ["src/app.py:2", "intent-not-owner"],
-        ["src/sp ace é.py:1", "uncovered-change"],
+    assert [line.split(": ", 3)[:3] for line in lines] == [
+        ["docs/x.md:1:1", "error", "unapproved-verdict"],
+        ["src/app.py:2:1", "error", "intent-not-owner"],
+        ["src/sp ace é.py:1:1", "error", "uncovered-change"],
     ]
     assert "INT-APP" in lines[2]  # which intent would own the file
     assert err.startswith("intent-ls check: 3 finding(s) in 3 file(s)")
