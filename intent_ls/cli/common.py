@@ -135,6 +135,8 @@ def check_ledger_file(root: Path) -> Path:
     from intent_ls.ledger.store import ledger_path
 
     path = ledger_path(root)
+    if path.parent.exists() and not path.parent.is_dir():
+        raise CliError(f"{path.parent} is not a directory; intent-ls keeps its files in it")
     if path.exists() and not path.is_file():
         raise CliError(f"{path} is not a regular file; the trace ledger must be a JSONL file")
     return path

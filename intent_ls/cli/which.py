@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="which intents own a path",
         description="Show the intents owning PATH, or why it is not governed. A directory "
         "is owned by the intents that own everything in it (e.g. 'src/billing' under "
-        "'src/billing/**').",
+        "'src/billing/**'). Exits 1 when the spec has errors (listed on stderr): intents "
+        "they affect are missing from the answer.",
     )
     parser.add_argument(
         "path",
@@ -41,16 +42,15 @@ def run(args: argparse.Namespace) -> int:
     typed: str = args.path
     path = Path(os.path.abspath(typed))
     is_dir = typed.endswith(("/", os.sep)) or path.is_dir()
-    result = ws.spec_result()
-    no_spec = any(p.code == SPEC_NOT_FOUND for p in result.problems)
+    missing = [p for p in ws.spec_result().problems if p.code == SPEC_NOT_FOUND]
     info = ws.classify(path)
     shown = (info.rel or typed) + ("/" if is_dir and info.rel else "")
-    if no_spec:
+    errors = report_spec_problems(ws)
+    if missing:
         governed, kind = False, "no-spec"
-        reason = f"has no intent spec ({ws.spec_path} does not exist)"
+        reason = f"the workspace has no usable intent spec ({missing[0].message})"
     else:
         governed, kind, reason = info.governed, info.kind.value, info.reason
-        report_spec_problems(ws)
     probe = f"{info.rel}/" if is_dir else info.rel
     owners = ws.scope().owners(probe) if governed and probe else ()
     if args.format == "json":
@@ -63,13 +63,14 @@ def run(args: argparse.Namespace) -> int:
                 "owners": [{"id": i.id, "name": i.name, "status": i.status.value} for i in owners],
             }
         )
-        return 0
+        return 1 if errors else 0
     if not governed:
-        detail = f"the workspace {reason}" if no_spec else f"{kind} ({reason})"
-        print(f"{shown}: not governed: {detail}")
+        print(f"{shown}: not governed: {reason if missing else f'{kind} ({reason})'}")
+    elif not owners and errors:
+        print(f"{shown}: governed, owned by no valid intent (the spec has errors, see stderr)")
     elif not owners:
         print(f"{shown}: governed, owned by no intent")
     else:
         for i in owners:
             print(f"{shown}: {i.id}\t{i.status.value}\t{i.name}")
-    return 0
+    return 1 if errors else 0
