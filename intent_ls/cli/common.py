@@ -64,21 +64,28 @@ def workspace_root(args: argparse.Namespace) -> Path:
     return root.resolve()
 
 
-def workspace_relative(path: str, root: Path) -> str:
-    """A path typed on the command line, relative to the current directory as a user
-    means it, turned into the workspace-relative POSIX form the ledger and the spec use.
-    A path outside the workspace is returned as typed, so it simply matches nothing."""
-    typed = path.replace("\\", "/") if os.sep == "/" else path
-    absolute = Path(os.path.abspath(typed))
-    try:
-        rel = absolute.relative_to(root)
-    except ValueError:
-        real = Path(os.path.realpath(absolute))
+def typed_path(typed: str, root: Path) -> Path:
+    """The absolute path a user means by a path on the command line: relative to the
+    current directory when that is inside the workspace (as with git or ruff), else —
+    ``--workspace`` pointing elsewhere — relative to the workspace root."""
+    if os.sep == "/":
+        typed = typed.replace("\\", "/")
+    cwd = Path.cwd().resolve()
+    base = cwd if cwd == root or root in cwd.parents else root
+    return Path(os.path.normpath(base / typed))
+
+
+def workspace_relative(typed: str, root: Path) -> str:
+    """A command-line path (see :func:`typed_path`) in the workspace-relative POSIX form
+    the ledger and the spec use; a path outside the workspace is returned as typed, so
+    it simply matches nothing."""
+    absolute = typed_path(typed, root)
+    for candidate in (absolute, Path(os.path.realpath(absolute))):
         try:
-            rel = real.relative_to(root)
+            return candidate.relative_to(root).as_posix()
         except ValueError:
-            return typed
-    return rel.as_posix()
+            continue
+    return typed
 
 
 def print_json(value: Any) -> None:

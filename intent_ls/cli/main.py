@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"intent-ls {__version__}")
     add_workspace_arg(parser, top_level=True)
-    subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="verb", metavar="COMMAND", help="what to do (`intent-ls COMMAND --help` for more)"
+    )
     for name in VERB_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser

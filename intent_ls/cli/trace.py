@@ -25,7 +25,9 @@ def register(subparsers: Any) -> None:
         help="verify or show the trace ledger (.orchestration/agent_trace.jsonl)",
         description="Verify or list the trace ledger, .orchestration/agent_trace.jsonl.",
     )
-    verbs = parser.add_subparsers(dest="trace_verb", metavar="ACTION", required=True)
+    verbs = parser.add_subparsers(
+        dest="trace_verb", metavar="ACTION", required=True, help="verify or show"
+    )
     verify = verbs.add_parser(
         "verify",
         help="check every line parses, validates and chains; exit 1 at the first bad line",
@@ -45,7 +47,8 @@ def register(subparsers: Any) -> None:
     show.add_argument(
         "--file",
         metavar="PATH",
-        help="only records touching this file (relative to the current directory)",
+        help="only records touching this file (relative to the current directory, or to "
+        "the workspace root when the current directory is outside it)",
     )
     add_format_arg(show)
     show.set_defaults(func=run_show)

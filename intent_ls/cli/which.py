@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from intent_ls.cli.common import (
     add_format_arg,
     add_workspace_arg,
     print_json,
     report_spec_problems,
+    typed_path,
     workspace_root,
 )
 
@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "path",
         metavar="PATH",
-        help="a file or directory, relative to the current directory (or absolute)",
+        help="a file or directory, relative to the current directory (to the workspace "
+        "root when the current directory is outside it), or absolute",
     )
     add_workspace_arg(parser)
     add_format_arg(parser)
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     ws = Workspace(workspace_root(args))
     typed: str = args.path
-    path = Path(os.path.abspath(typed))
+    path = typed_path(typed, ws.root)
     is_dir = typed.endswith(("/", os.sep)) or path.is_dir()
     missing = [p for p in ws.spec_result().problems if p.code == SPEC_NOT_FOUND]
     info = ws.classify(path)
