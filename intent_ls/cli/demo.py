@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"the bundled example is missing from this installation ({EXAMPLE})")
     with tempfile.TemporaryDirectory(prefix="intent-ls-demo-") as tmp:
         root = Path(tmp) / "workspace"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".local", ".git"))
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".local", ".git", "__pycache__"))
         try:
             return asyncio.run(_Session(root).play())
         except (RuntimeError, OSError) as exc:
