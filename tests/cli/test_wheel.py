@@ -15,6 +15,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from test_readme import wheel_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,12 +45,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(
         REPO / "intent_ls", source / "intent_ls", ignore=shutil.ignore_patterns("__pycache__")
     )
+    # The README's command as written, plus what keeps it offline.
+    pip, *command = wheel_command()
+    assert pip == "pip"
     built = _sh(
-        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-        "--no-index", "-w", base / "dist", source,
-    )  # fmt: skip
+        sys.executable, "-m", "pip", *command, "--no-build-isolation", "--no-index", cwd=source
+    )
     assert built.returncode == 0, built.stderr
-    (wheel,) = (base / "dist").glob("intent_ls-*.whl")
+    (wheel,) = (source / "dist").glob("intent_ls-*.whl")
     env = base / "venv"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
