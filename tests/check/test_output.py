@@ -110,6 +110,37 @@ def test_sarif_uri_is_relative_to_the_repository(tmp_path: Path, capsys) -> None
     assert root_uri == (tmp_path / "mono").resolve().as_uri() + "/"
 
 
+def test_github_annotations(violating: GitRepo) -> None:
+    rc, out, _ = violating.check("--format", "github")
+    assert rc == 1
+    first, second, third = out.splitlines()
+    assert first.startswith(
+        "::error file=docs/x.md,line=1,endLine=1,title=intent-ls unapproved-verdict::"
+    )
+    assert second.startswith("::error file=src/app.py,line=2,endLine=2,")
+    assert third.startswith("::error file=src/sp ace é.py,line=1,")
+
+
+def test_github_annotation_paths_are_relative_to_the_repository(
+    tmp_path: Path, capsys: CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "mono", capsys, workspace="services/api")
+    repo.commit("base")
+    repo.write("src/x.py", "X = 1\n")
+    rc, out, _ = repo.check("--format", "github")
+    assert rc == 1
+    assert out.startswith(
+        "::error file=services/api/src/x.py,line=1,endLine=1,title=intent-ls uncovered-change::"
+    )
+
+
+def test_annotation_values_are_escaped() -> None:
+    from intent_ls.annotations import github_annotation
+
+    line = github_annotation("info", "a,b:c.py", 3, "50% done\nnext", title="t:1")
+    assert line == "::notice file=a%2Cb%3Ac.py,line=3,title=t%3A1::50%25 done%0Anext"
+
+
 def test_clean_sarif_has_no_results(repo: GitRepo) -> None:
     repo.commit("base")
     repo.save("src/app.py", "A = 1\n")
