@@ -49,15 +49,21 @@ def add_format_arg(parser: argparse.ArgumentParser, *choices: str) -> None:
     )
 
 
-def workspace_root(args: argparse.Namespace) -> Path:
-    """The ``--workspace`` given, else the workspace found upwards from the current
-    directory, the way git finds its repository."""
-    from intent_ls.cli.main import CliError
+def fill_workspace(args: argparse.Namespace) -> None:
+    """Records whether ``--workspace`` was given and, when it was not, puts the
+    workspace found upwards from the current directory in its place (the way git finds
+    its repository), so every verb reads ``args.workspace`` the same way."""
     from intent_ls.workspace import discover_workspace
 
-    root: Path | None = getattr(args, "workspace", None)
-    if root is None:
-        return discover_workspace(Path.cwd()) or Path.cwd().resolve()
+    args.workspace_given = args.workspace is not None
+    if args.workspace is None:
+        args.workspace = discover_workspace(Path.cwd()) or Path.cwd()
+
+
+def workspace_root(args: argparse.Namespace) -> Path:
+    from intent_ls.cli.main import CliError
+
+    root: Path = args.workspace
     if not root.is_dir():
         missing = "" if root.exists() else " (it does not exist)"
         raise CliError(f"workspace {str(root)!r} is not a directory{missing}")

@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
 
-    if getattr(args, "workspace", None) is not None:
+    if args.workspace_given:
         raise CliError(
             "demo always plays on a copy of the bundled example workspace; it takes no "
             "--workspace (try `intent-ls validate --workspace DIR` on your own)"
@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"the bundled example is missing from this installation ({EXAMPLE})")
     with tempfile.TemporaryDirectory(prefix="intent-ls-demo-") as tmp:
         root = Path(tmp) / "workspace"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".local", ".git", "__pycache__"))
+        shutil.copytree(
+            EXAMPLE, root, ignore=shutil.ignore_patterns(".local", ".git", "__pycache__")
+        )
         try:
             return asyncio.run(_Session(root).play())
         except (RuntimeError, OSError) as exc:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from intent_ls import __version__
-from intent_ls.cli.common import add_workspace_arg
+from intent_ls.cli.common import add_workspace_arg, fill_workspace
 
 #: Verb modules, in the order ``--help`` lists them. Adding a verb = adding its module here.
 VERB_MODULES = (
@@ -55,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        fill_workspace(args)
         return int(args.func(args) or 0)
     except CliError as exc:
         print(f"intent-ls: error: {exc}", file=sys.stderr)
