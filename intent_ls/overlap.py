@@ -25,9 +25,10 @@ import attrs
 
 _WILDCARD = re.compile(r"[*?\[\\]")
 _FILLERS = ("w", "v")
-#: Proposals per pair of globs: the walk branches at every ``**``; the first few cover
-#: the shapes people write, and every proposal costs two matcher calls.
-_MAX_PROPOSALS = 12
+#: Walked paths per pair of globs (each proposed three ways): the walk branches at every
+#: ``**``; the first few cover the shapes people write, and every proposal costs up to
+#: two matcher calls.
+_MAX_WALKS = 8
 
 
 @attrs.frozen
@@ -96,10 +97,8 @@ def _common_names(a: str, b: str) -> tuple[str, ...]:
     ``test_.py``), searched over the characters the two segments mention plus fillers;
     a second search in reverse character order gives a different name where one
     exists, so that a negation excluding the first does not hide an overlap."""
-    if not _WILDCARD.search(a) or not _WILDCARD.search(b):
-        literal, other = (a, b) if not _WILDCARD.search(a) else (b, a)
-        plain = literal.replace("\\", "")
-        return (plain,) if fnmatchcase(plain, other.replace("[^", "[!")) else ()
+    if not _WILDCARD.search(a) and not _WILDCARD.search(b):
+        return (a,) if a == b else ()
     ta, tb = _tokens(a), _tokens(b)
     mentioned = {c for t in ta + tb if t not in ("*", "?") for c in t[-1:] if c != "]"}
     mentioned |= {c for t in ta + tb if t.startswith("[") for c in t[1:-1] if c not in "!-"}
@@ -196,20 +195,21 @@ def _walk(a: Sequence[str], b: Sequence[str]) -> Iterator[list[str]]:
 
 
 def proposals(first: Shape, second: Shape) -> list[str]:
-    """Candidate paths for a common owner of both shapes, best first; to be decided by
-    the real matcher."""
-    out: dict[str, None] = {}
+    """Candidate paths for a common owner of both shapes, to be decided by the real
+    matcher: every walked path first, then each with a file inside, then deeper down
+    (a glob ending in a directory owns what is inside it, possibly only past a directory
+    a negation re-included) — breadth before depth, so a negation that refutes the
+    first walk does not use up the budget."""
+    walked: dict[str, None] = {}
     for segments in _walk(first.segments, second.segments):
         if segments:
-            path = "/".join(segments)
-            out.setdefault(path)
-            # A glob ending in a directory owns what is inside, possibly only deeper down
-            # (past a directory a negation re-included).
-            out.setdefault(f"{path}/{_FILLERS[0]}.txt")
-            out.setdefault(f"{path}/{_FILLERS[0]}/{_FILLERS[0]}.txt")
-        if len(out) >= _MAX_PROPOSALS:
+            walked.setdefault("/".join(segments))
+        if len(walked) >= _MAX_WALKS:
             break
-    return list(out)
+    out = [*walked]
+    out += [f"{path}/{_FILLERS[0]}.txt" for path in walked]
+    out += [f"{path}/{_FILLERS[0]}/{_FILLERS[0]}.txt" for path in walked]
+    return out
 
 
 def overlapping_pairs(
