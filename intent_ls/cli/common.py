@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 WORKSPACE_HELP = (
     "workspace root holding .orchestration/ (default: the nearest directory at or above "
-    "the current one with .orchestration/active_intents.yaml, else the current directory)"
+    "the current one, up to the repository root, with .orchestration/active_intents.yaml; "
+    "else the current directory)"
 )
 
 #: Where a verb looked for the spec, said whenever it found none.

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="intent-ls",
         description="Intent-driven governance of AI-assisted coding.",
+        epilog="Exit status: 0 fine; 1 the command's own negative answer (spec errors, "
+        "findings, a bad ledger line); 2 usage or environment error. Errors are one line "
+        "on stderr.",
     )
     parser.add_argument("--version", action="version", version=f"intent-ls {__version__}")
     add_workspace_arg(parser, top_level=True)

@@ -134,6 +134,7 @@ def test_no_verb_tracebacks_on_hostile_input(workspace: Path, kind: str) -> None
         ("validate", "--file"),
         ("--workspace", "missing-dir", "intents"),
         ("which", "x", "--workspace", "also-missing"),
+        ("serve", "--tcp", "127.0.0.1:99999"),
     ],
 )
 def test_bad_arguments_are_usage_errors(tmp_path: Path, args: tuple[str, ...]) -> None:
