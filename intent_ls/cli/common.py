@@ -75,8 +75,6 @@ def typed_path(typed: str, root: Path) -> Path:
     """The absolute path a user means by a path on the command line: relative to the
     current directory when that is inside the workspace (as with git or ruff), else —
     ``--workspace`` pointing elsewhere — relative to the workspace root."""
-    if os.sep == "/":
-        typed = typed.replace("\\", "/")
     cwd = Path.cwd().resolve()
     base = cwd if cwd == root or root in cwd.parents else root
     return Path(os.path.normpath(base / typed))

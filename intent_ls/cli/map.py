@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 from typing import TYPE_CHECKING, Any
 
 from intent_ls.cli.common import (
@@ -34,6 +34,13 @@ def load_intents(ws: Workspace) -> dict[str, Any]:
     """Intent id → IntentInfo from the spec; a broken spec still yields a map (of ids)."""
     from intent_ls.ledger.intentmap import IntentInfo
 
+    if not ws.spec_path.is_file():
+        print(
+            f"intent-ls: warning: no intent spec at {ws.spec_path}; the map names the "
+            "ledger's intents by id only",
+            file=sys.stderr,
+        )
+        return {}
     report_spec_problems(ws)
     return {
         i.id: IntentInfo(i.name, str(i.status.value), tuple(i.patterns)) for i in ws.spec().intents
@@ -60,5 +67,5 @@ def run(args: argparse.Namespace) -> int:
         path, changed = write_intent_map(root, index, intents)
     finally:
         index.close()
-    print(f"{Path(path).relative_to(root).as_posix()}: {'written' if changed else 'unchanged'}")
+    print(f"{path.relative_to(root).as_posix()}: {'written' if changed else 'unchanged'}")
     return 0

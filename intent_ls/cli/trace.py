@@ -92,7 +92,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     root = workspace_root(args)
     path = check_ledger_file(root)
-    wanted_file = workspace_relative(args.file, root) if args.file else None
+    wanted_file = workspace_relative(args.file.replace("\\", "/"), root) if args.file else None
     records, bad = _records(path)
     selected = []
     for record in records:
