@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from itertools import chain, islice
 
 import attrs
 
@@ -174,16 +175,18 @@ def _walk(a: Sequence[str], b: Sequence[str]) -> Iterator[list[str]]:
     if not a or not b:
         yield from _expand(a or b)
         return
+    if a[0] == "**" and b[0] == "**":
+        # Either one ends first; then the same one directory down, where a negation
+        # that spares the top level may no longer reach (git never looks inside an
+        # excluded directory).
+        found = list(islice(chain(_walk(a[1:], b), _walk(a, b[1:])), _MAX_WALKS))
+        yield from found
+        for rest in found:
+            yield [_FILLERS[0], *rest]
+        return
     if a[0] == "**" or b[0] == "**":
         star, other = (a, b) if a[0] == "**" else (b, a)
         yield from _walk(star[1:], other)
-        if other[0] == "**":
-            yield from _walk(star, other[1:])
-            # Both swallow a directory: what a negation spares at the top may be owned
-            # one level down (git never looks inside an excluded directory).
-            for rest in _walk(star[1:], other[1:]):
-                yield [_FILLERS[0], *rest]
-            return
         # Or it swallows the other's next segment (any name that segment accepts).
         for name in _examples(other[0]):
             for rest in _walk(star, other[1:]):
