@@ -96,4 +96,3 @@ def _unclosed_bracket(body: str) -> bool:
             i = j
         i += 1
     return False
-
