@@ -53,6 +53,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = (source / "dist").glob("intent_ls-*.whl")
+    # The README names the file to install; a version bump must update it.
+    assert f"pip install dist/{wheel.name}" in (REPO / "README.md").read_text(encoding="utf-8")
     env = base / "venv"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
