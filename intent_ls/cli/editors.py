@@ -13,7 +13,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print editor configuration (helix)",
         description="Print configuration that adds intent-ls to an editor.",
     )
-    editors = parser.add_subparsers(dest="editor", metavar="EDITOR", required=True)
+    editors = parser.add_subparsers(
+        dest="editor", metavar="EDITOR", required=True, help="the editor to configure"
+    )
     helix = editors.add_parser(
         "helix",
         help="languages.toml adding intent-ls to every language",

@@ -52,7 +52,7 @@ def cli_table_rows() -> dict[str, str]:
         words = [w for w in cell.split() if re.fullmatch(r"[a-z]+", w)]
         if not words:  # `intent-ls --version`
             continue
-        rows[" ".join(words[:2] if words[:1] == ["trace"] else words[:1])] = cell
+        rows[" ".join(words[:2] if words[:1] in (["trace"], ["editors"]) else words[:1])] = cell
     return rows
 
 
@@ -65,9 +65,10 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
     top = build_parser()
     (verbs,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = dict(verbs.choices)
-    trace = parsers.pop("trace")
-    (trace_verbs,) = [a for a in trace._actions if isinstance(a, argparse._SubParsersAction)]
-    parsers.update({f"trace {name}": p for name, p in trace_verbs.choices.items()})
+    for group in ("trace", "editors"):
+        outer = parsers.pop(group)
+        (inner,) = [a for a in outer._actions if isinstance(a, argparse._SubParsersAction)]
+        parsers.update({f"{group} {name}": p for name, p in inner.choices.items()})
     assert set(rows) == set(parsers)
     for verb, parser in parsers.items():
         options = {

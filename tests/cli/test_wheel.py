@@ -90,3 +90,12 @@ def test_demo_runs_from_the_installed_wheel(installed: Path, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     assert "src/auth/jwt.py:6: error [no-active-intent]" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_editor_verbs_run_from_the_installed_wheel(installed: Path, tmp_path: Path) -> None:
+    helix = _sh(installed / "bin" / "intent-ls", "editors", "helix", cwd=tmp_path)
+    assert helix.returncode == 0, helix.stderr
+    assert helix.stdout == (REPO / "editors" / "helix" / "languages.toml").read_text()
+    schema = _sh(installed / "bin" / "intent-ls", "schema", cwd=tmp_path)
+    assert schema.returncode == 0, schema.stderr
+    assert '"$schema": "https://json-schema.org/draft/2020-12/schema"' in schema.stdout
