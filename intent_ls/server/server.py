@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -20,7 +21,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
-from intent_ls.server import append_only, diagnostics, status
+from intent_ls.server import append_only, diagnostics, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
@@ -53,6 +54,9 @@ class IntentLanguageServer(LanguageServer):
         #: File URIs a willDelete/willRename request already judged (didDelete/didRename
         #: then only update state).
         self.operations_seen: set[str] = set()
+        #: When this server started: files written since are newer than any buffer an
+        #: editor restored at start-up (see :meth:`DiskTracker.open`).
+        self.started_ns = time.time_ns()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -176,12 +180,11 @@ class IntentLanguageServer(LanguageServer):
         disk_path = path_of(doc.uri)
         if disk_path is not None:
             doc.disk = DiskTracker(disk_path)
-            on_disk = doc.disk.open()
+            doc.record_text = doc.disk.open(text, self.started_ns)
+            if doc.disk.changed:
+                stale.disk_changed_at_open(self, doc)
         else:
-            on_disk = None
-        # The last record's content is what is on disk (a restored unsaved buffer
-        # differs from it); a file not yet on disk starts from nothing.
-        doc.record_text = on_disk if on_disk is not None else ""
+            doc.record_text = ""
         if doc.language in GRAMMARS and not doc.untracked:
             encoding = encoding_of(str(self.workspace.position_encoding or "utf-16"))
             doc.tree = LiveTree(doc.language, text, encoding)  # type: ignore[arg-type]
