@@ -117,6 +117,8 @@ class IntentLanguageServer(LanguageServer):
         folder = self.folders.add(uri, self.config)
         if folder is not None and folder.restore_problem:
             self.show(f"intent-ls ({folder.name}): {folder.restore_problem}")
+        if folder is not None and folder.governed:
+            self.recorder.replay(folder)
         return folder
 
     def folder_for_uri(self, uri: str) -> Folder | None:

@@ -271,10 +271,18 @@ def save_context(
     if disk is None or doc.rel is None:
         return None
     context, disk.save_context = disk.save_context, None
-    if context is None and disk.changed:
+    if context is None and disk.changed and not _own_write_in_progress(disk, text):
         state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
         context = SaveContext(disk.current_text, check_save(doc.rel, state, text, approvals), state)
     return context
+
+
+def _own_write_in_progress(disk: DiskTracker, text: str) -> bool:
+    """Without willSave, the last disk content seen may be this very save caught mid-way
+    (editors truncate, then write): a proper prefix of the saved text is taken as that,
+    not as another writer's content the save overwrote."""
+    seen = disk.current_text
+    return seen is not None and len(seen) < len(text) and text.startswith(seen)
 
 
 def stale_of(context: SaveContext | None, changer: Changer | None) -> Verdict | None:
