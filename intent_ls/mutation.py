@@ -120,9 +120,7 @@ def _sole_container(
     index = bisect.bisect_left(children, lo, key=_end_row)
     while index < len(children) and children[index].start_point[0] <= hi:
         child = children[index]
-        touches = any(
-            child.start_point[0] <= b and child.end_point[0] >= a for a, b in intervals
-        )
+        touches = any(child.start_point[0] <= b and child.end_point[0] >= a for a, b in intervals)
         if touches and not _is_comment(child):
             if found is not None or child.child_count == 0:
                 return None

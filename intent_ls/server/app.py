@@ -15,6 +15,7 @@ from pygls.uris import from_fs_path
 from intent_ls.server import actions, blame, destructive, guard, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
+from intent_ls.server.guard import brief
 from intent_ls.server.ledger import trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
@@ -26,6 +27,7 @@ SHUTDOWN_WAIT = 5.0
 
 
 def build_server() -> IntentLanguageServer:
+    guard.install_log_filter()
     server = IntentLanguageServer()
     watcher = Watcher(server)
 
@@ -151,7 +153,10 @@ def build_server() -> IntentLanguageServer:
     @guard.notification("recording a save")
     def did_save(ls: IntentLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         doc = ls.documents.get(params.text_document.uri)
-        if doc is None or doc.folder is None:
+        if doc is None:
+            ls.log(f"intent-ls: ignored didSave for {brief(params.text_document.uri)}: not open")
+            return
+        if doc.folder is None:
             return
         if ls.is_spec(doc) or doc.uri.endswith("/.intentignore"):
             ls.refresh(doc.folder)

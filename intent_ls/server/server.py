@@ -15,18 +15,20 @@ from collections.abc import Coroutine
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
-from intent_ls.server import append_only, diagnostics, stale, status
+from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.protocol import IntentProtocol
 from intent_ls.server.stale import DiskTracker, path_of
 from intent_ls.server.trees import LiveTree, encoding_of
 from intent_ls.server.workers import Workers
@@ -38,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("intent-ls", __version__)
+        super().__init__("intent-ls", __version__, protocol_cls=IntentProtocol)
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
@@ -90,6 +92,11 @@ class IntentLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls' last-resort hook (malformed messages and the like): one readable line."""
+        if isinstance(error, guard.Answered):
+            return  # an error response the client asked for, already logged in one line
+        if isinstance(error, JsonRpcInvalidParams):  # a malformed notification: dropped
+            logger.warning("ignored a message with invalid params: %s", guard.cut(str(error)))
+            return
         logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
         if getattr(source, "__name__", "") == "FeatureRequestError":
             return
