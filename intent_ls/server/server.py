@@ -59,6 +59,7 @@ class IntentLanguageServer(LanguageServer):
         #: When this server started: files written since are newer than any buffer an
         #: editor restored at start-up (see :meth:`DiskTracker.open`).
         self.started_ns = time.time_ns()
+        self.config_problems_shown: set[str] = set()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -109,8 +110,10 @@ class IntentLanguageServer(LanguageServer):
     # -- configuration ----------------------------------------------------------------
 
     def apply_config(self, config: Config, problem: str | None) -> None:
-        if problem:
-            self.show(f"intent-ls: {problem}", types.MessageType.Error)
+        if problem and problem not in self.config_problems_shown:
+            # Settings arrive twice at start-up and again on every change: say it once.
+            self.config_problems_shown.add(problem)
+            self.show(f"intent-ls: {problem}", types.MessageType.Warning)
         changed = config != self.config
         self.config = config
         if changed:
