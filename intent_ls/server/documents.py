@@ -21,7 +21,7 @@ import attrs
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from intent_ls.diff import Hunk, diff_lines
+from intent_ls.diff import Hunk, common_prefix, common_suffix, diff_lines
 from intent_ls.server.folders import Folder
 from intent_ls.workspace import PathInfo
 
@@ -169,8 +169,8 @@ class TrackedDocument:
 
     def hunks(self) -> list[Hunk]:
         old, new = self.baseline, self.lines
-        prefix = _common_prefix(old, new)
-        suffix = _common_suffix(old, new, prefix)
+        prefix = common_prefix(old, new)
+        suffix = common_suffix(old, new, prefix)
         return [
             Hunk(h.old_start + prefix, h.old_end + prefix, h.new_start + prefix, h.new_end + prefix)
             for h in diff_lines(old[prefix : len(old) - suffix], new[prefix : len(new) - suffix])
@@ -222,26 +222,3 @@ class TrackedDocument:
             taken += 1
         self._regions = None
         return taken
-
-
-def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: Sequence[str], b: Sequence[str], prefix: int) -> int:
-    la, lb = len(a), len(b)
-    lo, hi = 0, min(la, lb) - prefix
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
