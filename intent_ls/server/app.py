@@ -17,6 +17,7 @@ from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
 from intent_ls.server.guard import brief
 from intent_ls.server.ledger import trace_of
+from intent_ls.server.protocol import mirror
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
 
@@ -138,8 +139,9 @@ def build_server() -> IntentLanguageServer:
         if doc is None:
             return
         doc.version = params.text_document.version
-        changes = params.content_changes
-        doc.apply(changes, ls.codec, lambda: ls.workspace.get_text_document(doc.uri).source)
+        document = ls.workspace.get_text_document(doc.uri)
+        text, changes = doc.follow(params.content_changes, ls.codec, lambda: document.source)
+        mirror(document, text, doc.version)
         if doc.tree is not None:
             doc.tree.push(changes)
         ls.analyzer.shift(doc, changes)

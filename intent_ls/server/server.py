@@ -18,7 +18,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
-from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
@@ -28,9 +27,10 @@ from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.positions import FastCodec
 from intent_ls.server.protocol import IntentProtocol
 from intent_ls.server.stale import DiskTracker, path_of
-from intent_ls.server.trees import LiveTree, encoding_of
+from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
@@ -60,6 +60,7 @@ class IntentLanguageServer(LanguageServer):
         #: editor restored at start-up (see :meth:`DiskTracker.open`).
         self.started_ns = time.time_ns()
         self.config_problems_shown: set[str] = set()
+        self._codec: FastCodec | None = None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -104,8 +105,12 @@ class IntentLanguageServer(LanguageServer):
         self.show(f"intent-ls: internal error: {error}", types.MessageType.Error)
 
     @property
-    def codec(self) -> PositionCodec:
-        return self.workspace.position_codec
+    def codec(self) -> FastCodec:
+        """The negotiated position encoding, converted at C speed."""
+        encoding = self.workspace.position_encoding
+        if self._codec is None or self._codec.encoding != encoding:
+            self._codec = FastCodec(encoding)
+        return self._codec
 
     # -- configuration ----------------------------------------------------------------
 
@@ -198,8 +203,8 @@ class IntentLanguageServer(LanguageServer):
         else:
             doc.record_text = ""
         if doc.language in GRAMMARS and not doc.untracked:
-            encoding = encoding_of(str(self.workspace.position_encoding or "utf-16"))
-            doc.tree = LiveTree(doc.language, text, encoding)  # type: ignore[arg-type]
+            # Changes reach the tree already converted to code points (utf-32 columns).
+            doc.tree = LiveTree(doc.language, text, "utf-32")
         self.analyzer.schedule(doc, delay=0)
 
     def forget(self, doc: TrackedDocument) -> None:
