@@ -94,8 +94,9 @@ class DiskTracker:
         file last written before this server started is taken as the baseline when it
         differs from the opened text: the editor restored an unsaved buffer over it.
         """
-        text = read_text(self.path)
+        # Stamp first: a write landing between the two is then seen by the next look.
         self.stamp = stamp_of(self.path)
+        text = read_text(self.path)
         self.current_hash = text_hash(text) if text is not None else None
         opened_hash = text_hash(opened)
         written_since_start = (

@@ -99,8 +99,9 @@ async def test_a_write_just_after_open_makes_the_edited_buffer_stale(editor: Edi
 async def test_many_servers_many_fast_saves_give_exact_counts(
     client_name: str, workspace: Path
 ) -> None:
-    """Three servers, each saving its own file 15 times as fast as the client can, the
-    first save racing the open: 45 records, 15 per file, each chained on the one before."""
+    """Three servers, each saving its own file 15 times, each save sent as soon as the
+    previous one is recorded, the first racing the open: 45 records, 15 per file, each
+    chained on the one before."""
     names = ["src/auth/a.py", "src/auth/b.py", "src/auth/c.py"]
     for name in names:
         (workspace / name).write_text("x = 0\n", encoding="utf-8")
@@ -115,6 +116,7 @@ async def test_many_servers_many_fast_saves_give_exact_counts(
         editor.insert(uri, 1, 0, "x = 1\n")
         did_save(editor, uri)
         for n in range(1, saves):
+            await editor.wait_recorded(0, count=n)  # the previous save was handled
             editor.insert(uri, n + 1, 0, f"x = {n + 1}\n")
             await editor.save(uri, will_save=False)
         await editor.wait_recorded(0, count=saves)
