@@ -1,0 +1,206 @@
+"""editors/vscode in real VS Code: this repository's .vsix installed into code-server 4.100.3
+(VS Code 1.100.3), driven in headless Debian chromium by tests/editors/vscode_flow.mjs.
+
+code-server and playwright-core come from `.ci/install-vscode` (which CI runs); the test
+skips with that hint when they are absent. The .vsix is packaged from the working tree on
+every run, so the test always exercises the extension as committed here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from editor_harness import EDITORS, HERE, editor_env, require_binary, run_editor
+
+VSCODE = EDITORS / "vscode"
+INSTALL_DIR = Path(os.environ.get("INTENT_LS_VSCODE_DIR", "/opt/intent-ls-vscode"))
+STARTUP_TIMEOUT = 60.0
+
+
+def _code_server() -> Path:
+    binary = INSTALL_DIR / "node_modules" / ".bin" / "code-server"
+    if not binary.exists():
+        pytest.skip(f"code-server is not installed in {INSTALL_DIR} (run .ci/install-vscode)")
+    return binary
+
+
+def _package(tmp_path: Path) -> Path:
+    """Builds the .vsix from the working tree (the schema from `intent-ls schema`)."""
+    vsce = VSCODE / "node_modules" / ".bin" / "vsce"
+    if not vsce.exists():
+        pytest.skip("the extension's build tools are not installed (npm ci in editors/vscode)")
+    vsix = tmp_path / "intent-ls.vsix"
+    env = {**os.environ, "INTENT_LS": os.environ.get("INTENT_LS") or _intent_ls()}
+    proc = subprocess.run(
+        [
+            str(vsce),
+            "package",
+            "--no-dependencies",
+            "--allow-missing-repository",
+            "--skip-license",
+            "-o",
+            str(vsix),
+        ],
+        cwd=VSCODE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"vsce package failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return vsix
+
+
+def _intent_ls() -> str:
+    beside = Path(sys.executable).parent / "intent-ls"
+    return str(beside) if beside.exists() else "intent-ls"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _running(argv: list[str], env: dict[str, str], log: Path, port: int) -> Iterator[None]:
+    """code-server in its own process group, stopped as a whole (extension hosts and
+    language servers outlive the browser otherwise)."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"code-server did not start:\n{log.read_text()[-3000:]}")
+                time.sleep(0.2)
+        yield
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_vscode_flow(workspace: Path, tmp_path: Path) -> None:
+    code_server = _code_server()
+    chromium = require_binary("chromium", "apt-get install -y chromium (.ci/install-vscode)")
+    node = require_binary("node", "apt-get install -y nodejs")
+    vsix = _package(tmp_path)
+    env = {**os.environ, **editor_env(tmp_path), "TMPDIR": str(tmp_path)}
+    data, extensions = tmp_path / "user-data", tmp_path / "extensions"
+    installed = subprocess.run(
+        [
+            str(code_server),
+            "--user-data-dir",
+            str(data),
+            "--extensions-dir",
+            str(extensions),
+            "--install-extension",
+            str(vsix),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    (data / "User").mkdir(parents=True, exist_ok=True)
+    (data / "User" / "settings.json").write_text(
+        json.dumps(
+            {
+                "intentLs.serverCommand": [sys.executable, "-m", "intent_ls"],
+                "intentLs.ledger": {"fsync": False, "mapDelay": 0.2},
+                "intentLs.trace.server": "messages",
+                "workbench.startupEditor": "none",
+                "workbench.tips.enabled": False,
+                "security.workspace.trust.enabled": False,
+                "telemetry.telemetryLevel": "off",
+                "extensions.autoCheckUpdates": False,
+                "extensions.autoUpdate": False,
+                "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
+                "editor.acceptSuggestionOnEnter": "off",
+                "files.autoSave": "off",
+            }
+        )
+    )
+    port = _free_port()
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    argv = [
+        str(code_server),
+        "--bind-addr",
+        f"127.0.0.1:{port}",
+        "--auth",
+        "none",
+        "--disable-telemetry",
+        "--disable-update-check",
+        "--disable-workspace-trust",
+        "--user-data-dir",
+        str(data),
+        "--extensions-dir",
+        str(extensions),
+        str(workspace),
+    ]
+    with _running(argv, env, tmp_path / "code-server.log", port):
+        run = run_editor(
+            [node, str(HERE / "vscode_flow.mjs")],
+            {
+                **env,
+                "INTENT_LS_URL": f"http://127.0.0.1:{port}/?folder={workspace}",
+                "INTENT_LS_WS": str(workspace),
+                "INTENT_LS_VSCODE_DIR": str(INSTALL_DIR),
+                "INTENT_LS_CHROMIUM": chromium,
+                "INTENT_LS_SHOTS": str(shots),
+            },
+            tmp_path / "vscode-result.json",
+            timeout=300,
+            cwd=tmp_path,
+        )
+    r = run.result
+    assert r["status_initial"].endswith("no intent · awaiting selection")
+    assert [t[:7] for t in r["quick_pick"]] == ["INT-001", "INT-002"]
+    assert r["status_selected"].endswith("INT-001 · context loaded")
+    # One truth: typing the out-of-scope edit shows it as blocked in the status bar too.
+    assert r["status_blocked"].endswith("INT-001 · blocked")
+    assert any("out-of-scope" in row for row in r["problems"]), r["problems"]
+    assert any(t.startswith("Switch to intent INT-002") for t in r["quick_fixes"]), r["quick_fixes"]
+    assert r["status_switched"].endswith("INT-002 · context loaded")
+    assert r["record"] == {"path": "src/api/routes.py", "intent": "INT-002", "kind": "mutation"}
+    assert "INT-002" in r["hover"]
+    view = r["intents_view"]
+    assert any(t.startswith("INT-002: Order API pagination") for t in view), view
+    assert any(t.startswith("src/api/routes.py") for t in view), view
+    assert any(t.startswith("list_orders") for t in view), view
+    # Logs once, at their level; the LSP trace in its own channel, from the setting alone.
+    [log] = (data / "logs").glob("*/exthost*/intent-ls.intent-ls/intent-ls.log")
+    lines = log.read_text().splitlines()
+    assert sum("intent-ls: using" in line for line in lines) == 1, lines
+    assert not any("[error]" in line for line in lines), lines
+    [trace] = (data / "logs").glob("*/exthost*/output_logging_*/*intent-ls LSP trace.log")
+    traced = trace.read_text()
+    assert "Sending request 'initialize" in traced
+    assert "Received notification 'intent/status'" in traced
+    print(f"vscode flow: {run.seconds:.1f} s; steps {r['steps']}")
+    shutil.rmtree(tmp_path / "home", ignore_errors=True)
