@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,7 +19,9 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 from editor_harness import EDITORS, HERE, editor_env, require_binary, run_editor
 
@@ -103,23 +104,37 @@ def _running(argv: list[str], env: dict[str, str], log: Path, port: int) -> Iter
             proc.wait()
 
 
-def test_vscode_flow(workspace: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _code_server()
+    return _package(tmp_path_factory.mktemp("vsix"))
+
+
+@attrs.frozen
+class Session:
+    result: dict[str, Any]
+    seconds: float
+    data: Path
+
+    def log(self, pattern: str) -> str:
+        """The text of the one user-data log file matching ``pattern``."""
+        [path] = (self.data / "logs").glob(pattern)
+        return path.read_text()
+
+
+def run_vscode(
+    vsix: Path, folder: Path, tmp_path: Path, flow: str, settings: dict[str, Any]
+) -> Session:
+    """Installs ``vsix`` into a fresh code-server profile, opens ``folder`` in chromium and
+    runs ``flow`` of vscode_flow.mjs against it."""
     code_server = _code_server()
     chromium = require_binary("chromium", "apt-get install -y chromium (.ci/install-vscode)")
     node = require_binary("node", "apt-get install -y nodejs")
-    vsix = _package(tmp_path)
     env = {**os.environ, **editor_env(tmp_path), "TMPDIR": str(tmp_path)}
     data, extensions = tmp_path / "user-data", tmp_path / "extensions"
+    profile = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
     installed = subprocess.run(
-        [
-            str(code_server),
-            "--user-data-dir",
-            str(data),
-            "--extensions-dir",
-            str(extensions),
-            "--install-extension",
-            str(vsix),
-        ],
+        [str(code_server), *profile, "--install-extension", str(vsix)],
         env=env,
         capture_output=True,
         text=True,
@@ -127,49 +142,25 @@ def test_vscode_flow(workspace: Path, tmp_path: Path) -> None:
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     (data / "User").mkdir(parents=True, exist_ok=True)
-    (data / "User" / "settings.json").write_text(
-        json.dumps(
-            {
-                "intentLs.serverCommand": [sys.executable, "-m", "intent_ls"],
-                "intentLs.ledger": {"fsync": False, "mapDelay": 0.2},
-                "intentLs.trace.server": "messages",
-                "workbench.startupEditor": "none",
-                "workbench.tips.enabled": False,
-                "security.workspace.trust.enabled": False,
-                "telemetry.telemetryLevel": "off",
-                "extensions.autoCheckUpdates": False,
-                "extensions.autoUpdate": False,
-                "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
-                "editor.acceptSuggestionOnEnter": "off",
-                "files.autoSave": "off",
-            }
-        )
-    )
+    (data / "User" / "settings.json").write_text(json.dumps({**QUIET_WORKBENCH, **settings}))
     port = _free_port()
     shots = tmp_path / "shots"
     shots.mkdir()
     argv = [
         str(code_server),
-        "--bind-addr",
-        f"127.0.0.1:{port}",
-        "--auth",
-        "none",
-        "--disable-telemetry",
-        "--disable-update-check",
-        "--disable-workspace-trust",
-        "--user-data-dir",
-        str(data),
-        "--extensions-dir",
-        str(extensions),
-        str(workspace),
+        *("--bind-addr", f"127.0.0.1:{port}", "--auth", "none"),
+        *("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"),
+        *profile,
+        str(folder),
     ]
     with _running(argv, env, tmp_path / "code-server.log", port):
         run = run_editor(
             [node, str(HERE / "vscode_flow.mjs")],
             {
                 **env,
-                "INTENT_LS_URL": f"http://127.0.0.1:{port}/?folder={workspace}",
-                "INTENT_LS_WS": str(workspace),
+                "INTENT_LS_FLOW": flow,
+                "INTENT_LS_URL": f"http://127.0.0.1:{port}/?folder={folder}",
+                "INTENT_LS_WS": str(folder),
                 "INTENT_LS_VSCODE_DIR": str(INSTALL_DIR),
                 "INTENT_LS_CHROMIUM": chromium,
                 "INTENT_LS_SHOTS": str(shots),
@@ -178,6 +169,30 @@ def test_vscode_flow(workspace: Path, tmp_path: Path) -> None:
             timeout=300,
             cwd=tmp_path,
         )
+    return Session(run.result, run.seconds, data)
+
+
+QUIET_WORKBENCH: dict[str, Any] = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
+    "editor.acceptSuggestionOnEnter": "off",
+    "files.autoSave": "off",
+}
+SERVER = {"intentLs.serverCommand": [sys.executable, "-m", "intent_ls"]}
+
+
+def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
+    settings = {
+        **SERVER,
+        "intentLs.ledger": {"fsync": False, "mapDelay": 0.2},
+        "intentLs.trace.server": "messages",
+    }
+    run = run_vscode(vsix, workspace, tmp_path, "governed", settings)
     r = run.result
     assert r["status_initial"].endswith("no intent · awaiting selection")
     assert [t[:7] for t in r["quick_pick"]] == ["INT-001", "INT-002"]
@@ -194,13 +209,39 @@ def test_vscode_flow(workspace: Path, tmp_path: Path) -> None:
     assert any(t.startswith("src/api/routes.py") for t in view), view
     assert any(t.startswith("list_orders") for t in view), view
     # Logs once, at their level; the LSP trace in its own channel, from the setting alone.
-    [log] = (data / "logs").glob("*/exthost*/intent-ls.intent-ls/intent-ls.log")
-    lines = log.read_text().splitlines()
+    lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
     assert sum("intent-ls: using" in line for line in lines) == 1, lines
     assert not any("[error]" in line for line in lines), lines
-    [trace] = (data / "logs").glob("*/exthost*/output_logging_*/*intent-ls LSP trace.log")
-    traced = trace.read_text()
+    traced = run.log("*/exthost*/output_logging_*/*intent-ls LSP trace.log")
     assert "Sending request 'initialize" in traced
     assert "Received notification 'intent/status'" in traced
     print(f"vscode flow: {run.seconds:.1f} s; steps {r['steps']}")
-    shutil.rmtree(tmp_path / "home", ignore_errors=True)
+
+
+def test_vscode_stays_quiet_in_a_folder_that_is_not_governed(vsix: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('hi')\n")
+    run = run_vscode(vsix, folder, tmp_path, "quiet", SERVER)
+    r = run.result
+    # Activated (its command ran), yet no status item and no popup until asked.
+    assert r["toasts_before_command"] == []
+    assert r["status_items"] == []
+    [answer] = r["toasts_after_command"]
+    assert "the server is not running" in answer
+    assert "intentLs.startEverywhere" in answer
+    assert r["status_items_after"] == []
+    assert not (folder / ".orchestration").exists()
+
+
+def test_vscode_without_a_server_says_so_once(vsix: Path, workspace: Path, tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-intent-ls")
+    run = run_vscode(
+        vsix, workspace, tmp_path, "missing-server", {"intentLs.serverCommand": missing}
+    )
+    [toast] = run.result["toasts"]
+    assert "the language server was not found" in toast
+    assert "intentLs.serverCommand" in toast
+    assert missing in toast
+    lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
+    assert sum("cannot use" in line for line in lines) == 1, lines

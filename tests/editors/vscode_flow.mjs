@@ -104,6 +104,160 @@ async function problemRows(page) {
   return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
 }
 
+/** The governed example workspace: everything a user meets, in order. */
+async function governedFlow(page) {
+  // The status bar shows the folder's state once the server announced it.
+  result.status_initial = await waitStatus(page, /no intent · awaiting selection/, 'no intent');
+  step('status');
+
+  // Clicking it opens a quick pick of the IN_PROGRESS intents; picking one selects it.
+  await page.locator('.statusbar-item', { hasText: 'no intent' }).first().click();
+  const pick = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  await until('the intent quick pick', async () => (await pick.count()) >= 2);
+  result.quick_pick = (await pick.allInnerTexts()).map((t) => t.split('\n')[0]);
+  await page.locator('.quick-input-widget .quick-input-box input').fill('INT-001');
+  await until('INT-001 alone in the pick', async () => (await pick.count()) === 1);
+  await page.keyboard.press('Enter');
+  result.status_selected = await waitStatus(page, /INT-001 · context loaded/, 'INT-001 selected');
+  step('selected');
+
+  // An out-of-scope edit: a line added inside list_orders in src/api/routes.py.
+  await quickOpen(page, 'src/api/routes.py');
+  await gotoLine(page, 12);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('limit = max(1, limit)');
+  result.status_blocked = await waitStatus(page, /INT-001 · blocked/, 'blocked');
+  await page.keyboard.press('Control+Shift+M');
+  result.problems = await until('the out-of-scope problem', async () => {
+    const rows = await problemRows(page);
+    return rows.some((r) => r.includes('out-of-scope')) ? rows : false;
+  });
+  step('problem');
+
+  // Its quick fix (Ctrl+. on the line) switches to the owning intent and clears it.
+  await page.locator('.monaco-editor textarea').first().focus();
+  await page.keyboard.press('Control+.');
+  const actions = page.locator('.action-widget .monaco-list-row.action');
+  await until('the quick fix menu', async () => (await actions.count()) > 0);
+  result.quick_fixes = await actions.allInnerTexts();
+  const wanted = 'Switch to intent INT-002';
+  await until(`"${wanted}" focused`, async () => {
+    const focused = await page.locator('.action-widget .monaco-list-row.action.focused').allInnerTexts();
+    if (focused.some((t) => t.includes(wanted))) {
+      return true;
+    }
+    await page.keyboard.press('ArrowDown');
+    return false;
+  });
+  await page.keyboard.press('Enter');
+  result.status_switched = await waitStatus(page, /INT-002 · context loaded/, 'INT-002 after the quick fix');
+  result.problems_after_fix = await until('the problem cleared', async () => {
+    const rows = await problemRows(page);
+    return rows.some((r) => r.includes('out-of-scope')) ? false : { rows };
+  });
+  step('quick fix');
+
+  // A save adds a ledger record under the intent now active.
+  const before = ledgerRecords().length;
+  await page.locator('.monaco-editor textarea').first().focus();
+  await page.keyboard.press('Control+S');
+  const record = await until('a ledger record for the save', async () => {
+    const records = ledgerRecords();
+    return records.length > before ? records[records.length - 1] : false;
+  });
+  const meta = Object.values(record.metadata ?? {}).find((m) => m && typeof m === 'object' && 'intent_id' in m);
+  result.record = { path: record.files?.[0]?.path, intent: meta?.intent_id, kind: meta?.kind };
+  step('saved');
+
+  // Hover on the saved line shows its intent blame.
+  await gotoLine(page, 13);
+  result.hover = await until('the intent blame hover', async () => {
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-editor textarea').first().focus();
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = page.locator('.monaco-hover-content', { hasText: 'intent-ls history' });
+    try {
+      await hover.first().waitFor({ state: 'visible', timeout: 2000 });
+    } catch {
+      return false;
+    }
+    return hover.first().innerText();
+  });
+  await page.keyboard.press('Escape');
+  step('hover');
+
+  // The Intents view in the Explorer lists intent → file → AST node.
+  await page.keyboard.press('Control+Shift+E');
+  const header = page.locator('.pane-header', { hasText: /^Intents/i }).first();
+  await header.waitFor({ timeout: STEP_TIMEOUT });
+  if ((await header.getAttribute('aria-expanded')) !== 'true') {
+    await header.click();
+  }
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Intents/i }) }).first();
+  const rows = pane.locator('.monaco-list-row');
+  const fileRow = pane.locator('.monaco-list-row', { hasText: 'src/api/routes.py' });
+  await until('the saved file under its intent', async () => (await fileRow.count()) > 0);
+  if ((await fileRow.first().getAttribute('aria-expanded')) !== 'true') {
+    await fileRow.first().locator('.monaco-tl-twistie').click();
+  }
+  result.intents_view = await until('the AST node under the file', async () => {
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    return texts.some((t) => t.startsWith('list_orders')) ? texts : false;
+  });
+  step('intents view');
+}
+
+async function toasts(page) {
+  return page.locator('.notifications-toasts .notification-toast').allInnerTexts();
+}
+
+/** A folder without .orchestration/: no status item, no popup, until a command is run. */
+async function quietFlow(page) {
+  // Running one of its commands waits for the extension's activation to finish. The
+  // palette lists the commands known when it opens: reopen it until the extension's are.
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Select active intent' });
+  await until('the extension\'s command in the palette', async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+P');
+    await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await input.fill('>intent-ls: Select active intent');
+    try {
+      await row.first().waitFor({ timeout: 2000 });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 60000);
+  result.toasts_before_command = await toasts(page);
+  result.status_items = await page.locator('.statusbar-item', { hasText: 'intent-ls' }).allInnerTexts();
+  await page.keyboard.press('Enter');
+  result.toasts_after_command = await until('the command\'s answer', async () => {
+    const shown = await toasts(page);
+    return shown.length ? shown : false;
+  });
+  result.status_items_after = await page.locator('.statusbar-item', { hasText: 'intent-ls' }).allInnerTexts();
+  step('quiet');
+}
+
+/** A governed folder whose configured server cannot run: one notification with the fix. */
+async function missingServerFlow(page) {
+  await until('the stopped status item', async () => {
+    const item = page.locator('.statusbar-item', { hasText: 'intent-ls' }).filter({ has: page.locator('.codicon-error') });
+    return (await item.count()) > 0;
+  });
+  result.toasts = await until('the notification', async () => {
+    const shown = await toasts(page);
+    return shown.length ? shown : false;
+  });
+  step('missing server');
+}
+
+const FLOWS = { governed: governedFlow, quiet: quietFlow, 'missing-server': missingServerFlow };
+const FLOW = process.env.INTENT_LS_FLOW || 'governed';
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.INTENT_LS_CHROMIUM || '/usr/bin/chromium',
@@ -123,107 +277,7 @@ async function main() {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
     step('workbench');
 
-    // The status bar shows the folder's state once the server announced it.
-    result.status_initial = await waitStatus(page, /no intent · awaiting selection/, 'no intent');
-    step('status');
-
-    // Clicking it opens a quick pick of the IN_PROGRESS intents; picking one selects it.
-    await page.locator('.statusbar-item', { hasText: 'no intent' }).first().click();
-    const pick = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    await until('the intent quick pick', async () => (await pick.count()) >= 2);
-    result.quick_pick = (await pick.allInnerTexts()).map((t) => t.split('\n')[0]);
-    await page.locator('.quick-input-widget .quick-input-box input').fill('INT-001');
-    await until('INT-001 alone in the pick', async () => (await pick.count()) === 1);
-    await page.keyboard.press('Enter');
-    result.status_selected = await waitStatus(page, /INT-001 · context loaded/, 'INT-001 selected');
-    step('selected');
-
-    // An out-of-scope edit: a line added inside list_orders in src/api/routes.py.
-    await quickOpen(page, 'src/api/routes.py');
-    await gotoLine(page, 12);
-    await page.keyboard.press('End');
-    await page.keyboard.press('Enter');
-    await page.keyboard.type('limit = max(1, limit)');
-    result.status_blocked = await waitStatus(page, /INT-001 · blocked/, 'blocked');
-    await page.keyboard.press('Control+Shift+M');
-    result.problems = await until('the out-of-scope problem', async () => {
-      const rows = await problemRows(page);
-      return rows.some((r) => r.includes('out-of-scope')) ? rows : false;
-    });
-    step('problem');
-
-    // Its quick fix (Ctrl+. on the line) switches to the owning intent and clears it.
-    await page.locator('.monaco-editor textarea').first().focus();
-    await page.keyboard.press('Control+.');
-    const actions = page.locator('.action-widget .monaco-list-row.action');
-    await until('the quick fix menu', async () => (await actions.count()) > 0);
-    result.quick_fixes = await actions.allInnerTexts();
-    const wanted = 'Switch to intent INT-002';
-    await until(`"${wanted}" focused`, async () => {
-      const focused = await page.locator('.action-widget .monaco-list-row.action.focused').allInnerTexts();
-      if (focused.some((t) => t.includes(wanted))) {
-        return true;
-      }
-      await page.keyboard.press('ArrowDown');
-      return false;
-    });
-    await page.keyboard.press('Enter');
-    result.status_switched = await waitStatus(page, /INT-002 · context loaded/, 'INT-002 after the quick fix');
-    result.problems_after_fix = await until('the problem cleared', async () => {
-      const rows = await problemRows(page);
-      return rows.some((r) => r.includes('out-of-scope')) ? false : { rows };
-    });
-    step('quick fix');
-
-    // A save adds a ledger record under the intent now active.
-    const before = ledgerRecords().length;
-    await page.locator('.monaco-editor textarea').first().focus();
-    await page.keyboard.press('Control+S');
-    const record = await until('a ledger record for the save', async () => {
-      const records = ledgerRecords();
-      return records.length > before ? records[records.length - 1] : false;
-    });
-    const meta = Object.values(record.metadata ?? {}).find((m) => m && typeof m === 'object' && 'intent_id' in m);
-    result.record = { path: record.files?.[0]?.path, intent: meta?.intent_id, kind: meta?.kind };
-    step('saved');
-
-    // Hover on the saved line shows its intent blame.
-    await gotoLine(page, 13);
-    result.hover = await until('the intent blame hover', async () => {
-      await page.keyboard.press('Escape');
-      await page.locator('.monaco-editor textarea').first().focus();
-      await page.keyboard.press('Control+K');
-      await page.keyboard.press('Control+I');
-      const hover = page.locator('.monaco-hover-content', { hasText: 'intent-ls history' });
-      try {
-        await hover.first().waitFor({ state: 'visible', timeout: 2000 });
-      } catch {
-        return false;
-      }
-      return hover.first().innerText();
-    });
-    await page.keyboard.press('Escape');
-    step('hover');
-
-    // The Intents view in the Explorer lists intent → file → AST node.
-    await page.keyboard.press('Control+Shift+E');
-    const header = page.locator('.pane-header', { hasText: /^Intents/i }).first();
-    await header.waitFor({ timeout: STEP_TIMEOUT });
-    if ((await header.getAttribute('aria-expanded')) !== 'true') {
-      await header.click();
-    }
-    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Intents/i }) }).first();
-    const rows = pane.locator('.monaco-list-row');
-    const fileRow = pane.locator('.monaco-list-row', { hasText: 'src/api/routes.py' });
-    await until('the saved file under its intent', async () => (await fileRow.count()) > 0);
-    if ((await fileRow.first().getAttribute('aria-expanded')) !== 'true') {
-      await fileRow.first().locator('.monaco-tl-twistie').click();
-    }
-    result.intents_view = await until('the AST node under the file', async () => {
-      const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
-      return texts.some((t) => t.startsWith('list_orders')) ? texts : false;
-    });
-    step('intents view');
+    await FLOWS[FLOW](page);
     result.ok = true;
   } catch (error) {
     result.error = error instanceof Error ? error.stack : String(error);
