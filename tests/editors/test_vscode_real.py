@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,12 +37,13 @@ def _code_server() -> Path:
     return binary
 
 
-def _package(tmp_path: Path) -> Path:
-    """Builds the .vsix from the working tree (the schema from `intent-ls schema`)."""
+def _package(tmp_path: Path, source: Path = VSCODE) -> Path:
+    """Builds a .vsix from the working tree (for the extension: its schema from
+    `intent-ls schema`)."""
     vsce = VSCODE / "node_modules" / ".bin" / "vsce"
     if not vsce.exists():
         pytest.skip("the extension's build tools are not installed (npm ci in editors/vscode)")
-    vsix = tmp_path / "intent-ls.vsix"
+    vsix = tmp_path / f"{source.name}.vsix"
     env = {**os.environ, "INTENT_LS": os.environ.get("INTENT_LS") or _intent_ls()}
     proc = subprocess.run(
         [
@@ -54,7 +55,7 @@ def _package(tmp_path: Path) -> Path:
             "-o",
             str(vsix),
         ],
-        cwd=VSCODE,
+        cwd=source,
         env=env,
         capture_output=True,
         text=True,
@@ -123,24 +124,39 @@ class Session:
 
 
 def run_vscode(
-    vsix: Path, folder: Path, tmp_path: Path, flow: str, settings: dict[str, Any]
+    vsix: Path,
+    folder: Path,
+    tmp_path: Path,
+    flow: str,
+    settings: dict[str, Any],
+    also_install: Sequence[Path] = (),
+    env_extra: dict[str, str] | None = None,
 ) -> Session:
-    """Installs ``vsix`` into a fresh code-server profile, opens ``folder`` in chromium and
-    runs ``flow`` of vscode_flow.mjs against it."""
+    """Installs ``vsix`` (and ``also_install``) into a fresh code-server profile, opens
+    ``folder`` in chromium and runs ``flow`` of vscode_flow.mjs against it."""
     code_server = _code_server()
     chromium = require_binary("chromium", "apt-get install -y chromium (.ci/install-vscode)")
     node = require_binary("node", "apt-get install -y nodejs")
-    env = {**os.environ, **editor_env(tmp_path), "TMPDIR": str(tmp_path)}
+    env = {
+        **os.environ,
+        **editor_env(tmp_path),
+        "TMPDIR": str(tmp_path),
+        # As when launched from a terminal: the extension host gets this environment, not
+        # one resolved from a login shell (which would reset PATH).
+        "VSCODE_CLI": "1",
+        **(env_extra or {}),
+    }
     data, extensions = tmp_path / "user-data", tmp_path / "extensions"
     profile = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
-    installed = subprocess.run(
-        [str(code_server), *profile, "--install-extension", str(vsix)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+    for package in (vsix, *also_install):
+        installed = subprocess.run(
+            [str(code_server), *profile, "--install-extension", str(package)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert installed.returncode == 0, installed.stdout + installed.stderr
     (data / "User").mkdir(parents=True, exist_ok=True)
     (data / "User" / "settings.json").write_text(json.dumps({**QUIET_WORKBENCH, **settings}))
     port = _free_port()
@@ -245,3 +261,42 @@ def test_vscode_without_a_server_says_so_once(vsix: Path, workspace: Path, tmp_p
     assert missing in toast
     lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
     assert sum("cannot use" in line for line in lines) == 1, lines
+
+
+def test_vscode_without_any_server_says_so_once(
+    vsix: Path, workspace: Path, tmp_path: Path
+) -> None:
+    env = {"PATH": _path_without_intent_ls()}
+    run = run_vscode(vsix, workspace, tmp_path, "missing-server", {}, (), env)
+    [toast] = run.result["toasts"]
+    assert "the language server was not found" in toast
+    assert "intent-ls (from PATH)" in toast
+    lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
+    assert sum("cannot use" in line for line in lines) == 1, lines
+
+
+def _path_without_intent_ls() -> str:
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if d and not (Path(d) / "intent-ls").exists())
+
+
+@pytest.mark.parametrize("source", ["python-extension", "path"])
+def test_vscode_finds_the_server_without_a_setting(
+    vsix: Path, workspace: Path, tmp_path: Path, source: str
+) -> None:
+    clean = _path_without_intent_ls()
+    if source == "python-extension":
+        fake = _package(tmp_path, HERE / "fake_python_extension")
+        env = {"PATH": clean, "INTENT_LS_TEST_PYTHON": sys.executable}
+        run = run_vscode(vsix, workspace, tmp_path, "started", {}, [fake], env)
+        expected = f"using {sys.executable} -m intent_ls serve (from the Python extension's"
+    else:
+        venv_bin = Path(sys.executable).parent
+        if not (venv_bin / "intent-ls").exists():
+            pytest.skip(f"no intent-ls script beside {sys.executable}")
+        env = {"PATH": os.pathsep.join([str(venv_bin), clean])}
+        run = run_vscode(vsix, workspace, tmp_path, "started", {}, (), env)
+        expected = "using intent-ls serve (from PATH)"
+    assert run.result["status_initial"].endswith("no intent · awaiting selection")
+    log = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log")
+    assert expected in log, log

@@ -255,7 +255,18 @@ async function missingServerFlow(page) {
   step('missing server');
 }
 
-const FLOWS = { governed: governedFlow, quiet: quietFlow, 'missing-server': missingServerFlow };
+/** A governed folder: the server starts (however it was found) and reports its status. */
+async function startedFlow(page) {
+  result.status_initial = await waitStatus(page, /no intent · awaiting selection/, 'no intent');
+  step('started');
+}
+
+const FLOWS = {
+  governed: governedFlow,
+  quiet: quietFlow,
+  'missing-server': missingServerFlow,
+  started: startedFlow,
+};
 const FLOW = process.env.INTENT_LS_FLOW || 'governed';
 
 async function main() {

@@ -143,7 +143,8 @@ function serverOptions(command: string[], cwd: string | undefined): ServerOption
 function notifyNoServer(failures: string[]): void {
   const message =
     'intent-ls: the language server was not found. Install it in the Python environment you ' +
-    'use (`pip install intent-ls`) and select that interpreter, or set "intentLs.serverCommand". ' +
+    'use (`pip install intent-ls`) and select that interpreter, or set "intentLs.serverCommand"; ' +
+    'then run "intent-ls: Restart server". ' +
     `Tried: ${failures.join('; ')}.`;
   void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
     if (choice === 'Open Settings') {
@@ -199,6 +200,8 @@ function clientOptions(): LanguageClientOptions {
 }
 
 let starting: Promise<void> | undefined;
+/** `intentLs.serverCommand` (as JSON) when discovery last found nothing. */
+let failedWith: string | undefined;
 
 /** Starts the server when this window needs it (`force`: the user asked) and it is not
  * running yet; concurrent triggers share one start. */
@@ -222,12 +225,18 @@ async function launch(force: boolean): Promise<void> {
   // (ours, with the fix), not a second one from vscode-languageclient.
   const folder = (await governedFolders())[0] ?? vscode.workspace.workspaceFolders?.[0];
   const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+  const setting = JSON.stringify(config.get('serverCommand') ?? null);
+  if (!force && failedWith === setting) {
+    return; // the user was told once; a new setting or "Restart server" tries again
+  }
   const { found, failures } = await discoverServer(config, folder?.uri, (line) => output.info(line));
   if (!found) {
+    failedWith = setting;
     notifyNoServer(failures);
     status.stopped();
     return;
   }
+  failedWith = undefined;
   const next = new LanguageClient(
     'intentLs',
     'intent-ls',
