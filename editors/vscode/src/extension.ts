@@ -254,6 +254,7 @@ async function launch(force: boolean): Promise<void> {
       if (event.newState === State.Stopped && client === next) {
         status?.stopped();
         intentsView.setClient(undefined);
+        void vscode.commands.executeCommand('setContext', 'intentLs.running', false);
       }
     }),
   );
