@@ -202,9 +202,25 @@ QUIET_WORKBENCH: dict[str, Any] = {
 SERVER = {"intentLs.serverCommand": [sys.executable, "-m", "intent_ls"]}
 
 
+def _noisy_server(tmp_path: Path) -> str:
+    """The real server behind a wrapper that first logs three stderr lines the way
+    `intent-ls serve` formats its records: a warning with a continuation line, an error."""
+    wrapper = tmp_path / "noisy-intent-ls"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = serve ]; then\n'
+        "  printf 'WARNING intent_ls.test: before serving\\n  continued detail\\n"
+        "ERROR intent_ls.test: a failure\\n' >&2\n"
+        "fi\n"
+        f'exec "{sys.executable}" -m intent_ls "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     settings = {
-        **SERVER,
+        "intentLs.serverCommand": _noisy_server(tmp_path),
         "intentLs.ledger": {"fsync": False, "mapDelay": 0.2},
         "intentLs.trace.server": "messages",
     }
@@ -227,7 +243,14 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     # Logs once, at their level; the LSP trace in its own channel, from the setting alone.
     lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
     assert sum("intent-ls: using" in line for line in lines) == 1, lines
-    assert not any("[error]" in line for line in lines), lines
+    stderr = [
+        line.split(" ", 2)[2] for line in lines if "intent_ls.test" in line or "detail" in line
+    ]
+    assert stderr == [
+        "[warning] intent_ls.test: before serving",
+        "[warning]   continued detail",
+        "[error] intent_ls.test: a failure",
+    ], lines
     traced = run.log("*/exthost*/output_logging_*/*intent-ls LSP trace.log")
     assert "Sending request 'initialize" in traced
     assert "Received notification 'intent/status'" in traced
