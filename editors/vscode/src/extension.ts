@@ -216,6 +216,12 @@ async function launch(force: boolean): Promise<void> {
   if (client || !(force || (await wanted()))) {
     return;
   }
+  const folder = (await governedFolders())[0] ?? vscode.workspace.workspaceFolders?.[0];
+  const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+  const setting = JSON.stringify(config.get('serverCommand') ?? null);
+  if (!force && failedWith === setting) {
+    return; // the user was told once; a new setting or "Restart server" tries again
+  }
   if (!status) {
     status = new StatusView();
     extensionContext.subscriptions.push(status);
@@ -223,12 +229,6 @@ async function launch(force: boolean): Promise<void> {
   status.starting();
   // Discovery before the client exists: when nothing works the user gets one notification
   // (ours, with the fix), not a second one from vscode-languageclient.
-  const folder = (await governedFolders())[0] ?? vscode.workspace.workspaceFolders?.[0];
-  const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
-  const setting = JSON.stringify(config.get('serverCommand') ?? null);
-  if (!force && failedWith === setting) {
-    return; // the user was told once; a new setting or "Restart server" tries again
-  }
   const { found, failures } = await discoverServer(config, folder?.uri, (line) => output.info(line));
   if (!found) {
     failedWith = setting;
