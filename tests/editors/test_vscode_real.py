@@ -236,6 +236,10 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     assert r["status_switched"].endswith("INT-002 · context loaded")
     assert r["record"] == {"path": "src/api/routes.py", "intent": "INT-002", "kind": "mutation"}
     assert "INT-002" in r["hover"]
+    # The case: switching intents with an out-of-scope edit open says blocked, as
+    # typing there would, not "context loaded".
+    assert r["status_allowed"].endswith("INT-002 · allowed")
+    assert r["status_after_switch"].endswith("INT-001 · blocked")
     view = r["intents_view"]
     assert any(t.startswith("INT-002: Order API pagination") for t in view), view
     assert any(t.startswith("src/api/routes.py") for t in view), view

@@ -188,6 +188,25 @@ async function governedFlow(page) {
   await page.keyboard.press('Escape');
   step('hover');
 
+  // One truth across a switch: an unsaved edit allowed under INT-002, then INT-001 picked
+  // from the status bar; Problems shows the edit out of scope, the status bar says blocked.
+  await gotoLine(page, 13);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('limit = min(limit, 500)');
+  result.status_allowed = await waitStatus(page, /INT-002 · allowed/, 'the edit allowed');
+  await page.locator('.statusbar-item', { hasText: 'INT-002' }).first().click();
+  await until('the intent quick pick', async () => (await pick.count()) >= 2);
+  await page.locator('.quick-input-widget .quick-input-box input').fill('INT-001');
+  await until('INT-001 alone in the pick', async () => (await pick.count()) === 1);
+  await page.keyboard.press('Enter');
+  await until('the edit out of scope after the switch', async () => {
+    const rows = await problemRows(page);
+    return rows.some((r) => r.includes('out-of-scope') && r.includes('INT-001'));
+  });
+  result.status_after_switch = await waitStatus(page, /INT-001 · /, 'INT-001 after the switch');
+  step('switch');
+
   // The Intents view in the Explorer lists intent → file → AST node.
   await page.keyboard.press('Control+Shift+E');
   const header = page.locator('.pane-header', { hasText: /^Intents/i }).first();
