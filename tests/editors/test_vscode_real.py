@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -39,11 +40,19 @@ def _code_server() -> Path:
 
 def _package(tmp_path: Path, source: Path = VSCODE) -> Path:
     """Builds a .vsix from the working tree (for the extension: its schema from
-    `intent-ls schema`)."""
-    vsce = VSCODE / "node_modules" / ".bin" / "vsce"
+    `intent-ls schema`). It builds in a copy, so parallel test workers never write the
+    same dist/ and schemas/."""
+    modules = VSCODE / "node_modules"
+    vsce = modules / ".bin" / "vsce"
     if not vsce.exists():
         pytest.skip("the extension's build tools are not installed (npm ci in editors/vscode)")
     vsix = tmp_path / f"{source.name}.vsix"
+    build = tmp_path / f"{source.name}-build"
+    shutil.copytree(
+        source, build, ignore=shutil.ignore_patterns("node_modules", "dist", "schemas", "*.vsix")
+    )
+    if source == VSCODE:
+        (build / "node_modules").symlink_to(modules, target_is_directory=True)
     env = {**os.environ, "INTENT_LS": os.environ.get("INTENT_LS") or _intent_ls()}
     proc = subprocess.run(
         [
@@ -55,7 +64,7 @@ def _package(tmp_path: Path, source: Path = VSCODE) -> Path:
             "-o",
             str(vsix),
         ],
-        cwd=source,
+        cwd=build,
         env=env,
         capture_output=True,
         text=True,
