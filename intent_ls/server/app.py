@@ -7,12 +7,13 @@ module lazily, so the CLI's other verbs never pay for it.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.server import actions, blame, destructive, guard, saving, stale
+from intent_ls.server import actions, blame, destructive, guard, intent_tree, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
 from intent_ls.server.guard import brief
@@ -246,6 +247,11 @@ def build_server() -> IntentLanguageServer:
     async def did_rename(ls: IntentLanguageServer, params: types.RenameFilesParams) -> None:
         pairs = [(f.old_uri, f.new_uri) for f in params.files]
         await destructive.did_operate(ls, pairs, "renamed")
+
+    @server.feature(intent_tree.METHOD)
+    @guard.request("reading the intent map")
+    async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
+        return await intent_tree.intent_map(ls, params)
 
     for name, fn in COMMANDS.items():
         server.command(name)(fn)

@@ -119,9 +119,11 @@ def _active(folder: Folder, name: str) -> Intent:
 
 
 def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
+    blocked = False
     for doc in list(ls.documents.values()):
         if doc.folder is folder:
-            ls.evaluate(doc)
+            blocked = ls.evaluate(doc) or blocked
+    folder.session.settle(blocked)
     ls.analyzer.schedule_folder(folder, delay=0)  # recorded verdicts an owner now covers
     ls.send_status(folder)
 

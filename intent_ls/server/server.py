@@ -153,10 +153,12 @@ class IntentLanguageServer(LanguageServer):
         if dropped:
             self.show(f"intent-ls ({folder.name}): {dropped}", types.MessageType.Warning)
         self.publish_spec(folder)
+        blocked = False
         for doc in list(self.documents.values()):
             if doc.folder is folder:
                 doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
-                self.evaluate(doc)
+                blocked = self.evaluate(doc) or blocked
+        folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
 
@@ -226,14 +228,15 @@ class IntentLanguageServer(LanguageServer):
     def is_spec(self, doc: TrackedDocument) -> bool:
         return doc.folder is not None and doc.uri == doc.folder.spec_uri
 
-    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> None:
-        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state."""
+    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> bool:
+        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state.
+        True when a blocking verdict was published (what typing would turn into BLOCKED)."""
         folder = doc.folder
         if folder is None:
-            return
+            return False
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
-            return
+            return False
         if is_ledger(doc):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -242,7 +245,7 @@ class IntentLanguageServer(LanguageServer):
                     version=doc.version,
                 )
             )
-            return
+            return False
         verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
         found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
         published = found + self.analyzer.visible(doc.extra, found) if doc.governed else found
@@ -254,6 +257,7 @@ class IntentLanguageServer(LanguageServer):
             folder.session.authorize(verdicts if found else ())
             if folder.session.state is not before:
                 self.send_status(folder)
+        return bool(found) and any(v.blocking for v in verdicts)
 
     def allowed(self, doc: TrackedDocument) -> bool:
         """True when the session may mutate ``doc`` now (no blocking verdict)."""
