@@ -28,7 +28,7 @@ from intent_ls.server.commands import _arity, _folder, _string, command
 from intent_ls.server.diagnostics import to_range
 from intent_ls.server.edits import document_edit, open_version
 from intent_ls.server.folders import Folder
-from intent_ls.server.guard import UserError
+from intent_ls.server.guard import Refused, brief
 from intent_ls.server.ledger import FolderTrace, read_text, trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.spec_edit import SpecEditError, apply_edits, set_status
@@ -101,7 +101,7 @@ def _intent(ls: IntentLanguageServer, name: str, args: tuple[Any, ...]) -> tuple
     folder = _folder(ls, name, args[1] if len(args) > 1 else None)
     intent = folder.spec.get(intent_id or "")
     if intent is None:
-        raise UserError(f"{name}: no intent '{intent_id}' in the spec")
+        raise Refused(f"{name}: no intent {brief(intent_id)} in the spec")
     return folder, intent
 
 
@@ -110,7 +110,7 @@ async def start(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     """``[id]`` or ``[id, uri]``: a DRAFT intent becomes IN_PROGRESS."""
     folder, intent = _intent(ls, START, args)
     if intent.status not in STARTS_FROM:
-        raise UserError(f"{START}: {intent.id} is {intent.status.value}; only a DRAFT can start")
+        raise Refused(f"{START}: {intent.id} is {intent.status.value}; only a DRAFT can start")
     return await _move(ls, folder, intent, Status.IN_PROGRESS, START)
 
 
@@ -119,7 +119,7 @@ async def complete(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     """``[id]`` or ``[id, uri]``: after the user confirms, the intent becomes COMPLETED."""
     folder, intent = _intent(ls, COMPLETE, args)
     if intent.status not in COMPLETES_FROM:
-        raise UserError(
+        raise Refused(
             f"{COMPLETE}: {intent.id} is {intent.status.value}; only an IN_PROGRESS or BLOCKED "
             "intent can be completed"
         )
@@ -169,7 +169,7 @@ async def _move(
         text = spec_text(ls, folder)
         edits = set_status(text, intent.id, status.value, now())
     except SpecEditError as exc:
-        raise UserError(f"{name}: {exc}") from None
+        raise Refused(f"{name}: {exc}") from None
     if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
         lines = text.splitlines()
         changes = [
@@ -189,7 +189,7 @@ async def _move(
             return {**result, "applied": False, "reason": reason}
         return {**result, "applied": True}
     if folder.spec_uri in ls.documents:
-        raise UserError(
+        raise Refused(
             f"{name}: this editor cannot apply edits and has the spec open; set "
             f"status: {status.value} in it by hand"
         )
