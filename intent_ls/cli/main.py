@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from intent_ls import __version__
+from intent_ls.safe_io import FileTooLargeError, UnsafePathError
 
 #: Verb modules, in the order ``--help`` lists them. Adding a verb = adding its module here.
 VERB_MODULES = (
@@ -48,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
+        print(f"intent-ls: error: {exc}", file=sys.stderr)
+        return 2
+    except (UnsafePathError, FileTooLargeError) as exc:
         print(f"intent-ls: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

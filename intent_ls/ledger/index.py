@@ -31,6 +31,7 @@ from intent_ls.hashing import bytes_hash, hash_key
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.local_state import ensure_private_dir
+from intent_ls.safe_io import open_sidecar_reader, require_regular
 from intent_ls.syntax.model import AstNode
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
@@ -251,7 +252,7 @@ def _scan(
 ) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of complete lines from ``start`` up to ``end`` (a line boundary, or
     None for the end of the file); a torn tail is left for later."""
-    with ledger.open("rb") as f:
+    with open_sidecar_reader(ledger) as f:
         f.seek(start)
         offset = start
         pending = b""
@@ -396,6 +397,7 @@ class TraceIndex:
         if self._db is not None and self._cache_current():
             return self._db
         self.close()
+        require_regular(self.cache)
         if not self.cache.exists() or not self._usable(self.cache):
             self.rebuild()
         db = sqlite3.connect(self.cache, isolation_level=None, check_same_thread=False)
@@ -437,7 +439,7 @@ class TraceIndex:
         if offset == 0:
             return False
         try:
-            with self.ledger.open("rb") as f:
+            with open_sidecar_reader(self.ledger) as f:
                 f.seek(head_start)
                 line = f.read(offset - head_start)
         except FileNotFoundError:
@@ -578,7 +580,7 @@ class TraceIndex:
 
     def load_record(self, ref: RecordRef) -> dict[str, Any]:
         """The full record behind ``ref``, read from the ledger (the source of truth)."""
-        with self.ledger.open("rb") as f:
+        with open_sidecar_reader(self.ledger) as f:
             f.seek(ref.offset)
             return json.loads(f.readline())
 
@@ -657,7 +659,7 @@ def _flush(
 
 def _split_point(ledger: Path, size: int) -> int | None:
     """The start of the first line after the middle of the ledger, if there is one."""
-    with ledger.open("rb") as f:
+    with open_sidecar_reader(ledger) as f:
         f.seek(size // 2)
         f.readline()
         split = f.tell()

@@ -21,6 +21,7 @@ from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesso
 from intent_ls.context import context_xml
 from intent_ls.model import Intent
 from intent_ls.policy import OUT_OF_SCOPE
+from intent_ls.safe_io import read_sidecar, write_atomic
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import APPROVABLE
@@ -29,6 +30,7 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
+from intent_ls.spec import MAX_SPEC_BYTES
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
@@ -214,13 +216,13 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
 def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
     """Edits the file directly for clients that cannot apply a WorkspaceEdit."""
     path = folder.workspace.spec_path
-    text = path.read_text(encoding="utf-8")
+    text = read_sidecar(path, MAX_SPEC_BYTES).decode("utf-8")
     try:
         edit = add_to_scope(text, intent_id, glob)
     except SpecEditError as exc:
         raise UserError(f"intent.addToScope: {exc}") from None
     if edit is not None:
-        path.write_text(apply_edit(text, edit), encoding="utf-8")
+        write_atomic(path, apply_edit(text, edit).encode("utf-8"))
 
 
 @command("intent.approve")

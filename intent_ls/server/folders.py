@@ -17,6 +17,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from intent_ls.local_state import load_selection, save_selection
 from intent_ls.model import Intent, Spec
+from intent_ls.safe_io import read_sidecar
 from intent_ls.scope import ScopeIndex
 from intent_ls.server.approvals import ApprovalStore
 from intent_ls.server.config import Config
@@ -112,8 +113,7 @@ class Folder:
 
     def _read_spec_lines(self) -> list[str]:
         try:
-            with self.workspace.spec_path.open("rb") as fh:
-                data = fh.read(MAX_SPEC_BYTES)
+            data = read_sidecar(self.workspace.spec_path, MAX_SPEC_BYTES)
         except OSError:
             return []
         return data.decode("utf-8-sig", "replace").splitlines()
