@@ -298,6 +298,7 @@ class TraceIndex:
     def refresh(self) -> int:
         """Index what was appended since the last call; returns the records added.
         Rebuilds from scratch when the ledger was rewritten or the cache is unusable."""
+        require_regular(self.ledger)
         try:
             st = self.ledger.stat()
         except FileNotFoundError:
