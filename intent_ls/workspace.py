@@ -130,6 +130,12 @@ class Workspace:
                 else "is outside the workspace"
             )
             return PathInfo(PathKind.OUTSIDE, None, reason)
+        return self.classify_rel(rel)
+
+    def classify_rel(self, rel: str) -> PathInfo:
+        """Classifies a workspace-relative POSIX path as written, resolving no symlink:
+        where git reports a change, the path itself is what a commit changed (a symlink
+        there is a change of its own, not the file it points to)."""
         if rel == "":
             return PathInfo(PathKind.OUTSIDE, None, "is the workspace root itself")
         if is_sidecar(rel):

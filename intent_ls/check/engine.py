@@ -44,7 +44,8 @@ from intent_ls.check.findings import (
     UNCOVERED_DELETION,
     Finding,
 )
-from intent_ls.check.git import Base, FileChange, Repo
+from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
+from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
@@ -134,6 +135,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
         return CheckResult(
             base, (*findings, rewritten), 0, 0, verified.records, repo.toplevel, repo.prefix
         )
+    findings.extend(symlink_findings(ws, changes))
     governed = [c for c in changes if _governed(ws, c)]
     with ExitStack() as stack:
         if ledger.exists():
@@ -145,6 +147,8 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
         checker = _Checker(ws, index, base, stack)
         lines = 0
         for change in governed:
+            if is_link_change(change):  # judged by symlink_findings above
+                continue
             found, counted = checker.check(change)
             findings.extend(found)
             lines += counted
@@ -162,7 +166,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
 
 def _governed(ws: Workspace, change: FileChange) -> bool:
     paths = [change.path] if change.old_path is None else [change.path, change.old_path]
-    return any(ws.classify(p).governed for p in paths)
+    return any(ws.classify_rel(p).governed for p in paths)
 
 
 def _spec_findings(ws: Workspace) -> list[Finding]:
@@ -359,19 +363,24 @@ class _Checker:
         if change.status in ("D", "R"):
             gone = change.old_path if change.status == "R" else change.path
             assert gone is not None
-            if self.ws.classify(gone).governed:
+            if self.ws.classify_rel(gone).governed:
                 findings.extend(self._check_removed(gone, change))
-        if change.status == "D" or not self.ws.classify(change.path).governed:
+        if change.status == "D" or not self.ws.classify_rel(change.path).governed:
             return findings, 0
         if change.binary:
             hint, owners = self._owners_hint(change.path)
+            what = (
+                f"file above {MAX_CHECK_BYTES // (1024 * 1024)} MiB changed (not read)"
+                if change.too_large
+                else "binary file changed"
+            )
             findings.append(
                 Finding(
                     UNCOVERED_CHANGE,
                     change.path,
                     1,
                     1,
-                    "binary file changed: the ledger records text saves only; list it in "
+                    f"{what}: the ledger records text saves only; list it in "
                     f".intentignore if it needs no governance ({hint})",
                     owners=owners,
                 )
