@@ -9,11 +9,15 @@ after X" has one answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
+import threading
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
@@ -27,6 +31,7 @@ from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
 from intent_ls.server.stale import DiskTracker, path_of
+from intent_ls.server.transport import IntentProtocol, serve_frames
 from intent_ls.server.trees import LiveTree, encoding_of
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
@@ -37,7 +42,9 @@ logger = logging.getLogger(__name__)
 
 class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("intent-ls", __version__)
+        super().__init__("intent-ls", __version__, protocol_cls=IntentProtocol)
+        #: Why the server stopped reading its input early (a frame it refused), if it did.
+        self.exit_reason: str | None = None
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
@@ -55,6 +62,28 @@ class IntentLanguageServer(LanguageServer):
         self.operations_seen: set[str] = set()
 
     # -- plumbing ---------------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' stdio server with our frame reader (:mod:`intent_ls.server.transport`)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        assert isinstance(self.protocol, IntentProtocol)
+        try:
+            self.exit_reason = asyncio.run(
+                serve_frames(
+                    self._stop_event, stdin or sys.stdin.buffer, self.protocol, self.thread_pool
+                )
+            )
+        except BrokenPipeError:
+            logger.error("the client closed the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            if self.exit_reason is not None:
+                logger.error("stopping: %s (the input cannot be resynchronised)", self.exit_reason)
+                with contextlib.suppress(OSError):  # the client may be gone already
+                    self.show(f"intent-ls stopped: {self.exit_reason}", types.MessageType.Error)
+            self.shutdown()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Runs ``coro`` as a task we keep a reference to and whose errors get logged."""
