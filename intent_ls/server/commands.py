@@ -15,7 +15,6 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import to_fs_path
 
 from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
 from intent_ls.context import context_xml
@@ -32,6 +31,7 @@ from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
 from intent_ls.spec import MAX_SPEC_BYTES
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+from intent_ls.uris import is_file_uri, path_of_uri
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
 
@@ -183,8 +183,8 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     intent_id = _string(name, args[0], "the intent id")
     target = _string(name, args[1], "the path or URI")
     assert intent_id is not None and target is not None
-    path = to_fs_path(target) if target.startswith("file:") else target
-    folder = _folder(ls, name, target if target.startswith("file:") else None)
+    path = path_of_uri(target) if is_file_uri(target) else target
+    folder = _folder(ls, name, target if is_file_uri(target) else None)
     if path is None:
         raise UserError(f"{name}: {target} is not a file URI")
     info = folder.workspace.classify(Path(path))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from intent_ls.local_state import load_selection, save_selection
 from intent_ls.model import Intent, Spec
@@ -23,6 +23,7 @@ from intent_ls.server.approvals import ApprovalStore
 from intent_ls.server.config import Config
 from intent_ls.session import SelectionRefused, Session
 from intent_ls.spec import MAX_SPEC_BYTES, SPEC_NOT_FOUND, SpecResult
+from intent_ls.uris import path_of_uri
 from intent_ls.workspace import Workspace
 
 
@@ -145,7 +146,7 @@ class FolderSet:
 
     def add(self, uri: str, config: Config) -> Folder | None:
         """Adds a ``file:`` folder; other schemes (virtual file systems) are not governed."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
+        path = path_of_uri(uri)
         if path is None or not os.path.isdir(path):
             return None
         folder = Folder(uri, Path(path), config)

@@ -19,7 +19,6 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
@@ -36,6 +35,7 @@ from intent_ls.server.trees import LiveTree, encoding_of
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
+from intent_ls.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 
 logger = logging.getLogger(__name__)
 
@@ -145,12 +145,12 @@ class IntentLanguageServer(LanguageServer):
         return folder
 
     def folder_for_uri(self, uri: str) -> Folder | None:
-        if not uri.startswith("file:"):
+        if not is_file_uri(uri):
             return None
         folder = self.folders.get(uri.rstrip("/"))
         if folder is not None:
             return folder
-        path = to_fs_path(uri)
+        path = path_of_uri(uri)
         return self.folders.for_path(path) if path else None
 
     def refresh(self, folder: Folder, force: bool = False) -> None:
@@ -163,7 +163,7 @@ class IntentLanguageServer(LanguageServer):
         self.publish_spec(folder)
         for doc in list(self.documents.values()):
             if doc.folder is folder:
-                doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
+                doc.info = folder.workspace.classify(path_of_uri(doc.uri) or "")
                 self.evaluate(doc)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
@@ -181,7 +181,12 @@ class IntentLanguageServer(LanguageServer):
         self, uri: str, text: str, version: int | None, language_id: str | None = None
     ) -> TrackedDocument:
         folder = self.folder_for_uri(uri)
-        path = to_fs_path(uri) if folder else None
+        if folder is None and is_file_uri(uri):
+            try:
+                uri_to_path(uri)
+            except UriError as exc:
+                self.show(f"intent-ls: {exc}; not governed", types.MessageType.Warning)
+        path = path_of_uri(uri) if folder else None
         info = folder.workspace.classify(path) if folder and path else None
         doc = TrackedDocument(uri, text, folder, info)
         doc.version = version
@@ -222,7 +227,7 @@ class IntentLanguageServer(LanguageServer):
     def reassign(self, doc: TrackedDocument) -> None:
         """Re-homes ``doc`` after folders changed, keeping its baseline and edits."""
         folder = self.folder_for_uri(doc.uri)
-        path = to_fs_path(doc.uri) if folder else None
+        path = path_of_uri(doc.uri) if folder else None
         doc.folder = folder
         doc.info = folder.workspace.classify(path) if folder and path else None
         if folder is None:
