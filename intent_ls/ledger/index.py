@@ -18,6 +18,7 @@ import gc
 import json
 import os
 import re
+import secrets
 import sqlite3
 import subprocess
 import sys
@@ -317,8 +318,10 @@ class TraceIndex:
         half into a file of its own, merged in at the end: parsing is most of the work and
         the GIL would keep it on one core. Indexes are created after the bulk insert,
         which is several times cheaper than maintaining them row by row."""
-        tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
-        part = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.part")
+        # Unguessable names: SQLite follows a symlink planted at a name known in advance.
+        nonce = secrets.token_hex(8)
+        tmp = self.cache.with_name(f"{self.cache.name}.{nonce}.tmp")
+        part = self.cache.with_name(f"{self.cache.name}.{nonce}.part")
         for stale in (tmp, part):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
@@ -398,7 +401,8 @@ class TraceIndex:
         if self._db is not None and self._cache_current():
             return self._db
         self.close()
-        require_regular(self.cache)
+        for suffix in ("", "-journal", "-wal", "-shm"):  # files SQLite opens by name
+            require_regular(self.cache.with_name(self.cache.name + suffix))
         if not self.cache.exists() or not self._usable(self.cache):
             self.rebuild()
         db = sqlite3.connect(self.cache, isolation_level=None, check_same_thread=False)
