@@ -54,6 +54,7 @@ from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.model import Severity, Status
 from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.safe_io import open_sidecar_reader
 from intent_ls.spec import SPEC_RELPATH
 from intent_ls.workspace import Workspace
 
@@ -191,7 +192,7 @@ def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | Non
     if not old:
         return None
     try:
-        with ledger.open("rb") as f:
+        with open_sidecar_reader(ledger) as f:
             current = f.read(len(old))
     except FileNotFoundError:
         current = b""
@@ -235,7 +236,7 @@ class _Checker:
         record = self._records.get(ref.seq)
         if record is None:
             if self._ledger is None:
-                self._ledger = self._stack.enter_context(self.index.ledger.open("rb"))
+                self._ledger = self._stack.enter_context(open_sidecar_reader(self.index.ledger))
             self._ledger.seek(ref.offset)
             record = self._records[ref.seq] = json.loads(self._ledger.readline())
         return record

@@ -46,7 +46,12 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
 from intent_ls.policy import approvals_from_records
-from intent_ls.safe_io import FileTooLargeError, UnsafePathError, read_regular
+from intent_ls.safe_io import (
+    FileTooLargeError,
+    UnsafePathError,
+    open_sidecar_reader,
+    read_regular,
+)
 from intent_ls.stale import Changer, changer_from_index
 from intent_ls.syntax.model import AstNode
 
@@ -213,7 +218,7 @@ class FolderTrace:
 
     def _load(self, offsets: Sequence[int]) -> list[dict[str, Any]]:
         out = []
-        with self.ledger.path.open("rb") as f:
+        with open_sidecar_reader(self.ledger.path) as f:
             for offset in offsets:
                 f.seek(offset)
                 try:

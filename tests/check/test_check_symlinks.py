@@ -85,3 +85,12 @@ def test_huge_untracked_file_is_not_read(repo: GitRepo) -> None:
     assert rules(findings) == [("uncovered-change", "src/huge.py")]
     assert "above 32 MiB" in findings[0]["message"]
     assert grown_mib < 200
+
+
+def test_ledger_on_dev_zero_is_refused(repo: GitRepo) -> None:
+    repo.write("src/app.py", APP)
+    repo.commit("base")
+    repo.ledger.path.symlink_to("/dev/zero")
+    rc, out, err = repo.check()
+    assert rc == 2 and out == ""
+    assert "refusing to use" in err and "agent_trace.jsonl" in err and "symlink" in err
