@@ -30,7 +30,7 @@ from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
 from intent_ls.server.stale import DiskTracker, path_of
-from intent_ls.server.transport import IntentProtocol, serve_frames
+from intent_ls.server.transport import MAX_HEADER_BYTES, IntentProtocol, serve_frames
 from intent_ls.server.trees import LiveTree, encoding_of
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
@@ -79,11 +79,37 @@ class IntentLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
-            if self.exit_reason is not None:
-                logger.error("stopping: %s (the input cannot be resynchronised)", self.exit_reason)
-                with contextlib.suppress(OSError):  # the client may be gone already
-                    self.show(f"intent-ls stopped: {self.exit_reason}", types.MessageType.Error)
+            self._stopped_reading()
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls' TCP server (one client) with our frame reader."""
+        self._stop_event = stop = threading.Event()
+        assert isinstance(self.protocol, IntentProtocol)
+        protocol = self.protocol
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            protocol.set_writer(writer)  # type: ignore[arg-type]
+            self.exit_reason = await serve_frames(stop, reader, protocol)
+            self._stopped_reading()
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(
+                connection, host, port, limit=MAX_HEADER_BYTES
+            )
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+            asyncio.run(serve())
+
+    def _stopped_reading(self) -> None:
+        if self.exit_reason is None:
+            return
+        logger.error("stopping: %s (the input cannot be resynchronised)", self.exit_reason)
+        with contextlib.suppress(OSError):  # the client may be gone already
+            self.show(f"intent-ls stopped: {self.exit_reason}", types.MessageType.Error)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Runs ``coro`` as a task we keep a reference to and whose errors get logged."""

@@ -86,36 +86,64 @@ class IntentProtocol(LanguageServerProtocol):
         self._send_response(msg_id, None, types.ResponseError(code=code, message=message))
 
 
-def read_frame(stream: BinaryIO) -> bytes | None:
-    """The next frame's body; None at end of input. Raises :class:`FramingError`."""
-    length: int | None = None
-    for _ in range(MAX_HEADER_LINES):
-        line = stream.readline(MAX_HEADER_BYTES)
-        if not line:
-            return None
-        if not line.endswith(b"\n"):
-            if len(line) >= MAX_HEADER_BYTES:
-                raise FramingError(f"a header line is longer than {MAX_HEADER_BYTES} bytes")
-            return None  # end of input inside a header
+class _Headers:
+    """Header lines of one frame, fed one at a time; knows when the body starts."""
+
+    def __init__(self) -> None:
+        self.length: int | None = None
+        self._lines = 0
+
+    def feed(self, line: bytes) -> bool:
+        """True once the blank line after a ``Content-Length`` arrived."""
+        self._lines += 1
+        if self._lines > MAX_HEADER_LINES:
+            raise FramingError(f"more than {MAX_HEADER_LINES} header lines")
         if not line.strip():
-            if length is None:
-                continue  # stray blank line between frames
-            break
+            return self.length is not None  # a stray blank line between frames is skipped
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length":
             digits = value.strip()
             if not digits.isdigit() or len(digits) > 18:
                 raise FramingError(f"malformed Content-Length {clip(repr(digits), 40)}")
-            length = int(digits)
-    else:
-        raise FramingError(f"more than {MAX_HEADER_LINES} header lines")
-    assert length is not None
-    if length > MAX_FRAME_BYTES:
-        raise FramingError(
-            f"a frame of {length} bytes is above the {MAX_FRAME_BYTES // (1024 * 1024)} MiB cap"
-        )
-    body = stream.read(length)
-    return body if len(body) == length else None
+            self.length = int(digits)
+            if self.length > MAX_FRAME_BYTES:
+                raise FramingError(
+                    f"a frame of {self.length} bytes is above the "
+                    f"{MAX_FRAME_BYTES // (1024 * 1024)} MiB cap"
+                )
+        return False
+
+
+def read_frame(stream: BinaryIO) -> bytes | None:
+    """The next frame's body from a blocking stream (run in a worker thread); None at end
+    of input. Raises :class:`FramingError`."""
+    headers = _Headers()
+    while True:
+        line = stream.readline(MAX_HEADER_BYTES)
+        if not line.endswith(b"\n"):
+            if len(line) >= MAX_HEADER_BYTES:
+                raise FramingError(f"a header line is longer than {MAX_HEADER_BYTES} bytes")
+            return None  # end of input
+        if headers.feed(line):
+            break
+    assert headers.length is not None
+    body = stream.read(headers.length)
+    return body if len(body) == headers.length else None
+
+
+async def read_frame_async(reader: asyncio.StreamReader) -> bytes | None:
+    """:func:`read_frame` for a TCP connection (``reader`` created with a
+    :data:`MAX_HEADER_BYTES` limit)."""
+    headers = _Headers()
+    try:
+        while not headers.feed(await reader.readuntil(b"\n")):
+            pass
+        assert headers.length is not None
+        return await reader.readexactly(headers.length)
+    except asyncio.LimitOverrunError:
+        raise FramingError(f"a header line is longer than {MAX_HEADER_BYTES} bytes") from None
+    except asyncio.IncompleteReadError:
+        return None
 
 
 def _valid_id(value: Any) -> bool:
@@ -182,14 +210,21 @@ def _why(exc: JsonRpcException) -> str:
 
 
 async def serve_frames(
-    stop: threading.Event, stream: BinaryIO, protocol: IntentProtocol, pool: Any
+    stop: threading.Event,
+    stream: BinaryIO | asyncio.StreamReader,
+    protocol: IntentProtocol,
+    pool: Any = None,
 ) -> str | None:
-    """The message loop. Returns why it stopped reading when the stream broke its
-    framing (None at the end of input or when stopped)."""
+    """The message loop over stdio (a blocking stream, read in ``pool``) or TCP (an
+    asyncio reader). Returns why it stopped reading when the stream broke its framing
+    (None at the end of input or when stopped)."""
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         try:
-            body = await loop.run_in_executor(pool, read_frame, stream)
+            if isinstance(stream, asyncio.StreamReader):
+                body = await read_frame_async(stream)
+            else:
+                body = await loop.run_in_executor(pool, read_frame, stream)
         except FramingError as exc:
             return str(exc)
         if body is None:

@@ -108,3 +108,70 @@ def test_sidecar_symlinked_to_stdin_is_not_read(workspace: Path, planted: str) -
     finally:
         status, _ = srv.close()
     assert status == 0
+
+
+def test_tcp_answers_bad_params_and_refuses_oversized_frames(workspace: Path) -> None:
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "intent_ls", "serve", "--tcp", f"127.0.0.1:{port}"],
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # wait for the listening socket, not for a fixed time
+            try:
+                conn = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.05)
+        with conn:
+            reader = conn.makefile("rb")
+
+            def send(message: object) -> None:
+                body = json.dumps(message).encode()
+                conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+            def response(msg_id: int) -> dict:
+                while True:
+                    length = 0
+                    while (line := reader.readline()) not in (b"\r\n", b""):
+                        if line.lower().startswith(b"content-length:"):
+                            length = int(line.split(b":")[1])
+                    message = json.loads(reader.read(length))
+                    if message.get("id") == msg_id and "method" not in message:
+                        return message
+
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "processId": None,
+                        "rootUri": workspace.as_uri(),
+                        "capabilities": {},
+                    },
+                }
+            )
+            assert "result" in response(1)
+            send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {}})
+            assert response(2)["error"]["code"] == INVALID_PARAMS
+            conn.sendall(b"Content-Length: 1000000000000\r\n\r\n")
+            assert proc.wait(timeout=30) == 1
+        assert proc.stderr is not None
+        assert "above the 64 MiB cap" in proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
