@@ -53,15 +53,14 @@ def _size_label(size: int) -> str:
     return f"{size} bytes"
 
 
-def anchor_of(path: Path) -> Path:
+def anchor_of(path: Path | str) -> Path:
     """The directory trusted as real for ``path``: the workspace holding its
     ``.orchestration/`` component, else its own parent directory."""
-    path = Path(path)
-    parts = path.parts
-    if SIDECAR_DIR in parts[:-1]:
-        last = len(parts) - 1 - parts[::-1].index(SIDECAR_DIR)
-        return Path(*parts[:last]) if last else Path(".")
-    return path.parent
+    text = os.fspath(path)
+    at = ("/" + text).rfind(f"/{SIDECAR_DIR}/")
+    if at < 0:
+        return Path(os.path.dirname(text) or ".")
+    return Path(text[: max(at - 1, 0)] or ("/" if text.startswith("/") else "."))
 
 
 def _kind(mode: int) -> str:
@@ -94,19 +93,20 @@ def _describe(name: str, dir_fd: int | None) -> str | None:
 
 
 @contextlib.contextmanager
-def _directory(directory: Path, anchor: Path, create: bool) -> Iterator[int]:
-    """A descriptor on ``directory``, reached from ``anchor`` one real directory at a time."""
+def _directory(directory: Path | str, anchor: Path | str, create: bool) -> Iterator[int]:
+    """A descriptor on ``directory``, reached from ``anchor`` one real directory at a time.
+    (String operations, not pathlib: this runs on every ledger append and map write.)"""
+    target, base = os.path.normpath(directory), os.path.normpath(anchor)
+    prefix = base.rstrip("/") + "/"
+    if target == base:
+        parts: list[str] = []
+    elif target.startswith(prefix):
+        parts = target[len(prefix) :].split("/")
+    else:
+        raise UnsafePathError(directory, f"is outside the workspace {anchor}")
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        rel = Path(os.path.normpath(directory)).relative_to(os.path.normpath(anchor))
-    except ValueError:
-        raise UnsafePathError(directory, f"is outside the workspace {anchor}") from None
-    fd = os.open(anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        here = Path(anchor)
-        for part in rel.parts:
-            here = here / part
-            if part == "..":
-                raise UnsafePathError(here, "leaves the workspace")
+        for depth, part in enumerate(parts, 1):
             try:
                 child = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
@@ -114,9 +114,9 @@ def _directory(directory: Path, anchor: Path, create: bool) -> Iterator[int]:
                     raise
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o755, dir_fd=fd)
-                child = _open_dir(part, fd, here)
+                child = _open_dir(part, fd, prefix + "/".join(parts[:depth]))
             except OSError as exc:
-                raise _dir_refusal(part, fd, here, exc) from None
+                raise _dir_refusal(part, fd, prefix + "/".join(parts[:depth]), exc) from None
             os.close(fd)
             fd = child
         yield fd
@@ -124,14 +124,14 @@ def _directory(directory: Path, anchor: Path, create: bool) -> Iterator[int]:
         os.close(fd)
 
 
-def _open_dir(part: str, fd: int, here: Path) -> int:
+def _open_dir(part: str, fd: int, here: str) -> int:
     try:
         return os.open(part, _DIR_FLAGS, dir_fd=fd)
     except OSError as exc:
         raise _dir_refusal(part, fd, here, exc) from None
 
 
-def _dir_refusal(part: str, fd: int, here: Path, exc: OSError) -> OSError:
+def _dir_refusal(part: str, fd: int, here: str, exc: OSError) -> OSError:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR):
         try:
             st = os.lstat(part, dir_fd=fd)
@@ -142,13 +142,14 @@ def _dir_refusal(part: str, fd: int, here: Path, exc: OSError) -> OSError:
     return exc
 
 
-def _open_in(dir_fd: int, path: Path, flags: int, mode: int) -> int:
+def _open_in(dir_fd: int, path: str, flags: int, mode: int) -> int:
     """Opens the final component: never through a symlink, never anything but a regular file."""
+    name = os.path.basename(path)
     try:
-        fd = os.open(path.name, flags | _FILE_FLAGS, mode, dir_fd=dir_fd)
+        fd = os.open(name, flags | _FILE_FLAGS, mode, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR, errno.EOPNOTSUPP):
-            why = _describe(path.name, dir_fd)
+            why = _describe(name, dir_fd)
             if why is not None:
                 raise UnsafePathError(path, why) from None
         raise
@@ -168,13 +169,13 @@ def require_regular(path: Path) -> None:
 
 
 def open_sidecar(
-    path: Path, flags: int, *, anchor: Path | None = None, create_dirs: bool = False
+    path: Path | str, flags: int, *, anchor: Path | None = None, create_dirs: bool = False
 ) -> int:
     """A raw descriptor on the regular file ``path`` (``os.open`` flags), every directory
     from ``anchor`` (default :func:`anchor_of`) down checked to be real."""
-    path = Path(path)
-    with _directory(path.parent, anchor or anchor_of(path), create_dirs) as dfd:
-        return _open_in(dfd, path, flags, 0o644)
+    text = os.fspath(path)
+    with _directory(os.path.dirname(text), anchor or anchor_of(text), create_dirs) as dfd:
+        return _open_in(dfd, text, flags, 0o644)
 
 
 def open_sidecar_reader(path: Path, *, anchor: Path | None = None) -> BinaryIO:
