@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from lsp_harness import Editor
+from lsp_harness import Editor, fresh_workspace, start_editor, stop_editor
 from lsprotocol import types
 
 LEDGER = ".orchestration/agent_trace.jsonl"
@@ -84,3 +84,27 @@ async def test_symlinked_ledger_is_refused_and_target_kept(editor: Editor, tmp_p
     assert not (editor.root / ".orchestration/agent_trace.jsonl.quarantine").exists()
     # the server keeps running: a request is still answered
     await editor.settled()
+
+
+async def test_symlinked_sidecar_directory_is_refused_server_keeps_running(
+    client_name: str, tmp_path: Path
+) -> None:
+    workspace = fresh_workspace(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    (workspace / ".orchestration").rename(elsewhere)
+    (workspace / ".orchestration").symlink_to(elsewhere, target_is_directory=True)
+    editor = await start_editor(client_name, [workspace])
+    try:
+        diagnostics = await editor.wait_diagnostics(
+            ".orchestration/active_intents.yaml",
+            lambda found: any("refusing to use" in d.message for d in found),
+            "the refused spec",
+        )
+        assert any(".orchestration: it is a symlink" in d.message for d in diagnostics)
+        uri = editor.open("src/auth/jwt.py")
+        editor.insert(uri, 0, 0, "# edit\n")
+        await editor.save(uri)
+        await editor.settled()
+        assert sorted(p.name for p in elsewhere.iterdir()) == ["active_intents.yaml"]
+    finally:
+        await stop_editor(editor)
