@@ -41,11 +41,13 @@ def secret(tmp_path: Path) -> Path:
 
 
 def refused(result: subprocess.CompletedProcess[str], name: str) -> None:
+    """Exit 2, ending with one error line that names the path (problems the verb found
+    on the way, e.g. the spec's, may precede it); never a traceback."""
     assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("intent-ls: error: refusing"), lines
-    assert name in lines[0]
+    assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("intent-ls: error: "), last
+    assert name in last and ("refusing to use" in last or "not a regular file" in last), last
 
 
 def add_record(workspace: Path) -> None:
@@ -100,3 +102,14 @@ def test_ledger_on_dev_zero_is_refused_without_allocating(
 ) -> None:
     ledger_path(workspace).symlink_to("/dev/zero")
     refused(run(*verb, "--workspace", str(workspace), timeout=30), "agent_trace.jsonl")
+
+
+@pytest.mark.parametrize("verb", [("trace", "verify"), ("trace", "show"), ("map",)])
+def test_ledger_symlinked_to_a_regular_file_outside_is_refused(
+    workspace: Path, secret: Path, verb: tuple[str, ...]
+) -> None:
+    ledger_path(workspace).symlink_to(secret)
+    result = run(*verb, "--workspace", str(workspace))
+    refused(result, "agent_trace.jsonl")
+    assert "refusing to use" in result.stderr and "symlink" in result.stderr
+    assert "PATH=/usr/bin" not in result.stdout + result.stderr
