@@ -180,32 +180,34 @@ def _spec_findings(ws: Workspace) -> list[Finding]:
 
 
 def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | None:
-    """The ledger is append-only, so the committed ledger at base must be a prefix of the
-    current one. This is the external anchor ``trace verify`` lacks: it also catches
-    records removed from the end, which leave a perfectly valid chain."""
+    """The ledger is append-only, so every line of the committed ledger at base must still
+    be in the current one. This is the external anchor ``trace verify`` lacks: it also
+    catches records removed from the end, which leave a perfectly valid chain. A merge
+    keeps every line but may put the other side's lines first (a rebase does), so the
+    lines are compared as a set once the cheap prefix test fails."""
     old = repo.blob_at(base, LEDGER_RELPATH.as_posix())
     if not old:
         return None
     try:
         with ledger.open("rb") as f:
             current = f.read(len(old))
+            if current == old:
+                return None
+            current += f.read()
     except FileNotFoundError:
         current = b""
-    if current == old:
-        return None
-    differ = next(
-        (i for i, (a, b) in enumerate(zip(old, current, strict=False)) if a != b),
-        min(len(old), len(current)),
-    )
-    line = old.count(b"\n", 0, differ) + 1
-    return Finding(
-        LEDGER_INVALID,
-        LEDGER_RELPATH.as_posix(),
-        line,
-        line,
-        f"the ledger was rewritten since {base.label}: it no longer starts with its "
-        f"committed content (first difference on line {line}); it is append-only",
-    )
+    kept = set(current.split(b"\n"))
+    for line, text in enumerate(old.split(b"\n")[:-1], start=1):
+        if text not in kept:
+            return Finding(
+                LEDGER_INVALID,
+                LEDGER_RELPATH.as_posix(),
+                line,
+                line,
+                f"the ledger was rewritten since {base.label}: line {line} of its "
+                "committed content is gone; it is append-only (merges keep every line)",
+            )
+    return None
 
 
 class _Checker:

@@ -25,6 +25,12 @@ def register(subparsers: Any) -> None:
     show.add_argument("--file", metavar="PATH", help="only records touching this path")
     add_format_arg(show)
     show.set_defaults(func=run_show)
+    repair = verbs.add_parser(
+        "repair",
+        help="resolve merge conflict markers in the ledger, keeping every record of both sides",
+    )
+    add_workspace_arg(repair)
+    repair.set_defaults(func=run_repair)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -76,3 +82,17 @@ def run_show(args: argparse.Namespace) -> int:
                     + (f"  [{nodes}]" if nodes else "")
                 )
     return 0
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.ledger.repair import repair_ledger
+    from intent_ls.ledger.store import ledger_path
+
+    path = ledger_path(workspace_root(args))
+    try:
+        outcome = repair_ledger(path)
+    except OSError as exc:
+        raise CliError(f"trace repair failed: {exc}") from exc
+    print(outcome.message)
+    return 0 if outcome.verified else 1
