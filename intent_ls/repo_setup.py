@@ -169,7 +169,7 @@ def clone_setup_problems(workspace: Path) -> list[str]:
     Reads two small files, spawns nothing: cheap enough for every hook call."""
     root = Path(workspace)
     orchestration = root / ".orchestration"
-    if not orchestration.is_dir():
+    if not (orchestration / "agent_trace.jsonl").is_file():
         return []
     found = find_git_dir(root.resolve())
     if found is None:
@@ -245,3 +245,9 @@ def _git(top: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=top, check=True, capture_output=True, text=True
     ).stdout
+
+
+def warn_clone_setup(workspace: Path) -> None:
+    """Prints :func:`clone_setup_problems` to stderr (the CLI's and hooks' warning)."""
+    for problem in clone_setup_problems(workspace):
+        print(f"intent-ls: warning: {problem}", file=sys.stderr)

@@ -37,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.check.git import GitError
     from intent_ls.check.report import render_text, summary, to_json, to_sarif
     from intent_ls.cli.main import CliError
+    from intent_ls.repo_setup import warn_clone_setup
 
+    warn_clone_setup(workspace_root(args))
     try:
         result = run_check(workspace_root(args), args.base)
     except GitError as exc:

@@ -1,9 +1,9 @@
 """Merging two versions of the ledger without losing or altering a record.
 
 The ledger is a set of immutable lines, each naming earlier lines by hash, so merging
-two versions is a union: every line of ours in our order, then every line of theirs we
-lack, in their order (a line references only lines before it in its own version, so it
-still does in the union). The union may leave several *tips* — lines no record names,
+two versions is a union: every line of ours in our order, then every line theirs added,
+in their order (a line references only lines before it in its own version, so it still
+does in the union). The union may leave several *tips* — lines no record names,
 e.g. the last record of each side — and records whose ``prev`` was left behind by a
 cherry-pick or rebase. One *merge record* appended at the end joins them: its ``prev`` is
 the last line, its ``parents`` the other tips, its ``absent`` the left-behind lines.
@@ -47,18 +47,23 @@ def join_lines(lines: Iterable[bytes]) -> bytes:
     return b"".join(line + b"\n" for line in lines)
 
 
-def union(ours: Sequence[bytes], theirs: Sequence[bytes]) -> list[bytes]:
-    """Ours in order, then the lines of theirs that ours lacks, each line once. Returns
-    one side unchanged when it already holds the other (nothing to join)."""
+def union(base: Sequence[bytes], ours: Sequence[bytes], theirs: Sequence[bytes]) -> list[bytes]:
+    """Ours in order, then the lines theirs added since ``base``, each line once.
+
+    A line of the base that ours lacks stays out, as in any three-way merge: that is how
+    a cherry-pick brings only the picked commit's records (their ``prev`` then names a
+    line left behind, which :func:`join_tips` acknowledges). Returns one side unchanged
+    when the other adds nothing to it (no merge point needed)."""
     ours_set = set(ours)
-    theirs_set = set(theirs)
-    if theirs_set <= ours_set:
+    base_set = set(base)
+    added = [line for line in theirs if line not in ours_set and line not in base_set]
+    if not added:
         return list(ours)
-    if ours_set <= theirs_set:
+    if ours_set <= set(theirs):
         return list(theirs)
     merged = list(ours)
-    seen = ours_set
-    for line in theirs:
+    seen = set(ours_set)
+    for line in added:
         if line not in seen:
             seen.add(line)
             merged.append(line)
@@ -123,7 +128,7 @@ def _latest_timestamp(lines: list[bytes], joined: Sequence[str], hashes: list[st
 def merge_versions(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """The merge driver's result for three versions of the ledger."""
     base_lines = split_lines(base)
-    merged = union(split_lines(ours), split_lines(theirs))
+    merged = union(base_lines, split_lines(ours), split_lines(theirs))
     left_behind = frozenset(bytes_hash(line) for line in base_lines)
     return join_lines(join_tips(merged, left_behind))
 
