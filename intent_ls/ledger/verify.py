@@ -157,9 +157,9 @@ def verify_ledger(path: Path) -> VerifyResult:
 
 
 class _Chain:
-    """The links between lines (``docs/ledger.md``, "The chain"): each ``prev`` names an
-    earlier line (or the genesis value), or a line a merge record declared ``absent``;
-    each merge record's ``parents`` are earlier lines; no line occurs twice; and every
+    """The links between lines (``docs/ledger.md``, "The chain"): each ``prev`` and each
+    merge record's ``parents`` name an earlier line (``prev`` may be the genesis value),
+    or a line a merge record declared ``absent``; no line occurs twice; and every
     line but the last is named by some record, so removing a record is seen by the one
     that named it, and inserting one leaves it unnamed. A single writer's ledger is the
     special case where each ``prev`` names the line just before."""
@@ -181,9 +181,10 @@ class _Chain:
         elif prev != GENESIS:
             self._forward.append((number, str(prev)))
         for parent in links.parents:
-            if parent not in self._lines:
-                return "merge record names a parent that is not an earlier line"
-            self._unnamed.pop(parent, None)
+            if parent in self._lines:
+                self._unnamed.pop(parent, None)
+            else:
+                self._forward.append((number, parent))
         self._absent.update(links.absent)
         self._lines[digest] = number
         self._unnamed[digest] = number
@@ -196,7 +197,7 @@ class _Chain:
         lines nothing names. A dangling reference is reported before an unnamed line, as
         it points at where the record is missing; among each kind, the first line."""
         problems: list[Problem] = []
-        for number, prev in self._forward:
+        for number, prev in self._forward:  # a prev or a parent
             if prev in self._absent:
                 self._unnamed.pop(prev, None)
             elif prev in self._lines:
