@@ -39,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
     from intent_ls.repo_setup import warn_clone_setup
 
-    warn_clone_setup(workspace_root(args))
     try:
         result = run_check(workspace_root(args), args.base)
     except GitError as exc:
@@ -53,4 +52,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(result))
     print(summary(result), file=sys.stderr)
+    warn_clone_setup(workspace_root(args))
     return 0 if result.ok else 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Clone, make_origin
+from git_clones import Clone, make_origin
 
 from intent_ls.ledger.verify import CONFLICT_MESSAGE
 
