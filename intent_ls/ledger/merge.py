@@ -30,6 +30,7 @@ from intent_ls.ledger.records import METADATA_KEY, SPEC_VERSION, TOOL_NAME
 from intent_ls.ledger.store import GENESIS, seal
 
 _TIMESTAMP = re.compile(rb'"timestamp":"([^"]*Z)"')
+_PREV_VALUE = re.compile(rb'"prev":"([^"]*)"')
 #: What git writes around a conflict: ``<<<<<<< ours``, ``||||||| base`` (diff3),
 #: ``=======``, ``>>>>>>> theirs`` — at the start of a line, never inside JSON.
 CONFLICT_MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
@@ -79,14 +80,7 @@ def join_tips(lines: list[bytes], left_behind: frozenset[str] = frozenset()) -> 
         return lines
     hashes = [bytes_hash(line) for line in lines]
     present = set(hashes)
-    referenced: set[str] = set()
-    acknowledged: set[str] = set()
-    for line in lines:
-        links = line_links(line)
-        if links.prev is not None:
-            referenced.add(links.prev)
-        referenced.update(links.parents)
-        acknowledged.update(links.absent)
+    referenced, acknowledged = _references(lines)
     tips = [h for h in hashes[:-1] if h not in referenced]
     absent = sorted(
         h for h in referenced - present - acknowledged if h != GENESIS and h in left_behind
@@ -96,6 +90,28 @@ def join_tips(lines: list[bytes], left_behind: frozenset[str] = frozenset()) -> 
     joined = [*tips, hashes[-1]]
     record = merge_record(joined, absent, _latest_timestamp(lines, joined, hashes))
     return [*lines, seal(record, hashes[-1])]
+
+
+def _references(lines: list[bytes]) -> tuple[set[str], set[str]]:
+    """(every hash a line names, every hash a merge record declares absent). ``prev``
+    values are read in one pass over the whole text (canonical JSON spells the key
+    ``"prev":"`` only as a key); only lines with merge fields are parsed. A foreign line
+    with a nested ``prev`` key can only add a name, which at worst leaves a tip to
+    ``trace verify`` — never a record out."""
+    data = b"\n".join(lines)
+    referenced = {m.decode("utf-8", "replace") for m in _PREV_VALUE.findall(data)}
+    acknowledged: set[str] = set()
+    for key in (b'"parents":', b'"absent":'):
+        at = data.find(key)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            links = line_links(data[start:end])
+            referenced.update(links.parents)
+            acknowledged.update(links.absent)
+            at = data.find(key, end)
+    return referenced, acknowledged
 
 
 def merge_record(joined: Sequence[str], absent: Sequence[str], timestamp: str) -> dict:

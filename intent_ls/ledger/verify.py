@@ -145,12 +145,16 @@ def verify_ledger(path: Path) -> VerifyResult:
     with Path(path).open("rb") as f:
         for number, raw in enumerate(f, start=1):
             body = raw[:-1]
-            links = _proven(body) if raw.endswith(b"\n") else None
-            if links is None:
+            prev = _proven(body) if raw.endswith(b"\n") else None
+            if prev is not None:
+                reason = chain.add(number, bytes_hash(body), prev)
+            else:
                 reason, links = _check_line(raw)
                 if reason is not None:
                     return VerifyResult(chain.count, Problem(number, reason))
-            reason = chain.add(number, bytes_hash(body), links)
+                reason = chain.add(
+                    number, bytes_hash(body), links.prev, links.parents, links.absent
+                )
             if reason is not None:
                 return VerifyResult(chain.count, Problem(number, reason))
     return VerifyResult(chain.count, chain.finish())
@@ -167,30 +171,45 @@ class _Chain:
     def __init__(self) -> None:
         self.count = 0
         self._last = GENESIS
+        self._last_named = True
         self._lines: dict[str, int] = {}
+        # Lines not named so far, but for the last one, tracked by ``_last_named``: in
+        # a single writer's ledger the next line names it and this stays empty.
         self._unnamed: dict[str, int] = {}
         self._forward: list[tuple[int, str]] = []
         self._absent: set[str] = set()
 
-    def add(self, number: int, digest: str, links: Links) -> str | None:
-        if digest in self._lines:
-            return f"duplicated line: the same bytes as line {self._lines[digest]}"
-        prev = links.prev
-        if prev == self._last or prev in self._lines:
-            self._unnamed.pop(prev, None)
-        elif prev != GENESIS:
-            self._forward.append((number, str(prev)))
-        for parent in links.parents:
-            if parent in self._lines:
-                self._unnamed.pop(parent, None)
-            else:
-                self._forward.append((number, parent))
-        self._absent.update(links.absent)
-        self._lines[digest] = number
-        self._unnamed[digest] = number
+    def add(
+        self,
+        number: int,
+        digest: str,
+        prev: str | None,
+        parents: tuple[str, ...] = (),
+        absent: tuple[str, ...] = (),
+    ) -> str | None:
+        first = self._lines.setdefault(digest, number)
+        if first != number:
+            return f"duplicated line: the same bytes as line {first}"
+        if prev != GENESIS:
+            self._name(number, str(prev))
+        for parent in parents:
+            self._name(number, parent)
+        if absent:
+            self._absent.update(absent)
+        if not self._last_named:
+            self._unnamed[self._last] = self._lines[self._last]
         self._last = digest
+        self._last_named = False
         self.count += 1
         return None
+
+    def _name(self, number: int, name: str) -> None:
+        if name == self._last:
+            self._last_named = True
+        elif name in self._lines:
+            self._unnamed.pop(name, None)
+        else:
+            self._forward.append((number, name))
 
     def finish(self) -> Problem | None:
         """The checks that need the whole file: references to lines not before them, and
@@ -218,7 +237,6 @@ class _Chain:
                 )
         if problems:
             return min(problems, key=lambda p: p.line)
-        self._unnamed.pop(self._last, None)
         for number in self._unnamed.values():
             problems.append(
                 Problem(
@@ -230,9 +248,9 @@ class _Chain:
         return min(problems, key=lambda p: p.line, default=None)
 
 
-def _proven(body: bytes) -> Links | None:
-    """The links of ``body`` if the fast path proves it good (see ``_LINE``); None means
-    "ask the full check", not "bad"."""
+def _proven(body: bytes) -> str | None:
+    """The ``prev`` of ``body`` if the fast path proves it good (see ``_LINE``; such a
+    line has no other links); None means "ask the full check", not "bad"."""
     if len(body.translate(None, _UNSAFE)) != len(body):
         return None
     try:
@@ -250,7 +268,7 @@ def _proven(body: bytes) -> Links | None:
     cut, end = match.span(2)
     if bytes_hash(body[:cut] + body[end:]) != digest.decode():
         return None
-    return Links(line_prev.decode())
+    return line_prev.decode()
 
 
 def _check_line(raw: bytes) -> tuple[str | None, Links]:

@@ -24,3 +24,9 @@ def test_exactly_two_quick_start_commands() -> None:
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert quick_start_commands()[1] in ci
+
+
+def test_quick_start_sends_users_to_init_in_every_clone() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "`intent-ls init`" in section and "once in every clone" in section

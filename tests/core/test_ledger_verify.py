@@ -19,7 +19,6 @@ from ledger_helpers import mutation
 from test_ledger_verify_schema import JSON_VALUES, mutate
 
 from intent_ls.hashing import bytes_hash
-from intent_ls.ledger.links import Links
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
@@ -344,11 +343,11 @@ def test_grammar_edges_get_the_same_verdict(pattern: bytes, replacement: bytes) 
 
 
 def test_writer_lines_take_the_fast_path(tmp_path: Path) -> None:
-    assert _proven(FULL_LINE) == Links(GENESIS)
+    assert _proven(FULL_LINE) == GENESIS
     data = _ledger([mutation(tmp_path, i, intent=f"INT-{i}") for i in range(3)])
     prev = GENESIS
     for body in data.splitlines():
-        assert _proven(body) == Links(prev)
+        assert _proven(body) == prev
         prev = bytes_hash(body)
 
 
