@@ -50,7 +50,7 @@ from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.ledger.verify import verify_ledger
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.model import Severity, Status
 from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.spec import SPEC_RELPATH
@@ -116,14 +116,18 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger)
     if verified.problem is not None:
+        unusable = (
+            "coverage was not checked until it is repaired"
+            if verified.problem.reason == CONFLICT_MESSAGE
+            else "no change can be trusted to a tampered ledger, so coverage was not checked"
+        )
         findings.append(
             Finding(
                 LEDGER_INVALID,
                 LEDGER_RELPATH.as_posix(),
                 verified.problem.line,
                 verified.problem.line,
-                f"trace verify failed: {verified.problem.reason}; no change can be trusted "
-                "to a tampered ledger, so coverage was not checked",
+                f"trace verify failed: {verified.problem.reason}; {unusable}",
             )
         )
         return CheckResult(

@@ -70,6 +70,10 @@ def test_cherry_pick_and_later_merge_verify(origin: Clone) -> None:
     _assert_kept_once(origin, a[1])
     assert a[0] not in origin.ledger_lines()
     assert origin.verify().returncode == 0, origin.verify().stderr
+    # The picked code is attributed by content hash, whatever commit carried it.
+    checked = origin.cli("check", "--base", "HEAD~1")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "1 changed governed file" in checked.stderr
     merged = origin.git("merge", "--no-edit", "a", check=False)
     assert merged.returncode == 0, merged.stdout + merged.stderr
     _assert_kept_once(origin, *a)
@@ -148,6 +152,7 @@ def test_merge_without_init_gets_a_clear_message_and_repair_keeps_both_sides(
     assert CONFLICT_MESSAGE in verified.stderr and "Traceback" not in verified.stderr
     checked = origin.cli("check", "--base", "main")
     assert checked.returncode == 1 and "intent-ls trace repair" in checked.stdout
+    assert "tamper" not in checked.stdout
 
     assert origin.cli("init").returncode == 0
     repaired = origin.cli("trace", "repair")
