@@ -149,10 +149,6 @@ def merge_versions(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     return join_lines(join_tips(merged, left_behind))
 
 
-def has_conflict_markers(lines: Iterable[bytes]) -> bool:
-    return any(line.startswith(CONFLICT_MARKERS) for line in lines)
-
-
 def resolve_conflicts(lines: Sequence[bytes]) -> list[bytes]:
     """The lines of every side of every conflict git left in the file, markers removed,
     each line once: the base section (diff3 style) first, as it is older, then ours,
