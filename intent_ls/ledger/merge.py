@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from intent_ls import __version__
 from intent_ls.hashing import bytes_hash
@@ -44,8 +44,8 @@ def split_lines(data: bytes) -> list[bytes]:
     return lines
 
 
-def join_lines(lines: Iterable[bytes]) -> bytes:
-    return b"".join(line + b"\n" for line in lines)
+def join_lines(lines: Sequence[bytes]) -> bytes:
+    return b"\n".join(lines) + b"\n" if lines else b""
 
 
 def union(base: Sequence[bytes], ours: Sequence[bytes], theirs: Sequence[bytes]) -> list[bytes]:
