@@ -22,9 +22,11 @@ import hashlib
 import re
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from intent_ls import __version__
 from intent_ls.hashing import bytes_hash
+from intent_ls.ledger.conformance import date_time_conforms
 from intent_ls.ledger.links import MERGE_KIND, line_links
 from intent_ls.ledger.records import METADATA_KEY, SPEC_VERSION, TOOL_NAME
 from intent_ls.ledger.store import GENESIS, seal
@@ -114,11 +116,11 @@ def _references(lines: list[bytes]) -> tuple[set[str], set[str]]:
     return referenced, acknowledged
 
 
-def merge_record(joined: Sequence[str], absent: Sequence[str], timestamp: str) -> dict:
+def merge_record(joined: Sequence[str], absent: Sequence[str], timestamp: str) -> dict[str, Any]:
     """The merge record joining ``joined`` (the last one becomes ``prev`` when sealed).
     Its id is derived from what it joins, so the same merge gives the same bytes."""
     seed = hashlib.sha256("\n".join([*joined, "|", *absent]).encode()).digest()
-    meta: dict = {"kind": MERGE_KIND, "parents": list(joined[:-1])}
+    meta: dict[str, Any] = {"kind": MERGE_KIND, "parents": list(joined[:-1])}
     if absent:
         meta["absent"] = list(absent)
     return {
@@ -136,8 +138,9 @@ def _latest_timestamp(lines: list[bytes], joined: Sequence[str], hashes: list[st
     stamps = []
     for h in joined:
         match = _TIMESTAMP.search(by_hash[h])
-        if match is not None:
-            stamps.append(match.group(1).decode("utf-8", "replace"))
+        stamp = match.group(1).decode("utf-8", "replace") if match is not None else ""
+        if date_time_conforms(stamp):
+            stamps.append(stamp)
     return max(stamps, default="1970-01-01T00:00:00.000000Z")
 
 
