@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lsp_harness import Editor, fresh_workspace, start_editor, stop_editor
 from lsprotocol import types
-from test_lsp_blame import hover
+from test_lsp_blame import hover, lenses
 from test_lsp_ledger import select
 
 from intent_ls.ledger.verify import verify_ledger
@@ -91,6 +91,16 @@ async def test_two_clones_with_server_saves_pull_cleanly(client_name: str, tmp_p
         uri = editor.open("src/auth/one.py")
         text = await hover(editor, uri, 0)
         assert text is not None and "INT-001" in text
+        # Again by rebase: the other clone's records now come first, ours after them.
+        git(second, "reset", "-q", "--hard", "HEAD~1")
+        git(second, "pull", "-q", "--rebase")
+        lines = (second / LEDGER).read_bytes().splitlines()
+        assert '"INT-001"' in lines[0].decode() and verify_ledger(second / LEDGER).ok
+        for rel, intent in (("src/auth/one.py", "INT-001"), ("src/api/two.py", "INT-002")):
+            uri = editor.open(rel) if rel != "src/auth/one.py" else uri
+            text = await hover(editor, uri, 0)
+            assert text is not None and intent in text
+            assert (await lenses(editor, uri))[0] == f"{intent} · 1 change"
     finally:
         await stop_editor(editor)
     checked = subprocess.run(
