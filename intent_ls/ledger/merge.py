@@ -145,9 +145,13 @@ def _latest_timestamp(lines: list[bytes], joined: Sequence[str], hashes: list[st
 
 
 def merge_versions(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """The merge driver's result for three versions of the ledger."""
-    base_lines = split_lines(base)
-    merged = union(base_lines, split_lines(ours), split_lines(theirs))
+    """The merge driver's result for three versions of the ledger. When one side already
+    holds the other (it merged it before), that side is the result, bytes untouched."""
+    base_lines, ours_lines, theirs_lines = split_lines(base), split_lines(ours), split_lines(theirs)
+    merged = union(base_lines, ours_lines, theirs_lines)
+    for side, lines in ((ours, ours_lines), (theirs, theirs_lines)):
+        if merged == lines and side.endswith(b"\n"):
+            return side
     left_behind = frozenset(bytes_hash(line) for line in base_lines)
     return join_lines(join_tips(merged, left_behind))
 
