@@ -116,3 +116,50 @@ def test_merge_paths_never_import_pygls(tmp_path: Path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_merge_driver_reports_unreadable_files_and_keeps_ours(tmp_path: Path) -> None:
+    (tmp_path / "ours").write_bytes(b"kept\n")
+    result = run("merge-driver", "missing-base", "ours", "theirs", cwd=tmp_path)
+    assert result.returncode == 1 and "intent-ls merge-driver:" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "ours").read_bytes() == b"kept\n"
+
+
+def test_repair_after_a_save_on_a_conflicted_ledger(tmp_path: Path) -> None:
+    """A save appended to a conflicted ledger quarantines the closing marker (an
+    unparsable last line): repair still keeps every record of both sides."""
+    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.store import Ledger, ledger_path
+
+    def mutation(root: Path, i: int) -> dict:
+        record = build_mutation_record(
+            root,
+            "a.py",
+            f"a = {i}\n",
+            f"a = {i + 1}\n",
+            intent_id="INT-001",
+            session_id="s",
+            contributor=Contributor("human"),
+        )
+        assert record is not None
+        return record
+
+    sides = []
+    for name in ("ours", "theirs"):
+        ledger = Ledger(tmp_path / name / "t.jsonl", fsync=False)
+        ledger.append(mutation(tmp_path, 1 if name == "ours" else 2))
+        sides.append(ledger.path.read_bytes())
+    path = ledger_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"<<<<<<< HEAD\n" + sides[0] + b"=======\n" + sides[1] + b">>>>>>> b\n")
+    Ledger(path, fsync=False).append(mutation(tmp_path, 3))
+    verified = run("trace", "verify", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert verified.returncode == 1 and "intent-ls trace repair" in verified.stderr
+    repaired = run("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert repaired.returncode == 0, repaired.stdout
+    lines = path.read_bytes().splitlines()
+    assert sides[0].rstrip(b"\n") in lines and sides[1].rstrip(b"\n") in lines
+    assert len(lines) == 4  # both sides, the save, and the merge record
+    again = run("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert again.stdout.startswith("nothing to repair")
