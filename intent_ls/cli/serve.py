@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
     from intent_ls.server.app import build_server
+    from intent_ls.server.transport import configure_logging
 
+    configure_logging()
     server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -28,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
         server.start_tcp(host, int(port))
     else:
         server.start_io()
-    return 0
+    return 1 if server.exit_reason is not None else 0

@@ -30,7 +30,7 @@ from intent_ls.ledger.conformance import conforms, date_time_conforms, is_date_t
 from intent_ls.ledger.links import NO_LINKS, Links, record_links
 from intent_ls.ledger.merge import CONFLICT_MARKERS
 from intent_ls.ledger.records import METADATA_KEY
-from intent_ls.ledger.store import GENESIS, canonical_bytes, record_digest
+from intent_ls.ledger.store import GENESIS, canonical_bytes, open_snapshot, record_digest
 
 _DIGEST_KEY = b'"digest":'
 #: The reason for a line git wrote around a conflict: no tampering, a missing set-up.
@@ -139,10 +139,12 @@ def check_record(record: Any) -> str | None:
 
 
 def verify_ledger(path: Path) -> VerifyResult:
-    if not Path(path).exists():
+    try:
+        f = open_snapshot(Path(path))
+    except FileNotFoundError:
         return VerifyResult(0, None)
     chain = _Chain()
-    with Path(path).open("rb") as f:
+    with f:
         for number, raw in enumerate(f, start=1):
             body = raw[:-1]
             prev = _proven(body) if raw.endswith(b"\n") else None

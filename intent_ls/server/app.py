@@ -7,16 +7,19 @@ module lazily, so the CLI's other verbs never pay for it.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
 from intent_ls.repo_setup import clone_setup_problems
-from intent_ls.server import actions, blame, destructive, guard, saving, stale
+from intent_ls.server import actions, blame, destructive, guard, intent_tree, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
+from intent_ls.server.guard import brief
 from intent_ls.server.ledger import trace_of
+from intent_ls.server.protocol import mirror
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
 
@@ -27,6 +30,7 @@ SHUTDOWN_WAIT = 5.0
 
 
 def build_server() -> IntentLanguageServer:
+    guard.install_log_filter()
     server = IntentLanguageServer()
     watcher = Watcher(server)
 
@@ -140,8 +144,9 @@ def build_server() -> IntentLanguageServer:
         if doc is None:
             return
         doc.version = params.text_document.version
-        changes = params.content_changes
-        doc.apply(changes, ls.codec, lambda: ls.workspace.get_text_document(doc.uri).source)
+        document = ls.workspace.get_text_document(doc.uri)
+        text, changes = doc.follow(params.content_changes, ls.codec, lambda: document.source)
+        mirror(document, text, doc.version)
         if doc.tree is not None:
             doc.tree.push(changes)
         ls.analyzer.shift(doc, changes)
@@ -155,7 +160,10 @@ def build_server() -> IntentLanguageServer:
     @guard.notification("recording a save")
     def did_save(ls: IntentLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         doc = ls.documents.get(params.text_document.uri)
-        if doc is None or doc.folder is None:
+        if doc is None:
+            ls.log(f"intent-ls: ignored didSave for {brief(params.text_document.uri)}: not open")
+            return
+        if doc.folder is None:
             return
         if ls.is_spec(doc) or doc.uri.endswith("/.intentignore"):
             ls.refresh(doc.folder)
@@ -243,6 +251,11 @@ def build_server() -> IntentLanguageServer:
     async def did_rename(ls: IntentLanguageServer, params: types.RenameFilesParams) -> None:
         pairs = [(f.old_uri, f.new_uri) for f in params.files]
         await destructive.did_operate(ls, pairs, "renamed")
+
+    @server.feature(intent_tree.METHOD)
+    @guard.request("reading the intent map")
+    async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
+        return await intent_tree.intent_map(ls, params)
 
     for name, fn in COMMANDS.items():
         server.command(name)(fn)

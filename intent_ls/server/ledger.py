@@ -39,6 +39,7 @@ from pygls.capabilities import get_capability
 from intent_ls.attribution import GATED
 from intent_ls.ledger.index import BlameEntry, DefinitionStats, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
+from intent_ls.ledger.journal import remove_entry
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
@@ -46,6 +47,12 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
 from intent_ls.policy import approvals_from_records
+from intent_ls.safe_io import (
+    FileTooLargeError,
+    UnsafePathError,
+    open_sidecar_reader,
+    read_regular,
+)
 from intent_ls.stale import Changer, changer_from_index
 from intent_ls.syntax.model import AstNode
 
@@ -62,6 +69,9 @@ RECORDED = "intent/recorded"
 RETRY_DELAY = 5.0
 #: Newest records of an open file kept for line blame in hover.
 RECENT = 50
+#: Disk reads of a document stop here: well above the largest document the server tracks
+#: (``documents.MAX_TRACKED_CHARS`` characters of up to 4 UTF-8 bytes each).
+MAX_DISK_BYTES = 32 * 1024 * 1024
 
 
 def contributor_of(ls: IntentLanguageServer) -> Contributor:
@@ -123,6 +133,8 @@ class FolderTrace:
         self.root = root
         self.ledger = Ledger(ledger_path(root))
         self.pending: list[dict[str, Any]] = []
+        #: Journal entries of pending records, by record id: removed once appended.
+        self.journals: dict[str, Path] = {}
         self.index: TraceIndex | None = None
         self.generation = 0
         self._announced = 0
@@ -144,7 +156,10 @@ class FolderTrace:
         try:
             while self.pending:
                 written.append(self.ledger.append(self.pending[0]))
-                self.pending.pop(0)
+                done = self.pending.pop(0)
+                entry = self.journals.pop(str(done.get("id")), None)
+                if entry is not None:
+                    remove_entry(entry)
         except OSError as exc:
             return written, exc
         return written, None
@@ -215,7 +230,7 @@ class FolderTrace:
 
     def _load(self, offsets: Sequence[int]) -> list[dict[str, Any]]:
         out = []
-        with self.ledger.path.open("rb") as f:
+        with open_sidecar_reader(self.ledger.path) as f:
             for offset in offsets:
                 f.seek(offset)
                 try:
@@ -360,6 +375,22 @@ class Recorder:
             result = await self.ls.workers.work(trace_of(folder).append, None, fsync)
             await self.appended(folder, result)
 
+    def replay(self, folder: Folder) -> None:
+        """At start: the records of saves a crashed server journalled but never appended.
+        Queued on the worker now, so they precede the record of any save from here on."""
+        from intent_ls.server.analysis import policy_config
+        from intent_ls.server.saving import replay_saves
+
+        config = self.ls.config
+        future = self.ls.workers.submit(
+            replay_saves, trace_of(folder), folder.scope, policy_config(config), config.ledger.fsync
+        )
+
+        async def announce() -> None:
+            await self.appended(folder, await asyncio.wrap_future(future))
+
+        self.ls.spawn(announce())
+
     # -- derived state --------------------------------------------------------------
 
     async def ledger_changed(self, folder: Folder) -> None:
@@ -472,10 +503,12 @@ class Recorder:
 
 
 def read_text(path: Path) -> str | None:
-    """A file as an editor shows it (invalid UTF-8 replaced); None when it is absent."""
+    """A file as an editor shows it (invalid UTF-8 replaced); None when it is absent, or
+    is no text the server could track: a FIFO, device or socket (never opened blocking)
+    or a file above :data:`MAX_DISK_BYTES`."""
     try:
-        return path.read_bytes().decode("utf-8-sig", "replace")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return read_regular(path, MAX_DISK_BYTES, follow=True).decode("utf-8-sig", "replace")
+    except (FileNotFoundError, NotADirectoryError, UnsafePathError, FileTooLargeError):
         return None
 
 

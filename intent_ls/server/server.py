@@ -9,35 +9,45 @@ after X" has one answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
+import threading
+import time
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
-from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
-from intent_ls.server import append_only, diagnostics, status
+from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.positions import FastCodec
+from intent_ls.server.protocol import IntentProtocol
 from intent_ls.server.stale import DiskTracker, path_of
-from intent_ls.server.trees import LiveTree, encoding_of
+from intent_ls.server.transport import MAX_HEADER_BYTES, serve_frames
+from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
+from intent_ls.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 
 logger = logging.getLogger(__name__)
 
 
 class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("intent-ls", __version__)
+        super().__init__("intent-ls", __version__, protocol_cls=IntentProtocol)
+        #: Why the server stopped reading its input early (a frame it refused), if it did.
+        self.exit_reason: str | None = None
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
@@ -53,8 +63,61 @@ class IntentLanguageServer(LanguageServer):
         #: File URIs a willDelete/willRename request already judged (didDelete/didRename
         #: then only update state).
         self.operations_seen: set[str] = set()
+        #: When this server started: files written since are newer than any buffer an
+        #: editor restored at start-up (see :meth:`DiskTracker.open`).
+        self.started_ns = time.time_ns()
+        self.config_problems_shown: set[str] = set()
+        self._codec: FastCodec | None = None
 
     # -- plumbing ---------------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' stdio server with our frame reader (:mod:`intent_ls.server.transport`)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        assert isinstance(self.protocol, IntentProtocol)
+        try:
+            self.exit_reason = asyncio.run(
+                serve_frames(
+                    self._stop_event, stdin or sys.stdin.buffer, self.protocol, self.thread_pool
+                )
+            )
+        except BrokenPipeError:
+            logger.error("the client closed the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self._stopped_reading()
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls' TCP server (one client) with our frame reader."""
+        self._stop_event = stop = threading.Event()
+        assert isinstance(self.protocol, IntentProtocol)
+        protocol = self.protocol
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            protocol.set_writer(writer)  # type: ignore[arg-type]
+            self.exit_reason = await serve_frames(stop, reader, protocol)
+            self._stopped_reading()
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(
+                connection, host, port, limit=MAX_HEADER_BYTES
+            )
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+            asyncio.run(serve())
+
+    def _stopped_reading(self) -> None:
+        if self.exit_reason is None:
+            return
+        logger.error("stopping: %s (the input cannot be resynchronised)", self.exit_reason)
+        with contextlib.suppress(OSError):  # the client may be gone already
+            self.show(f"intent-ls stopped: {self.exit_reason}", types.MessageType.Error)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Runs ``coro`` as a task we keep a reference to and whose errors get logged."""
@@ -86,20 +149,31 @@ class IntentLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls' last-resort hook (malformed messages and the like): one readable line."""
+        if isinstance(error, guard.Answered):
+            return  # an error response the client asked for, already logged in one line
+        if isinstance(error, JsonRpcInvalidParams):  # a malformed notification: dropped
+            logger.warning("ignored a message with invalid params: %s", guard.cut(str(error)))
+            return
         logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
         if getattr(source, "__name__", "") == "FeatureRequestError":
             return
         self.show(f"intent-ls: internal error: {error}", types.MessageType.Error)
 
     @property
-    def codec(self) -> PositionCodec:
-        return self.workspace.position_codec
+    def codec(self) -> FastCodec:
+        """The negotiated position encoding, converted at C speed."""
+        encoding = self.workspace.position_encoding
+        if self._codec is None or self._codec.encoding != encoding:
+            self._codec = FastCodec(encoding)
+        return self._codec
 
     # -- configuration ----------------------------------------------------------------
 
     def apply_config(self, config: Config, problem: str | None) -> None:
-        if problem:
-            self.show(f"intent-ls: {problem}", types.MessageType.Error)
+        if problem and problem not in self.config_problems_shown:
+            # Settings arrive twice at start-up and again on every change: say it once.
+            self.config_problems_shown.add(problem)
+            self.show(f"intent-ls: {problem}", types.MessageType.Warning)
         changed = config != self.config
         self.config = config
         if changed:
@@ -113,15 +187,17 @@ class IntentLanguageServer(LanguageServer):
         folder = self.folders.add(uri, self.config)
         if folder is not None and folder.restore_problem:
             self.show(f"intent-ls ({folder.name}): {folder.restore_problem}")
+        if folder is not None and folder.governed:
+            self.recorder.replay(folder)
         return folder
 
     def folder_for_uri(self, uri: str) -> Folder | None:
-        if not uri.startswith("file:"):
+        if not is_file_uri(uri):
             return None
         folder = self.folders.get(uri.rstrip("/"))
         if folder is not None:
             return folder
-        path = to_fs_path(uri)
+        path = path_of_uri(uri)
         return self.folders.for_path(path) if path else None
 
     def refresh(self, folder: Folder, force: bool = False) -> None:
@@ -132,10 +208,12 @@ class IntentLanguageServer(LanguageServer):
         if dropped:
             self.show(f"intent-ls ({folder.name}): {dropped}", types.MessageType.Warning)
         self.publish_spec(folder)
+        blocked = False
         for doc in list(self.documents.values()):
             if doc.folder is folder:
-                doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
-                self.evaluate(doc)
+                doc.info = folder.workspace.classify(path_of_uri(doc.uri) or "")
+                blocked = self.evaluate(doc) or blocked
+        folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
 
@@ -152,7 +230,12 @@ class IntentLanguageServer(LanguageServer):
         self, uri: str, text: str, version: int | None, language_id: str | None = None
     ) -> TrackedDocument:
         folder = self.folder_for_uri(uri)
-        path = to_fs_path(uri) if folder else None
+        if folder is None and is_file_uri(uri):
+            try:
+                uri_to_path(uri)
+            except UriError as exc:
+                self.show(f"intent-ls: {exc}; not governed", types.MessageType.Warning)
+        path = path_of_uri(uri) if folder else None
         info = folder.workspace.classify(path) if folder and path else None
         doc = TrackedDocument(uri, text, folder, info)
         doc.version = version
@@ -176,15 +259,14 @@ class IntentLanguageServer(LanguageServer):
         disk_path = path_of(doc.uri)
         if disk_path is not None:
             doc.disk = DiskTracker(disk_path)
-            on_disk = doc.disk.open()
+            doc.record_text = doc.disk.open(text, self.started_ns)
+            if doc.disk.changed:
+                stale.disk_changed_at_open(self, doc)
         else:
-            on_disk = None
-        # The last record's content is what is on disk (a restored unsaved buffer
-        # differs from it); a file not yet on disk starts from nothing.
-        doc.record_text = on_disk if on_disk is not None else ""
+            doc.record_text = ""
         if doc.language in GRAMMARS and not doc.untracked:
-            encoding = encoding_of(str(self.workspace.position_encoding or "utf-16"))
-            doc.tree = LiveTree(doc.language, text, encoding)  # type: ignore[arg-type]
+            # Changes reach the tree already converted to code points (utf-32 columns).
+            doc.tree = LiveTree(doc.language, text, "utf-32")
         self.analyzer.schedule(doc, delay=0)
 
     def forget(self, doc: TrackedDocument) -> None:
@@ -193,7 +275,7 @@ class IntentLanguageServer(LanguageServer):
     def reassign(self, doc: TrackedDocument) -> None:
         """Re-homes ``doc`` after folders changed, keeping its baseline and edits."""
         folder = self.folder_for_uri(doc.uri)
-        path = to_fs_path(doc.uri) if folder else None
+        path = path_of_uri(doc.uri) if folder else None
         doc.folder = folder
         doc.info = folder.workspace.classify(path) if folder and path else None
         if folder is None:
@@ -206,14 +288,15 @@ class IntentLanguageServer(LanguageServer):
     def is_spec(self, doc: TrackedDocument) -> bool:
         return doc.folder is not None and doc.uri == doc.folder.spec_uri
 
-    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> None:
-        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state."""
+    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> bool:
+        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state.
+        True when a blocking verdict was published (what typing would turn into BLOCKED)."""
         folder = doc.folder
         if folder is None:
-            return
+            return False
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
-            return
+            return False
         if is_ledger(doc):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -222,7 +305,7 @@ class IntentLanguageServer(LanguageServer):
                     version=doc.version,
                 )
             )
-            return
+            return False
         verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
         found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
         published = found + self.analyzer.visible(doc.extra, found) if doc.governed else found
@@ -234,6 +317,7 @@ class IntentLanguageServer(LanguageServer):
             folder.session.authorize(verdicts if found else ())
             if folder.session.state is not before:
                 self.send_status(folder)
+        return bool(found) and any(v.blocking for v in verdicts)
 
     def allowed(self, doc: TrackedDocument) -> bool:
         """True when the session may mutate ``doc`` now (no blocking verdict)."""
