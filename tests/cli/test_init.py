@@ -147,6 +147,7 @@ def test_repair_after_a_save_on_a_conflicted_ledger(tmp_path: Path) -> None:
 
     sides = []
     for name in ("ours", "theirs"):
+        (tmp_path / name).mkdir()
         ledger = Ledger(tmp_path / name / "t.jsonl", fsync=False)
         ledger.append(mutation(tmp_path, 1 if name == "ours" else 2))
         sides.append(ledger.path.read_bytes())

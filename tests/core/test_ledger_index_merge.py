@@ -14,6 +14,7 @@ from intent_ls.ledger.store import Ledger, ledger_path
 
 
 def _lines(tmp_path: Path, name: str, count: int, intent: str) -> list[bytes]:
+    (tmp_path / name).mkdir()
     ledger = Ledger(tmp_path / name / "t.jsonl", fsync=False)
     for i in range(count):
         ledger.append(mutation(tmp_path, i, intent=intent, path=f"{intent}.py"))
