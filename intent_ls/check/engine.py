@@ -51,7 +51,7 @@ from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.ledger.verify import verify_ledger
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.model import Severity, Status
 from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.safe_io import open_sidecar_reader
@@ -118,14 +118,18 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger)
     if verified.problem is not None:
+        unusable = (
+            "coverage was not checked until it is repaired"
+            if verified.problem.reason == CONFLICT_MESSAGE
+            else "no change can be trusted to a tampered ledger, so coverage was not checked"
+        )
         findings.append(
             Finding(
                 LEDGER_INVALID,
                 LEDGER_RELPATH.as_posix(),
                 verified.problem.line,
                 verified.problem.line,
-                f"trace verify failed: {verified.problem.reason}; no change can be trusted "
-                "to a tampered ledger, so coverage was not checked",
+                f"trace verify failed: {verified.problem.reason}; {unusable}",
             )
         )
         return CheckResult(
@@ -185,32 +189,34 @@ def _spec_findings(ws: Workspace) -> list[Finding]:
 
 
 def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | None:
-    """The ledger is append-only, so the committed ledger at base must be a prefix of the
-    current one. This is the external anchor ``trace verify`` lacks: it also catches
-    records removed from the end, which leave a perfectly valid chain."""
+    """The ledger is append-only, so every line of the committed ledger at base must still
+    be in the current one. This is the external anchor ``trace verify`` lacks: it also
+    catches records removed from the end, which leave a perfectly valid chain. A merge
+    keeps every line but may put the other side's lines first (a rebase does), so the
+    lines are compared as a set once the cheap prefix test fails."""
     old = repo.blob_at(base, LEDGER_RELPATH.as_posix())
     if not old:
         return None
     try:
         with open_sidecar_reader(ledger) as f:
             current = f.read(len(old))
+            if current == old:
+                return None
+            current += f.read()
     except FileNotFoundError:
         current = b""
-    if current == old:
-        return None
-    differ = next(
-        (i for i, (a, b) in enumerate(zip(old, current, strict=False)) if a != b),
-        min(len(old), len(current)),
-    )
-    line = old.count(b"\n", 0, differ) + 1
-    return Finding(
-        LEDGER_INVALID,
-        LEDGER_RELPATH.as_posix(),
-        line,
-        line,
-        f"the ledger was rewritten since {base.label}: it no longer starts with its "
-        f"committed content (first difference on line {line}); it is append-only",
-    )
+    kept = set(current.split(b"\n"))
+    for line, text in enumerate(old.split(b"\n")[:-1], start=1):
+        if text not in kept:
+            return Finding(
+                LEDGER_INVALID,
+                LEDGER_RELPATH.as_posix(),
+                line,
+                line,
+                f"the ledger was rewritten since {base.label}: line {line} of its "
+                "committed content is gone; it is append-only (merges keep every line)",
+            )
+    return None
 
 
 class _Checker:

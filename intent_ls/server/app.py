@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
+from intent_ls.repo_setup import clone_setup_problems
 from intent_ls.server import actions, blame, destructive, guard, intent_tree, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
@@ -66,6 +67,9 @@ def build_server() -> IntentLanguageServer:
         for folder in ls.folders:
             if folder.governed:
                 ls.spawn(ls.recorder.open_index(folder))
+        for folder in ls.folders:
+            for problem in clone_setup_problems(folder.root):
+                ls.show(f"intent-ls ({folder.name}): {problem}", types.MessageType.Warning)
 
     async def fetch_configuration(ls: IntentLanguageServer) -> None:
         if not get_capability(ls.client_capabilities, "workspace.configuration", False):

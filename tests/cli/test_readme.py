@@ -49,7 +49,7 @@ def cli_table_rows() -> dict[str, str]:
     section = readme.split("\n## CLI", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for cell in re.findall(r"^\| `intent-ls ([^`]+)` \|", section, flags=re.M):
-        words = [w for w in cell.split() if re.fullmatch(r"[a-z]+", w)]
+        words = [w for w in cell.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         if not words:  # `intent-ls --version`
             continue
         rows[" ".join(words[:2] if words[:1] == ["trace"] else words[:1])] = cell
@@ -81,3 +81,9 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
             if action.choices and action.option_strings:
                 for choice in action.choices:
                     assert choice in rows[verb], (verb, choice)
+
+
+def test_quick_start_sends_users_to_init_in_every_clone() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "`intent-ls init`" in section and "once in every clone" in section
