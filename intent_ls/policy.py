@@ -35,21 +35,25 @@ from intent_ls.protected import DEFAULT_PROTECTED, ProtectedPaths
 from intent_ls.scope import ScopeIndex
 from intent_ls.session import Session
 from intent_ls.stale import DiskState, StaleFile, check_stale
+from intent_ls.verdicts import (
+    DEFAULT_SEVERITY,
+    DESTRUCTIVE_EDIT,
+    NO_ACTIVE_INTENT,
+    OUT_OF_SCOPE,
+    STALE_FILE,
+    severity_of,
+)
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
 
-NO_ACTIVE_INTENT = "no-active-intent"
-OUT_OF_SCOPE = "out-of-scope"
-STALE_FILE = "stale-file"
-DESTRUCTIVE_EDIT = "destructive-edit"
-
-DEFAULT_SEVERITY = {
-    NO_ACTIVE_INTENT: Severity.ERROR,
-    OUT_OF_SCOPE: Severity.ERROR,
-    STALE_FILE: Severity.WARNING,
-    DESTRUCTIVE_EDIT: Severity.ERROR,
-}
+__all__ = [
+    "DEFAULT_SEVERITY",
+    "DESTRUCTIVE_EDIT",
+    "NO_ACTIVE_INTENT",
+    "OUT_OF_SCOPE",
+    "STALE_FILE",
+]
 
 
 @attrs.frozen
@@ -65,7 +69,7 @@ class Verdict:
 
     @property
     def severity(self) -> Severity:
-        return DEFAULT_SEVERITY.get(self.code, Severity.ERROR)
+        return severity_of(self.code)
 
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form agents act on."""

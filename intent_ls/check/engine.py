@@ -52,12 +52,13 @@ from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.model import Severity, Status
-from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.spec import SPEC_RELPATH
+from intent_ls.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.workspace import Workspace
 
-#: Verdicts a save may carry only with a human's approval.
-GATED_VERDICTS = frozenset({OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE})
+#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
+#: as an ownership question below).
+GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64

@@ -23,13 +23,13 @@ from intent_ls.model import Intent
 from intent_ls.policy import OUT_OF_SCOPE
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
-from intent_ls.server.approvals import APPROVABLE
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+from intent_ls.verdicts import APPROVABLE
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
 
@@ -235,7 +235,8 @@ async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     key = _string(name, args[3], "the content hash", optional=True) if len(args) > 3 else None
     if code not in APPROVABLE:
         raise UserError(
-            f"{name}: only {', '.join(repr(c) for c in APPROVABLE)} verdicts can be approved, "
+            f"{name}: only {', '.join(repr(c) for c in sorted(APPROVABLE))} verdicts can be "
+            "approved, "
             f"not {code!r} (for no-active-intent, select an intent)"
         )
     doc = ls.documents.get(uri or "")
