@@ -20,7 +20,11 @@ VERB_MODULES = (
     "intent_ls.cli.trace",
     "intent_ls.cli.map",
     "intent_ls.cli.check",
+    "intent_ls.cli.hook",
+    "intent_ls.cli.shell",
 )
+#: Verbs run on every agent tool call: dispatched before the full parser is built.
+FAST_VERBS = {"hook": "intent_ls.cli.hook"}
 
 
 class CliError(Exception):
@@ -40,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words and words[0] in FAST_VERBS:
+        return int(importlib.import_module(FAST_VERBS[words[0]]).fast_main(words[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
