@@ -22,6 +22,7 @@ VERB_MODULES = (
     "intent_ls.cli.check",
     "intent_ls.cli.hook",
     "intent_ls.cli.shell",
+    "intent_ls.cli.mcp",
 )
 #: Verbs run on every agent tool call: dispatched before the full parser is built.
 FAST_VERBS = {"hook": "intent_ls.cli.hook"}
