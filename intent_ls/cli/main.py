@@ -24,6 +24,7 @@ VERB_MODULES = (
     "intent_ls.cli.shell",
     "intent_ls.cli.mcp",
     "intent_ls.cli.hooks",
+    "intent_ls.cli.record",
 )
 #: Verbs run on every agent tool call: dispatched before the full parser is built.
 FAST_VERBS = {"hook": "intent_ls.cli.hook"}
