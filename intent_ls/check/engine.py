@@ -45,6 +45,7 @@ from intent_ls.check.findings import (
     Finding,
 )
 from intent_ls.check.git import Base, FileChange, Repo
+from intent_ls.check.spec_change import scope_widened
 from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
@@ -114,6 +115,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
     base = repo.resolve_base(base_rev)
     changes = repo.changes(base)
     findings = _spec_findings(ws)
+    findings.extend(scope_widened(ws, repo, base))
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger)
     if verified.problem is not None:
@@ -310,8 +312,9 @@ class _Checker:
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
-                    f"({verdict.get('message') or 'no message'}); approve it with the "
-                    "intent.approve code action or revert these lines",
+                    f"({verdict.get('message') or 'no message'}); approve it with "
+                    f"`intent-ls approve {code} {rec_path}` (or the editor's intent.approve "
+                    "action) or revert these lines",
                     rid,
                     seq,
                 )

@@ -17,6 +17,7 @@ INTENT_NOT_IN_PROGRESS = "intent-not-in-progress"
 UNAPPROVED_VERDICT = "unapproved-verdict"
 LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
+SCOPE_WIDENED_RULE = "scope-widened"
 
 
 @attrs.frozen
@@ -65,7 +66,8 @@ RULES: tuple[Rule, ...] = (
         "UnapprovedVerdict",
         "Saved despite an out-of-scope, destructive-edit or stale-file verdict",
         "The record that wrote these lines carries a governance verdict that no human "
-        "approved. Approve it (intent.approve code action) or revert the change.",
+        "approved. Approve it (`intent-ls approve CODE PATH`, or the editor's "
+        "intent.approve code action) or revert the change.",
     ),
     Rule(
         LEDGER_INVALID,
@@ -81,6 +83,15 @@ RULES: tuple[Rule, ...] = (
         "The intent spec has errors",
         "Ownership cannot be decided against an invalid active_intents.yaml; "
         "`intent-ls validate` lists the problems.",
+    ),
+    Rule(
+        SCOPE_WIDENED_RULE,
+        "ScopeWidened",
+        "The spec widens an IN_PROGRESS intent's scope or adds one",
+        "Since the base, active_intents.yaml gained an IN_PROGRESS intent, an owned_scope "
+        "glob, or lost an exclusion. The spec is the human's contract: approve this "
+        "content with `intent-ls approve scope-widened .orchestration/active_intents.yaml`, "
+        "or revert the change.",
     ),
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}
