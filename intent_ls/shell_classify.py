@@ -149,6 +149,13 @@ READ_ONLY = frozenset(
         "locale",
         "tput",
         "clear",
+        "read",
+        "shift",
+        "getopts",
+        "let",
+        "local",
+        "declare",
+        "unset",
     ]
 )
 #: Test and lint runners: they read the tree (their caches live in ignored folders).
@@ -446,6 +453,8 @@ def _redirect(walk: _Walk, node: tree_sitter.Node, depth: int) -> None:
             operator = child.type
         elif child.type in ("file_redirect", "heredoc_redirect"):
             _redirect(walk, child, depth)
+        elif child.type in ("pipeline", "command", "list", "redirected_statement"):
+            _statement(walk, child, depth)  # ``cat <<EOF | sh``: the pipe continues here
         elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_body",
                                 "heredoc_end", "heredoc_content"):  # fmt: skip
             target = child
