@@ -11,6 +11,7 @@ did not exist at the base is the start of governance, not a widening.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from intent_ls.check.findings import SCOPE_WIDENED_RULE, Finding
@@ -19,13 +20,25 @@ from intent_ls.hashing import text_hash
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.model import Spec, Status
+from intent_ls.scope import ScopeIndex
 from intent_ls.spec import SPEC_RELPATH, load_spec_bytes
 from intent_ls.verdicts import SCOPE_WIDENED
 from intent_ls.workspace import Workspace
 
 
+def _sample(pattern: str) -> str:
+    """A path the glob matches (wildcards filled in), to ask whether the old scope
+    already owned what the new glob adds."""
+    body = re.sub(r"\[[^\]]*\]", "x", pattern.lstrip("/"))
+    body = body.replace("**", "x").replace("*", "x").replace("?", "x")
+    return body + "x" if body.endswith("/") else body
+
+
 def widenings(old: Spec, new: Spec) -> list[tuple[str, int, str]]:
-    """(intent id, 1-based line of the intent in the new spec, what widened)."""
+    """(intent id, 1-based line of the intent in the new spec, what widened). A glob
+    counts as added unless the old scope already owned a path it matches (``docs/`` →
+    ``docs/a/`` narrows)."""
+    old_scope = ScopeIndex(old)
     out = []
     for intent in new.intents:
         if intent.status is not Status.IN_PROGRESS:
@@ -39,7 +52,13 @@ def widenings(old: Spec, new: Spec) -> list[tuple[str, int, str]]:
         what = []
         if before.status is not Status.IN_PROGRESS:
             what.append(f"moves from {before.status.value} to IN_PROGRESS")
-        added = [p for p in intent.patterns if not p.startswith("!") and p not in before.patterns]
+        added = [
+            p
+            for p in intent.patterns
+            if not p.startswith("!")
+            and p not in before.patterns
+            and not old_scope.owns(intent.id, _sample(p))
+        ]
         dropped = [p for p in before.patterns if p.startswith("!") and p not in intent.patterns]
         if added:
             what.append(f"adds {', '.join(added)} to its owned_scope")
