@@ -1,0 +1,147 @@
+"""A scripted Anthropic Messages endpoint on 127.0.0.1, so the real Claude Code CLI runs
+its real tool loop, hooks and MCP servers offline (``../shared/design/real-agents.md``).
+
+A request whose tool list offers ``Write`` is the *main loop*: it gets the next scripted
+turn (one tool call, or a final text). Every other request (titles, summaries) gets a
+short text; ``count_tokens`` gets a count. Every main-loop request is logged, so a test
+reads what the model saw: the ``tool_result`` of each scripted call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedModel:
+    def __init__(self, turns: list[dict[str, Any] | str]) -> None:
+        self.turns = list(turns)
+        self.main_requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def next_turn(self, body: dict[str, Any]) -> dict[str, Any] | str:
+        with self.lock:
+            self.main_requests.append(body)
+            return self.turns.pop(0) if self.turns else "done"
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every ``tool_result`` block the model received, in order (the last request
+        carries the whole conversation)."""
+        if not self.main_requests:
+            return []
+        out = []
+        for message in self.main_requests[-1].get("messages", []):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    out.append(block)
+        return out
+
+
+def result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or () if isinstance(c, dict))
+
+
+def _handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _json(self, value: dict[str, Any]) -> None:
+            data = json.dumps(value).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if "count_tokens" in self.path:
+                self._json({"input_tokens": 1})
+                return
+            tools = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
+            turn: dict[str, Any] | str = "ok"
+            if "Write" in tools:
+                turn = model.next_turn(body)
+            message: dict[str, Any] = {
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            }
+            if isinstance(turn, str):
+                block: dict[str, Any] = {"type": "text", "text": turn}
+                stop = "end_turn"
+            else:
+                block = {
+                    "type": "tool_use",
+                    "id": turn["id"],
+                    "name": turn["name"],
+                    "input": turn["input"],
+                }
+                stop = "tool_use"
+            if not body.get("stream"):
+                self._json({**message, "content": [block], "stop_reason": stop})
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+
+            def event(kind: str, data: dict[str, Any]) -> None:
+                self.wfile.write(
+                    f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+                )
+
+            event("message_start", {"message": message})
+            if block["type"] == "text":
+                event(
+                    "content_block_start",
+                    {"index": 0, "content_block": {"type": "text", "text": ""}},
+                )
+                delta = {"type": "text_delta", "text": block["text"]}
+            else:
+                event("content_block_start", {"index": 0, "content_block": {**block, "input": {}}})
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            event("content_block_delta", {"index": 0, "delta": delta})
+            event("content_block_stop", {"index": 0})
+            event(
+                "message_delta",
+                {
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            )
+            event("message_stop", {})
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve(model: ScriptedModel) -> Iterator[str]:
+    """Serves ``model``; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": f"toolu_{n:02d}", "name": name, "input": arguments}
