@@ -145,3 +145,96 @@ def serve(model: ScriptedModel) -> Iterator[str]:
 
 def tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
     return {"id": f"toolu_{n:02d}", "name": name, "input": arguments}
+
+
+class ScriptedGemini(ScriptedModel):
+    """The Gemini API side: ``:streamGenerateContent`` offering ``write_file`` is the main
+    loop; ``:generateContent`` side requests (routing) get a JSON value filling their
+    ``responseJsonSchema``."""
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        if not self.main_requests:
+            return []
+        out = []
+        for content in self.main_requests[-1].get("contents", []):
+            for part in content.get("parts") or ():
+                if isinstance(part, dict) and "functionResponse" in part:
+                    out.append(part["functionResponse"])
+        return out
+
+
+def _fill(schema: dict[str, Any]) -> Any:
+    kind = str(schema.get("type", "string")).lower()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        return {k: _fill(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "x"
+
+
+def _gemini_handler(model: ScriptedGemini) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+            names = {
+                f.get("name")
+                for t in body.get("tools") or ()
+                for f in t.get("functionDeclarations") or ()
+            }
+            if ":generateContent" in self.path:
+                config = body.get("generationConfig") or {}
+                schema = config.get("responseJsonSchema") or config.get("responseSchema")
+                text = json.dumps(_fill(schema)) if schema else "ok"
+                parts: list[dict[str, Any]] = [{"text": text}]
+            else:
+                # The model is named in the URL (``models/<model>:streamGenerateContent``).
+                body["model"] = self.path.split("/models/", 1)[-1].split(":", 1)[0]
+                turn = model.next_turn(body) if "write_file" in names else "ok"
+                if isinstance(turn, str):
+                    parts = [{"text": turn}]
+                else:
+                    call = {"name": turn["name"], "args": turn["input"], "id": turn["id"]}
+                    parts = [{"functionCall": call}]
+            answer = {
+                "candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
+                ],
+                "usageMetadata": usage,
+            }
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            if ":generateContent" in self.path:
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"data: " + data + b"\n\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve_gemini(model: ScriptedGemini) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _gemini_handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
