@@ -37,7 +37,14 @@ def patch_call(name: str, patch: str) -> ToolCall:
     return ToolCall(ToolKind.WRITE, name, tuple(changes))
 
 
+#: Codex names MCP tools ``mcp__<server>__<tool>`` with the server name sanitized
+#: (``intent-ls`` → ``intent_ls``).
+OWN_PREFIX = "mcp__intent_ls__"
+
+
 def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
+    if name.startswith(OWN_PREFIX):
+        return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(OWN_PREFIX) :], arguments=args)
     command = args.get("command")
     if name in PATCH_TOOLS and isinstance(command, str):
         return patch_call(name, command)

@@ -238,3 +238,104 @@ def serve_gemini(model: ScriptedGemini) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class ScriptedCodex(ScriptedModel):
+    """The OpenAI Responses API side for Codex CLI: a request offering ``apply_patch`` is
+    the main loop. A scripted turn is a ``custom_tool_call`` (``apply_patch``: the patch
+    is the ``input``), a ``function_call`` (JSON ``arguments``; MCP tools carry their
+    ``namespace``), or a final message."""
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        if not self.main_requests:
+            return []
+        return [
+            item
+            for item in self.main_requests[-1].get("input", [])
+            if isinstance(item, dict) and str(item.get("type", "")).endswith("_output")
+        ]
+
+
+def codex_item(turn: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(turn, str):
+        return {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_scripted",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": turn, "annotations": []}],
+        }
+    if turn["name"] == "tool_search":
+        return {
+            "type": "tool_search_call",
+            "id": f"ts_{turn['id']}",
+            "call_id": turn["id"],
+            "execution": "client",
+            "arguments": turn["input"],
+            "status": "completed",
+        }
+    if turn["name"] == "apply_patch":
+        return {
+            "type": "custom_tool_call",
+            "id": f"ctc_{turn['id']}",
+            "call_id": turn["id"],
+            "name": "apply_patch",
+            "input": turn["input"]["patch"],
+            "status": "completed",
+        }
+    item = {
+        "type": "function_call",
+        "id": f"fc_{turn['id']}",
+        "call_id": turn["id"],
+        "name": turn["name"],
+        "arguments": json.dumps(turn["input"]),
+        "status": "completed",
+    }
+    if "namespace" in turn:
+        item["namespace"] = turn["namespace"]
+    return item
+
+
+def _codex_handler(model: ScriptedCodex) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            names = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
+            turn = model.next_turn(body) if "apply_patch" in names else "ok"
+            item = codex_item(turn)
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            usage = {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 2,
+            }
+            for data in (
+                {"type": "response.created", "response": {"id": "resp_scripted"}},
+                {"type": "response.output_item.added", "output_index": 0, "item": item},
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+                {"type": "response.completed", "response": {"id": "resp_scripted", "usage": usage}},
+            ):
+                self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve_codex(model: ScriptedCodex) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _codex_handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

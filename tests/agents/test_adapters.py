@@ -165,6 +165,16 @@ def test_codex_shell_and_ask_becomes_deny() -> None:
         }
     )
     assert heredoc.tool is not None and heredoc.tool.kind is ToolKind.WRITE
+    own = codex.parse(
+        {
+            **BASE,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "mcp__intent_ls__select_active_intent",
+            "tool_input": {"intent_id": "INT-1"},
+        }
+    )
+    assert own.tool is not None and own.tool.kind is ToolKind.OWN_MCP
+    assert own.tool.mcp_tool == "select_active_intent"
     out = codex.render("PreToolUse", Outcome(Decision.ASK, "approve first"))
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
 
