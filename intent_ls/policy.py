@@ -244,21 +244,24 @@ def evaluate(
     *,
     config: PolicyConfig | None = None,
     approvals: ApprovalSet | Iterable[Approval] = (),
+    path_rules: bool = True,
 ) -> tuple[Verdict, ...]:
     """Verdicts for mutating ``rel_path`` (a governed, workspace-relative POSIX path).
 
     Without ``change`` only the path rules apply. Order: scope verdicts (for a rename,
     the target path's too), then ``stale-file``, then ``destructive-edit`` in the
     classifier's order. Approved stale and destructive verdicts are left out.
+    ``path_rules=False`` leaves the scope verdicts out, for a front door that judged the
+    path already (the editor does so at once, and the change later off the loop).
     """
     if scope.is_ignored(rel_path):
         return ()
     config = config or PolicyConfig()
     approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
-    verdicts = list(_scope_verdicts(session, scope, rel_path))
+    verdicts = list(_scope_verdicts(session, scope, rel_path)) if path_rules else []
     findings: tuple[Finding, ...] = ()
     if isinstance(change, FileOperation):
-        if change.new_rel is not None and not scope.is_ignored(change.new_rel):
+        if path_rules and change.new_rel is not None and not scope.is_ignored(change.new_rel):
             verdicts.extend(_scope_verdicts(session, scope, change.new_rel))
         findings = (
             classify_file_operation(

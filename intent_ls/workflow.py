@@ -31,7 +31,13 @@ from intent_ls.ledger.records import (
     build_mutation_record,
 )
 from intent_ls.policy import ApprovalSet, Change, FileOperation, PolicyConfig, Verdict, evaluate
-from intent_ls.verdicts import APPROVABLE, SCOPE_CODES, STALE_FILE, approval_key
+from intent_ls.verdicts import (
+    APPROVABLE,
+    DESTRUCTIVE_EDIT,
+    SCOPE_CODES,
+    STALE_FILE,
+    approval_key,
+)
 
 if TYPE_CHECKING:
     from intent_ls.ledger.store import Ledger
@@ -68,7 +74,12 @@ class WriteDecision:
         return not any(v.code in SCOPE_CODES for v in self.open)
 
     def recorded(self) -> list[RecordedVerdict]:
-        return [RecordedVerdict(v.code, v.message, dict(v.details)) for v in self.verdicts]
+        return recorded(self.verdicts)
+
+
+def recorded(verdicts: Iterable[Verdict]) -> list[RecordedVerdict]:
+    """Verdicts as the ledger keeps them (a plain copy that outlives the policy types)."""
+    return [RecordedVerdict(v.code, v.message, dict(v.details)) for v in verdicts]
 
 
 def decide(
@@ -80,11 +91,14 @@ def decide(
     still: list[Verdict] = []
     listed = tuple(verdicts)
     for verdict in listed:
-        key = approval_key(verdict)
         path = verdict.details.get("path", rel)
+        key = approval_key(verdict)
+        # A destructive verdict without a key (a file operation on content nobody read)
+        # takes any destructive approval of the path; the others need their exact key.
+        keyed = key is not None or verdict.code == DESTRUCTIVE_EDIT
         hit = (
             known.find(verdict.code, str(path), key)
-            if verdict.code in APPROVABLE and key is not None
+            if keyed and verdict.code in APPROVABLE
             else None
         )
         if hit is None:
@@ -114,6 +128,33 @@ def judge_write(
     a reparse."""
     change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
     verdicts = evaluate(session, scope, rel, change, config=config)
+    return decide(rel, verdicts, approvals)
+
+
+def judge_path(session: Session, scope: ScopeIndex, rel: str) -> WriteDecision:
+    """The path rules alone (``no-active-intent``, ``out-of-scope``): what a front door
+    decides at once, before it has the change (the editor, on every keystroke)."""
+    return decide(rel, evaluate(session, scope, rel))
+
+
+def judge_change(
+    session: Session,
+    scope: ScopeIndex,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    *,
+    language: str | None = None,
+    disk: DiskState | None = None,
+    config: PolicyConfig | None = None,
+    approvals: ApprovalSet | Iterable[Approval] = (),
+    old_syntax: DocumentSyntax | None = None,
+    new_syntax: DocumentSyntax | None = None,
+) -> WriteDecision:
+    """The change rules alone (``stale-file``, ``destructive-edit``), for a front door
+    that judged the path with :func:`judge_path` already."""
+    change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
+    verdicts = evaluate(session, scope, rel, change, config=config, path_rules=False)
     return decide(rel, verdicts, approvals)
 
 

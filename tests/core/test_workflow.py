@@ -132,3 +132,29 @@ def test_spec_cache_round_trip(workspace: Path) -> None:
     path.write_text("active_intents: [\n")  # a broken spec is never served from the cache
     broken, errors = spec_cache.load_spec_cached(workspace, path)
     assert broken is None and errors
+
+
+def test_path_and_change_judged_apart_equal_judged_together(
+    selected: tuple[Workspace, Session],
+) -> None:
+    """The editor judges the path at once and the change off the loop; together they
+    are exactly one ``judge_write`` — no verdict twice, none lost."""
+    ws, session = selected
+    for rel in ("src/auth/mod.py", "services/billing/mod.py"):
+        whole = workflow.judge_write(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
+        path = workflow.judge_path(session, ws.scope(), rel)
+        change = workflow.judge_change(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
+        assert [v.code for v in whole.verdicts] == [
+            v.code for v in (*path.verdicts, *change.verdicts)
+        ]
+        assert all(v.code == "destructive-edit" for v in change.verdicts)
+
+
+def test_scope_verdicts_are_never_waved_through_by_a_path_approval(
+    selected: tuple[Workspace, Session],
+) -> None:
+    ws, session = selected
+    rel = "services/billing/a.go"
+    approval = Approval("out-of-scope", rel, 1, 1, text_hash("old\n"))
+    decision = workflow.judge_write(session, ws.scope(), rel, "", "new\n", approvals=[approval])
+    assert [v.code for v in decision.blocking()] == ["out-of-scope"]
