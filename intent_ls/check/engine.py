@@ -471,6 +471,7 @@ class _Checker:
                     return []
         hint, owners = self._owners_hint(path)
         what = "deleted" if change.status == "D" else f"renamed to {change.path}"
+        key = f" --hash {text_hash(old_text)}" if old_text is not None else ""
         return [
             Finding(
                 UNCOVERED_DELETION,
@@ -478,8 +479,8 @@ class _Checker:
                 1,
                 max(1, len(old_lines)),
                 f"{path} was {what} since {self.base.label} without an approved "
-                f"destructive-edit; approve the deletion in an editor running intent-ls or "
-                f"restore the file ({hint})",
+                f"destructive-edit; approve it with `intent-ls approve destructive-edit {path}"
+                f"{key}` (or in an editor running intent-ls) or restore the file ({hint})",
                 owners=owners,
             )
         ]
@@ -591,7 +592,8 @@ class _Checker:
                         end,
                         f"{span} changed since {self.base.label} but no ledger record "
                         f"covers {'it' if start == end else 'them'}; make the change through "
-                        f"intent-ls under an intent that owns the file ({hint})",
+                        "intent-ls under an intent that owns the file, or record it with "
+                        f"`intent-ls record {path} --intent ID` ({hint})",
                         owners=owners,
                     )
                 )

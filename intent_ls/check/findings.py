@@ -35,7 +35,8 @@ RULES: tuple[Rule, ...] = (
         "Changed lines that no ledger record covers",
         "Every added or modified line must match (by content hash) a range of a trace "
         "record. Make the change through an editor or agent running intent-ls under an "
-        "intent that owns the file, or revert it.",
+        "intent that owns the file, record a generator's output with `intent-ls record "
+        "PATH --intent ID`, or revert it.",
     ),
     Rule(
         UNCOVERED_DELETION,
@@ -43,6 +44,7 @@ RULES: tuple[Rule, ...] = (
         "Deleted lines or files that no recorded save or approval covers",
         "Deleted lines are covered when the file's recorded saves lead from its base "
         "content to its current content; a deleted or renamed file needs an approved "
+        "(`intent-ls approve destructive-edit PATH --hash HASH`) "
         "destructive-edit for its content.",
     ),
     Rule(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from intent_ls.cli.main import main
 from tests.check.conftest import SPEC, GitRepo
 
@@ -90,3 +92,16 @@ def test_bad_terminal_input_is_a_clear_error(repo: GitRepo) -> None:
     assert "outside the workspace" in repo.capsys.readouterr().err
     assert main(["approve", "--workspace", str(repo.root), "destructive-command"]) == 2
     assert "--command" in repo.capsys.readouterr().err
+
+
+def test_deleted_file_names_the_approve_command_that_covers_it(repo: GitRepo) -> None:
+    repo.save("src/old.py", "OLD = 1\n")
+    repo.commit("old")
+    (repo.root / "src" / "old.py").unlink()
+    [finding] = repo.findings()
+    assert finding["rule"] == "uncovered-deletion"
+    command = re.search(r"`(intent-ls approve [^`]+)`", finding["message"])
+    assert command is not None and "--hash sha256:" in command.group(1)
+    args = command.group(1).split()[2:]
+    assert main(["approve", "--workspace", str(repo.root), *args]) == 0
+    assert repo.findings() == []
