@@ -262,7 +262,8 @@ def _approve_command(gov: Governance, details: dict[str, Any]) -> str:
     if isinstance(wanted, dict):
         return (
             f"`intent-ls approve --workspace {gov.root} {wanted['verdict_code']} "
-            f"{wanted['path']} --hash {wanted['content_hash']}`"
+            f"{wanted['path']} --hash {wanted['content_hash']} "
+            f"--lines {wanted['start_line']}-{wanted['end_line']}`"
         )
     return f"`intent-ls approve --workspace {gov.root} {DESTRUCTIVE_EDIT} {path}`"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +223,15 @@ def test_destructive_edit_asks_claude(governed: Path) -> None:
     }
     verdict, reason = decision(hook("PreToolUse", "Edit", edit))
     assert verdict == "ask" and "deletes function `helper`" in reason
+    # The command the reason names is the approval that lets exactly this edit through.
+    command = re.search(r"`(intent-ls approve [^`]+)`", reason)
+    assert command is not None
+    approve = subprocess.run(
+        [sys.executable, "-m", "intent_ls", *shlex.split(command.group(1))[1:]],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert approve.returncode == 0, approve.stderr
+    assert hook("PreToolUse", "Edit", edit) == {}
 
 
 def test_gemini_format_and_model_from_before_model(governed: Path) -> None:
