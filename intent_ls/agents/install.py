@@ -28,8 +28,13 @@ from intent_ls.agents.gate import MCP_SERVER
 
 #: Seconds every agent gives a hook; the hook refuses on its own before (8 s budget).
 TIMEOUT_S = 10
-CLAUDE_TOOLS = "Write|Edit|NotebookEdit|Bash|Read|mcp__intent-ls__.*"
-GEMINI_TOOLS = "write_file|replace|run_shell_command|read_file|mcp_intent-ls_.*"
+#: Before a tool: the writes, the shell, and our own MCP tools (answered ``allow``).
+#: After a tool: the writes and the shell (recorded) and reads (what the session saw).
+#: Every other tool call costs no hook process.
+CLAUDE_BEFORE = "Write|Edit|NotebookEdit|Bash|mcp__intent-ls__.*"
+CLAUDE_AFTER = "Write|Edit|NotebookEdit|Bash|Read"
+GEMINI_BEFORE = "write_file|replace|run_shell_command|mcp_intent-ls_.*"
+GEMINI_AFTER = "write_file|replace|run_shell_command|read_file"
 _OURS = re.compile(r"intent-ls\S*\s+hook\s")
 _TOML_BEGIN = "# >>> intent-ls (managed by `intent-ls hooks install`)"
 _TOML_END = "# <<< intent-ls"
@@ -143,8 +148,8 @@ def install_claude(root: Path, uninstall: bool = False) -> list[str]:
     wanted = {
         "SessionStart": [_entry(hook, TIMEOUT_S, None)],
         "UserPromptSubmit": [_entry(hook, TIMEOUT_S, None)],
-        "PreToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_TOOLS)],
-        "PostToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_TOOLS)],
+        "PreToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_BEFORE)],
+        "PostToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_AFTER)],
     }
     touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
     if not settings["hooks"]:
@@ -169,8 +174,8 @@ def install_gemini(root: Path, uninstall: bool = False) -> list[str]:
         "SessionStart": [_entry(hook, ms, None)],
         "BeforeAgent": [_entry(hook, ms, None)],
         "BeforeModel": [_entry(hook, ms, None)],
-        "BeforeTool": [_entry(hook, ms, GEMINI_TOOLS)],
-        "AfterTool": [_entry(hook, ms, GEMINI_TOOLS)],
+        "BeforeTool": [_entry(hook, ms, GEMINI_BEFORE)],
+        "AfterTool": [_entry(hook, ms, GEMINI_AFTER)],
     }
     touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
     if not settings["hooks"]:
