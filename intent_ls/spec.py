@@ -533,30 +533,27 @@ class _Validator:
         return value
 
     def check_conflicts(self, intents: list[Intent]) -> None:
+        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.overlap`):
+        a warning names a path ``intent-ls which`` lists under both intents."""
+        from intent_ls.overlap import overlapping_pairs
         from intent_ls.scope import ScopeIndex
 
         live = [i for i in intents if i.status is Status.IN_PROGRESS]
         if len(live) < 2:
             return
         index = ScopeIndex(Spec(intents=tuple(live)))
-        reported: set[tuple[str, str]] = set()
-        for intent in live:
-            for glob in intent.owned_scope:
-                for path in globs.witness_paths(glob.pattern):
-                    if not index.owns(intent.id, path):
-                        continue
-                    for other in index.owners(path):
-                        pair = tuple(sorted((intent.id, other.id)))
-                        if other.id == intent.id or pair in reported:
-                            continue
-                        reported.add(pair)  # type: ignore[arg-type]
-                        anchor = other.owned_scope[0].span if other.owned_scope else other.span
-                        self.add(
-                            SCOPE_CONFLICT,
-                            f"IN_PROGRESS intents '{intent.id}' and "
-                            f"'{other.id}' both own '{path}' (glob '{glob.pattern}'); "
-                            "two live intents should not share files",
-                            glob.span,
-                            Severity.WARNING,
-                            related=((f"scope of '{other.id}'", anchor),),
-                        )
+        pairs = overlapping_pairs(
+            [i.patterns for i in live], lambda n, path: index.owns(live[n].id, path)
+        )
+        for first, g, second, h, path in pairs:
+            intent, other = live[first], live[second]
+            glob, other_glob = intent.owned_scope[g], other.owned_scope[h]
+            self.add(
+                SCOPE_CONFLICT,
+                f"IN_PROGRESS intents '{intent.id}' and '{other.id}' both own '{path}' "
+                f"(globs '{glob.pattern}' and '{other_glob.pattern}'); two live intents "
+                "should not share files",
+                glob.span,
+                Severity.WARNING,
+                related=((f"scope of '{other.id}'", other_glob.span),),
+            )

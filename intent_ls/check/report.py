@@ -1,9 +1,10 @@
 """Renders a :class:`~intent_ls.check.engine.CheckResult` for people, tools and code scanning.
 
-Text goes to people in a terminal or a CI log (``path:line: rule: message``, which most
-editors and CI annotators turn into links); JSON to scripts; SARIF 2.1.0 to GitHub code
-scanning (``github/codeql-action/upload-sarif``), which shows each finding on the pull
-request's diff.
+Text goes to people in a terminal or a CI log (``path:line:col: error: rule: message``,
+the shape ``validate`` prints too, which editors and CI logs turn into links); JSON to
+scripts; SARIF 2.1.0 to GitHub code scanning (``github/codeql-action/upload-sarif``);
+GitHub workflow-command annotations to a plain Actions step. SARIF and annotations both
+show each finding on the pull request's diff.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from intent_ls import __version__
+from intent_ls.annotations import github_annotation
 from intent_ls.check.engine import CheckResult
 from intent_ls.check.findings import RULES, RULES_BY_ID
 
@@ -20,7 +22,27 @@ _SRCROOT = "%SRCROOT%"
 
 
 def render_text(result: CheckResult) -> str:
-    return "".join(f"{f.path}:{f.start_line}: {f.rule}: {f.message}\n" for f in result.findings)
+    """Workspace-relative paths; a finding is about whole lines, so its column is 1."""
+    return "".join(
+        f"{f.path}:{f.start_line}:1: error: {f.rule}: {f.message}\n" for f in result.findings
+    )
+
+
+def render_github(result: CheckResult) -> str:
+    """Paths relative to the repository root, which is what the runner resolves
+    annotations against, even when the workspace is a subdirectory."""
+    return "".join(
+        github_annotation(
+            "error",
+            result.prefix + f.path,
+            f.start_line,
+            f.message,
+            title=f"intent-ls {f.rule}",
+            end_line=f.end_line,
+        )
+        + "\n"
+        for f in result.findings
+    )
 
 
 def summary(result: CheckResult) -> str:

@@ -28,14 +28,14 @@ def register(subparsers: Any) -> None:
         help="revision to compare the working tree with (default: merge-base of HEAD and "
         "origin/main or origin/master if present, else HEAD)",
     )
-    add_format_arg(parser, "text", "json", "sarif")
+    add_format_arg(parser, "text", "json", "sarif", "github")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from intent_ls.check.engine import run_check
     from intent_ls.check.git import GitError
-    from intent_ls.check.report import render_text, summary, to_json, to_sarif
+    from intent_ls.check.report import render_github, render_text, summary, to_json, to_sarif
     from intent_ls.cli.main import CliError
 
     try:
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(to_json(result))
     elif args.format == "sarif":
         print_json(to_sarif(result))
+    elif args.format == "github":
+        sys.stdout.write(render_github(result))
     else:
         sys.stdout.write(render_text(result))
     print(summary(result), file=sys.stderr)

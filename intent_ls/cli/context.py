@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from intent_ls.cli.common import add_workspace_arg, print_json, workspace_root
+from intent_ls.cli.common import (
+    add_workspace_arg,
+    print_json,
+    report_spec_problems,
+    workspace_root,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -13,9 +18,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print an intent's <intent_context>",
         description="Print the <intent_context> XML (or JSON) for ID.",
     )
-    parser.add_argument("intent_id", metavar="ID")
+    parser.add_argument("intent_id", metavar="ID", help="the intent's id, as in the spec")
     add_workspace_arg(parser)
-    parser.add_argument("--format", choices=("xml", "json"), default="xml")
+    parser.add_argument(
+        "--format", choices=("xml", "json"), default="xml", help="output format (default: xml)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -26,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.workspace import Workspace
 
     ws = Workspace(workspace_root(args))
+    report_spec_problems(ws)
     intent = ws.spec().get(args.intent_id)
     if intent is None:
         known = ", ".join(ws.spec().ids) or "none"

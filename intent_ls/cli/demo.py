@@ -16,8 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-#: The bundled example, found next to the package in a source checkout.
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+#: The bundled example workspace, shipped inside the package so an installed wheel has
+#: it too (the repository's examples/workspace is a link to it, not a second copy).
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "workspace"
 TIMEOUT = 15.0
 
 
@@ -25,16 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="drive the language server through a scripted editor session",
-        description="Start the language server, play an editor session on a temporary copy "
-        "of a workspace (default: the bundled example) and print what the editor shows.",
-    )
-    parser.add_argument(
-        "--workspace",
-        "-w",
-        metavar="DIR",
-        type=Path,
-        default=None,
-        help="workspace to copy and use (default: examples/workspace)",
+        description="Start the language server, play a scripted editor session on a "
+        "temporary copy of the bundled example workspace and print what the editor shows. "
+        "The script edits the example's own files, so the demo takes no --workspace.",
     )
     parser.set_defaults(func=run)
 
@@ -42,13 +36,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
 
-    source: Path = args.workspace or EXAMPLE
-    if not (source / ".orchestration" / "active_intents.yaml").is_file():
-        hint = "" if args.workspace else " (run from a source checkout or pass --workspace)"
-        raise CliError(f"{source} has no .orchestration/active_intents.yaml{hint}")
+    if args.workspace_given:
+        raise CliError(
+            "demo always plays on a copy of the bundled example workspace; it takes no "
+            "--workspace (try `intent-ls validate --workspace DIR` on your own)"
+        )
+    if not (EXAMPLE / ".orchestration" / "active_intents.yaml").is_file():
+        raise CliError(f"the bundled example is missing from this installation ({EXAMPLE})")
     with tempfile.TemporaryDirectory(prefix="intent-ls-demo-") as tmp:
-        root = Path(tmp) / source.name
-        shutil.copytree(source, root, ignore=shutil.ignore_patterns(".local", ".git"))
+        root = Path(tmp) / "workspace"
+        shutil.copytree(
+            EXAMPLE, root, ignore=shutil.ignore_patterns(".local", ".git", "__pycache__")
+        )
         try:
             return asyncio.run(_Session(root).play())
         except (RuntimeError, OSError) as exc:

@@ -13,16 +13,16 @@ from pathlib import Path
 AGENTS = ("claude-code", "codex", "gemini")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
+WORKSPACE_HELP = (
+    "workspace root (default: the nearest folder holding .orchestration/ at or above the "
+    "agent's project directory, or the cwd in the hook's payload)"
+)
+
+
+def _add_arguments(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument("agent", choices=AGENTS, help="which agent's hook format")
     parser.add_argument(
-        "--workspace",
-        "-w",
-        metavar="DIR",
-        type=Path,
-        default=None,
-        help="workspace root (default: the nearest folder holding .orchestration/ above "
-        "the agent's project directory or cwd)",
+        "--workspace", "-w", metavar="DIR", type=Path, default=default, help=WORKSPACE_HELP
     )
     parser.add_argument(
         "--budget",
@@ -41,17 +41,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "selection, scope, stale files, protected paths, shell commands, ledger records. "
         "Fails closed: any internal error refuses the action.",
     )
-    _add_arguments(parser)
+    _add_arguments(parser, argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """The workspace comes from the payload unless ``--workspace`` was given: an agent
+    runs hooks from its own working directory, which is not always the project's."""
     from intent_ls.agents.hook import main
 
-    return main(args.agent, args.workspace, args.budget)
+    given = getattr(args, "workspace_given", args.workspace is not None)
+    return main(args.agent, args.workspace if given else None, args.budget)
 
 
 def fast_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="intent-ls hook")
-    _add_arguments(parser)
+    _add_arguments(parser, None)
     return run(parser.parse_args(list(argv)))

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from intent_ls import __version__
+from intent_ls.cli.common import add_workspace_arg, fill_workspace
 
 #: Verb modules, in the order ``--help`` lists them. Adding a verb = adding its module here.
 VERB_MODULES = (
@@ -30,6 +31,11 @@ VERB_MODULES = (
 FAST_VERBS = {"hook": "intent_ls.cli.hook"}
 
 
+#: Exit statuses every verb shares (README, "CLI"): 0 fine, 1 the verb's own negative
+#: answer (spec errors, findings, a bad ledger line), 2 usage or environment error.
+EXIT_USAGE = 2
+
+
 class CliError(Exception):
     """A user-facing failure: printed as one line on stderr, exit status 2."""
 
@@ -38,9 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="intent-ls",
         description="Intent-driven governance of AI-assisted coding.",
+        epilog="Exit status: 0 fine; 1 the command's own negative answer (spec errors, "
+        "findings, a bad ledger line); 2 usage or environment error. Errors are one line "
+        "on stderr.",
     )
     parser.add_argument("--version", action="version", version=f"intent-ls {__version__}")
-    subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    add_workspace_arg(parser, top_level=True)
+    subparsers = parser.add_subparsers(
+        dest="verb", metavar="COMMAND", help="what to do (`intent-ls COMMAND --help` for more)"
+    )
     for name in VERB_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
@@ -56,11 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        fill_workspace(args)
         return int(args.func(args) or 0)
     except CliError as exc:
         print(f"intent-ls: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # A file the verb needs is missing, unreadable or a directory: name it, no traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"intent-ls: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

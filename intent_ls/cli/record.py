@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from intent_ls.cli.common import add_workspace_arg, workspace_root
 
@@ -17,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Judge and record the current content of PATH… in the trace ledger "
         "exactly as an editor save would (verdicts included). The old side is git HEAD.",
     )
-    record.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    record.add_argument("paths", nargs="+", metavar="PATH")
     record.add_argument("--intent", metavar="ID", help="the IN_PROGRESS intent the change is for")
     add_workspace_arg(record)
     record.set_defaults(func=run_record)

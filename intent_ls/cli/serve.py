@@ -23,8 +23,8 @@ def run(args: argparse.Namespace) -> int:
     server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
-        if not host or not port.isdigit():
-            raise CliError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
+        if not host or not port.isdigit() or int(port) > 65535:
+            raise CliError(f"--tcp expects HOST:PORT with a port up to 65535, got {args.tcp!r}")
         server.start_tcp(host, int(port))
     else:
         server.start_io()

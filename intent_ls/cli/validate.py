@@ -3,37 +3,40 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, workspace_root
+from intent_ls.cli.common import (
+    add_format_arg,
+    add_workspace_arg,
+    display_path,
+    print_json,
+    problem_line,
+    workspace_root,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check .orchestration/active_intents.yaml",
-        description="Validate the intent spec. Prints 'path:line:col: severity code message' "
-        "per problem; exits 1 when there is an error, 0 otherwise.",
+        description="Validate the intent spec. Prints 'path:line:col: severity: code: message' "
+        "per problem (or JSON, or GitHub Actions annotations); exits 1 when there is an "
+        "error, 0 otherwise.",
     )
     add_workspace_arg(parser)
-    add_format_arg(parser)
+    add_format_arg(parser, "text", "json", "github")
     parser.add_argument(
-        "--file", type=Path, help="validate this file instead of the workspace spec"
+        "--file",
+        metavar="PATH",
+        type=Path,
+        help="validate this file instead of the workspace's .orchestration/active_intents.yaml",
     )
     parser.set_defaults(func=run)
 
 
-def display_path(path: Path) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
-
-
 def run(args: argparse.Namespace) -> int:
+    from intent_ls.annotations import github_annotation
     from intent_ls.spec import load_spec_file
     from intent_ls.workspace import Workspace
 
@@ -55,15 +58,28 @@ def run(args: argparse.Namespace) -> int:
                 "problems": [p.to_dict() for p in problems],
             }
         )
-    else:
-        for p in problems:
-            where = f"{shown}:{p.span.start.line + 1}:{p.span.start.column + 1}"
-            print(f"{where}: {p.severity.value} {p.code} {p.message}")
-        errors = sum(p.severity.value == "error" for p in problems)
-        count = len(result.spec.intents) if result.spec else 0
-        print(
-            f"{shown}: {count} intent(s), {errors} error(s), {len(problems) - errors} "
-            "other problem(s)",
-            file=sys.stderr,
-        )
+        return 1 if result.has_errors else 0
+    for p in problems:
+        if args.format == "github":
+            start, end = p.span.start, p.span.end
+            print(
+                github_annotation(
+                    p.severity.value,
+                    Path(shown).as_posix(),
+                    start.line + 1,
+                    p.message,
+                    title=f"intent-ls {p.code}",
+                    col=start.column + 1,
+                    end_line=end.line + 1,
+                    end_col=end.column + 1 if end.line == start.line else None,
+                )
+            )
+        else:
+            print(problem_line(shown, p))
+    errors = sum(p.severity.value == "error" for p in problems)
+    count = len(result.spec.intents) if result.spec else 0
+    print(
+        f"{shown}: {count} intent(s), {errors} error(s), {len(problems) - errors} other problem(s)",
+        file=sys.stderr,
+    )
     return 1 if result.has_errors else 0

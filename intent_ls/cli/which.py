@@ -3,49 +3,75 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import os
 
-from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, workspace_root
+from intent_ls.cli.common import (
+    add_format_arg,
+    add_workspace_arg,
+    print_json,
+    report_spec_problems,
+    typed_path,
+    workspace_root,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "which",
         help="which intents own a path",
-        description="Show the intents owning PATH, or why it is not governed.",
+        description="Show the intents owning PATH, or why it is not governed. A directory "
+        "is owned by the intents that own everything in it (e.g. 'src/billing' under "
+        "'src/billing/**'). Exits 1 when the spec has errors (listed on stderr): intents "
+        "they affect are missing from the answer.",
     )
-    parser.add_argument("path", metavar="PATH", type=Path)
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="a file or directory, relative to the current directory (to the workspace "
+        "root when the current directory is outside it), or absolute",
+    )
     add_workspace_arg(parser)
     add_format_arg(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from intent_ls.spec import SPEC_NOT_FOUND
     from intent_ls.workspace import Workspace
 
     ws = Workspace(workspace_root(args))
-    path: Path = args.path
-    if not path.is_absolute():
-        path = Path.cwd() / path
+    typed: str = args.path
+    path = typed_path(typed, ws.root)
+    is_dir = typed.endswith(("/", os.sep)) or path.is_dir()
+    missing = [p for p in ws.spec_result().problems if p.code == SPEC_NOT_FOUND]
     info = ws.classify(path)
-    owners = ws.scope().owners(info.rel) if info.governed and info.rel else ()
+    shown = (info.rel or typed) + ("/" if is_dir and info.rel else "")
+    errors = report_spec_problems(ws)
+    if missing:
+        governed, kind = False, "no-spec"
+        reason = f"the workspace has no usable intent spec ({missing[0].message})"
+    else:
+        governed, kind, reason = info.governed, info.kind.value, info.reason
+    probe = f"{info.rel}/" if is_dir else info.rel
+    owners = ws.scope().owners(probe) if governed and probe else ()
     if args.format == "json":
         print_json(
             {
-                "path": info.rel or str(args.path),
-                "kind": info.kind.value,
-                "governed": info.governed,
-                "reason": info.reason,
+                "path": shown,
+                "kind": kind,
+                "governed": governed,
+                "reason": reason,
                 "owners": [{"id": i.id, "name": i.name, "status": i.status.value} for i in owners],
             }
         )
-        return 0
-    shown = info.rel or str(args.path)
-    if not info.governed:
-        print(f"{shown}: not governed: {info.kind.value} ({info.reason})")
+        return 1 if errors else 0
+    if not governed:
+        print(f"{shown}: not governed: {reason if missing else f'{kind} ({reason})'}")
+    elif not owners and errors:
+        print(f"{shown}: governed, owned by no valid intent (the spec has errors, see stderr)")
     elif not owners:
         print(f"{shown}: governed, owned by no intent")
     else:
         for i in owners:
             print(f"{shown}: {i.id}\t{i.status.value}\t{i.name}")
-    return 0
+    return 1 if errors else 0

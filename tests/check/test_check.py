@@ -153,7 +153,7 @@ def test_tampered_ledger_fails_whatever_it_covers(repo: GitRepo) -> None:
     rc, out, err = repo.check()
     assert rc == 1
     assert "1 finding(s)" in err
-    assert out.startswith(".orchestration/agent_trace.jsonl:2: ledger-invalid:")
+    assert out.startswith(".orchestration/agent_trace.jsonl:2:1: error: ledger-invalid:")
     assert "digest" in out and len(out.splitlines()) == 1
 
 

@@ -31,10 +31,10 @@ def test_text(violating: GitRepo) -> None:
     rc, out, err = violating.check()
     assert rc == 1
     lines = out.splitlines()
-    assert [line.split(": ", 2)[:2] for line in lines] == [
-        ["docs/x.md:1", "unapproved-verdict"],
-        ["src/app.py:2", "intent-not-owner"],
-        ["src/sp ace é.py:1", "uncovered-change"],
+    assert [line.split(": ", 3)[:3] for line in lines] == [
+        ["docs/x.md:1:1", "error", "unapproved-verdict"],
+        ["src/app.py:2:1", "error", "intent-not-owner"],
+        ["src/sp ace é.py:1:1", "error", "uncovered-change"],
     ]
     assert "INT-APP" in lines[2]  # which intent would own the file
     assert err.startswith("intent-ls check: 3 finding(s) in 3 file(s)")
@@ -108,6 +108,37 @@ def test_sarif_uri_is_relative_to_the_repository(tmp_path: Path, capsys) -> None
     }
     root_uri = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
     assert root_uri == (tmp_path / "mono").resolve().as_uri() + "/"
+
+
+def test_github_annotations(violating: GitRepo) -> None:
+    rc, out, _ = violating.check("--format", "github")
+    assert rc == 1
+    first, second, third = out.splitlines()
+    assert first.startswith(
+        "::error file=docs/x.md,line=1,endLine=1,title=intent-ls unapproved-verdict::"
+    )
+    assert second.startswith("::error file=src/app.py,line=2,endLine=2,")
+    assert third.startswith("::error file=src/sp ace é.py,line=1,")
+
+
+def test_github_annotation_paths_are_relative_to_the_repository(
+    tmp_path: Path, capsys: CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "mono", capsys, workspace="services/api")
+    repo.commit("base")
+    repo.write("src/x.py", "X = 1\n")
+    rc, out, _ = repo.check("--format", "github")
+    assert rc == 1
+    assert out.startswith(
+        "::error file=services/api/src/x.py,line=1,endLine=1,title=intent-ls uncovered-change::"
+    )
+
+
+def test_annotation_values_are_escaped() -> None:
+    from intent_ls.annotations import github_annotation
+
+    line = github_annotation("info", "a,b:c.py", 3, "50% done\nnext", title="t:1")
+    assert line == "::notice file=a%2Cb%3Ac.py,line=3,title=t%3A1::50%25 done%0Anext"
 
 
 def test_clean_sarif_has_no_results(repo: GitRepo) -> None:

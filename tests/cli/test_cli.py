@@ -14,7 +14,7 @@ from intent_ls import __version__
 from intent_ls.cli.main import VERB_MODULES
 
 POSITIONED = re.compile(
-    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (error|warning|info) (?P<code>[a-z-]+) "
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (error|warning|info): (?P<code>[a-z-]+): "
 )
 
 

@@ -24,3 +24,60 @@ def test_exactly_two_quick_start_commands() -> None:
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert quick_start_commands()[1] in ci
+
+
+def wheel_command() -> list[str]:
+    """The README's command for building a wheel (tests/cli/test_wheel.py runs it, plus
+    the flags that keep it offline)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Installing it elsewhere", 1)[1].split("\n## ", 1)[0]
+    (command,) = re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    return command.split()
+
+
+def test_readme_does_not_promise_a_pypi_install() -> None:
+    for doc in ("README.md", "editors/README.md"):
+        text = (REPO / doc).read_text(encoding="utf-8")
+        for line in text.splitlines():
+            if "pip install intent-ls" in line:
+                assert "does not work" in line or "not published" in line, (doc, line)
+
+
+def cli_table_rows() -> dict[str, str]:
+    """Verb (with sub-verb) → the usage cell of the README's CLI table."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## CLI", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for cell in re.findall(r"^\| `intent-ls ([^`]+)` \|", section, flags=re.M):
+        words = [w for w in cell.split() if re.fullmatch(r"[a-z]+", w)]
+        if not words:  # `intent-ls --version`
+            continue
+        rows[" ".join(words[:2] if words[:1] == ["trace"] else words[:1])] = cell
+    return rows
+
+
+def test_cli_table_shows_every_option_of_every_verb() -> None:
+    import argparse
+
+    from intent_ls.cli.main import build_parser
+
+    rows = cli_table_rows()
+    top = build_parser()
+    (verbs,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    parsers = dict(verbs.choices)
+    trace = parsers.pop("trace")
+    (trace_verbs,) = [a for a in trace._actions if isinstance(a, argparse._SubParsersAction)]
+    parsers.update({f"trace {name}": p for name, p in trace_verbs.choices.items()})
+    assert set(rows) == set(parsers)
+    for verb, parser in parsers.items():
+        options = {
+            a.option_strings[0]
+            for a in parser._actions
+            if a.option_strings and a.option_strings[0] not in ("-h", "--workspace")
+        }
+        shown = set(re.findall(r"--[a-z-]+", rows[verb]))
+        assert shown == options, verb
+        for action in parser._actions:
+            if action.choices and action.option_strings:
+                for choice in action.choices:
+                    assert choice in rows[verb], (verb, choice)

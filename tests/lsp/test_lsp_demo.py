@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 
 
@@ -33,12 +35,23 @@ def test_demo_plays_the_scripted_session() -> None:
     assert sorted(p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*")) == before
 
 
-def test_demo_refuses_a_folder_without_a_spec(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        (("demo", "--workspace", "."), "unrecognized arguments: --workspace ."),
+        (("-w", ".", "demo"), "demo always plays on a copy of the bundled example"),
+    ],
+)
+def test_demo_refuses_a_workspace(tmp_path: Path, where: tuple[str, ...], message: str) -> None:
+    """The script edits the example's own files; `demo --workspace .` used to crash with
+    FileExistsError. Either placement of the flag is refused with a reason."""
     proc = subprocess.run(
-        [sys.executable, "-m", "intent_ls", "demo", "--workspace", str(tmp_path)],
+        [sys.executable, "-m", "intent_ls", *where],
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=tmp_path,
     )
     assert proc.returncode == 2
-    assert "has no .orchestration/active_intents.yaml" in proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
