@@ -53,11 +53,8 @@ class Recorded:
 
 
 def _relative(root: Path, path: Path) -> str:
-    """A relative PATH is taken from the current directory when that is inside the
-    workspace, else from the workspace root (``--workspace`` from elsewhere)."""
-    cwd = Path.cwd().resolve()
-    base = cwd if cwd == root or root in cwd.parents else root
-    full = (path if path.is_absolute() else base / path).resolve()
+    """Workspace-relative POSIX form of ``path`` (absolute, or relative to the root)."""
+    full = (path if path.is_absolute() else root / path).resolve()
     try:
         return full.relative_to(root).as_posix()
     except ValueError:

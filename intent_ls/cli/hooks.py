@@ -15,7 +15,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="install intent-ls into a coding agent's project settings",
         description="Manage the agent integrations (hooks + MCP server).",
     )
-    verbs = parser.add_subparsers(dest="hooks_verb", metavar="VERB", required=True)
+    verbs = parser.add_subparsers(
+        dest="hooks_verb", metavar="VERB", required=True, help="what to do (install)"
+    )
     install = verbs.add_parser(
         "install",
         help="merge intent-ls's hooks and MCP server into an agent's project settings",
@@ -23,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "MCP server in the agent's project settings, keeping every other entry; prints "
         "each change.",
     )
-    install.add_argument("agent", choices=AGENTS)
+    install.add_argument("agent", choices=AGENTS, help="the coding agent to set up")
     add_workspace_arg(install)
     install.add_argument("--uninstall", action="store_true", help="remove intent-ls's entries")
     install.set_defaults(func=run_install)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from intent_ls.cli.common import add_workspace_arg, workspace_root
+from intent_ls.cli.common import add_workspace_arg, typed_path, workspace_root
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Judge and record the current content of PATH… in the trace ledger "
         "exactly as an editor save would (verdicts included). The old side is git HEAD.",
     )
-    record.add_argument("paths", nargs="+", metavar="PATH")
+    record.add_argument("paths", nargs="+", metavar="PATH", help="the files to record")
     record.add_argument("--intent", metavar="ID", help="the IN_PROGRESS intent the change is for")
     add_workspace_arg(record)
     record.set_defaults(func=run_record)
@@ -45,8 +45,10 @@ def run_record(args: argparse.Namespace) -> int:
     from intent_ls.ledger.records import Contributor
     from intent_ls.terminal import TerminalError, record_paths
 
+    root = workspace_root(args)
+    paths = [typed_path(p, root) for p in args.paths]
     try:
-        results = record_paths(workspace_root(args), args.paths, args.intent, Contributor("human"))
+        results = record_paths(root, paths, args.intent, Contributor("human"))
     except (TerminalError, OSError) as exc:
         raise CliError(str(exc)) from None
     status = 0
@@ -76,11 +78,12 @@ def run_approve(args: argparse.Namespace) -> int:
             lines = (int(start), int(end or start))
         except ValueError:
             raise CliError(f"--lines wants START-END, not {args.lines!r}") from None
+    root = workspace_root(args)
     try:
         record = approve(
-            workspace_root(args),
+            root,
             args.code,
-            args.path,
+            str(typed_path(args.path, root)) if args.path else None,
             content_hash=args.content_hash,
             lines=lines,
             command=args.command,

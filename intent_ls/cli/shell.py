@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="what a shell command would do to the workspace",
         description="Shell-command analysis with the tree-sitter-bash grammar.",
     )
-    verbs = parser.add_subparsers(dest="shell_verb", metavar="VERB", required=True)
+    verbs = parser.add_subparsers(
+        dest="shell_verb", metavar="VERB", required=True, help="what to do (classify)"
+    )
     classify = verbs.add_parser(
         "classify",
         help="classify a command: safe, write, unknown or destructive",
@@ -22,7 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_workspace_arg(classify)
     add_format_arg(classify)
-    classify.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
+    classify.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND",
+        help="the shell command, after -- (one quoted argument, or its words)",
+    )
     classify.set_defaults(func=run_classify)
 
 
