@@ -48,7 +48,8 @@ DEFAULT_SEVERITY: Mapping[str, Severity] = {
 GATED = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT, DESTRUCTIVE_EDIT, STALE_FILE})
 #: Verdicts a human can approve. ``no-active-intent`` is not among them: it is resolved
 #: by selecting an intent that owns the file, never by waving it through.
-APPROVABLE = frozenset({OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE})
+APPROVABLE_IN_ORDER = (OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE)  # as messages list them
+APPROVABLE = frozenset(APPROVABLE_IN_ORDER)
 #: Verdicts about who may edit a file: resolved by selecting an intent that owns it.
 SCOPE_CODES = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT})
 

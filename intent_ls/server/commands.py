@@ -29,7 +29,7 @@ from intent_ls.server.guard import UserError
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
-from intent_ls.verdicts import APPROVABLE
+from intent_ls.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
 
@@ -235,7 +235,7 @@ async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     key = _string(name, args[3], "the content hash", optional=True) if len(args) > 3 else None
     if code not in APPROVABLE:
         raise UserError(
-            f"{name}: only {', '.join(repr(c) for c in sorted(APPROVABLE))} verdicts can be "
+            f"{name}: only {', '.join(repr(c) for c in APPROVABLE_IN_ORDER)} verdicts can be "
             "approved, "
             f"not {code!r} (for no-active-intent, select an intent)"
         )
