@@ -308,3 +308,19 @@ def test_hook_path_never_imports_pygls(governed: Path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
     )
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(governed),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": write(governed, "src/new.py", "x\n"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hook", "claude-code", "--budget", "0.001"],
+        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    verdict, reason = decision(json.loads(done.stdout))
+    assert verdict == "deny" and "governance-error" in reason
