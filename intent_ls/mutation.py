@@ -34,7 +34,8 @@ import bisect
 import enum
 import hashlib
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, overload
 
 from intent_ls.diff import Hunk, diff_lines, split_lines
 
@@ -108,8 +109,31 @@ def _start_row(node: tree_sitter.Node) -> int:
     return node.start_point[0]
 
 
+class _Children(Sequence["tree_sitter.Node"]):
+    """A node's children, fetched one at a time: bisecting a 10,000-statement module
+    visits a few of them instead of building a list of all."""
+
+    def __init__(self, node: tree_sitter.Node) -> None:
+        self._node = node
+
+    def __len__(self) -> int:
+        return self._node.child_count
+
+    @overload
+    def __getitem__(self, index: int) -> tree_sitter.Node: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tree_sitter.Node]: ...
+    def __getitem__(self, index: int | slice) -> tree_sitter.Node | list[tree_sitter.Node]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        child = self._node.child(index)
+        if child is None:
+            raise IndexError(index)
+        return child
+
+
 def _sole_container(
-    children: list[tree_sitter.Node], intervals: list[tuple[int, int]]
+    children: Sequence[tree_sitter.Node], intervals: list[tuple[int, int]]
 ) -> int | None:
     """Index of the one child containing every interval while no sibling touches them.
     Children are in document order, so only those between the first and last changed
@@ -120,9 +144,7 @@ def _sole_container(
     index = bisect.bisect_left(children, lo, key=_end_row)
     while index < len(children) and children[index].start_point[0] <= hi:
         child = children[index]
-        touches = any(
-            child.start_point[0] <= b and child.end_point[0] >= a for a, b in intervals
-        )
+        touches = any(child.start_point[0] <= b and child.end_point[0] >= a for a, b in intervals)
         if touches and not _is_comment(child):
             if found is not None or child.child_count == 0:
                 return None
@@ -137,12 +159,12 @@ def _windows(
     old_root: tree_sitter.Node, new_root: tree_sitter.Node, hunks: list[Hunk]
 ) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node]]:
     old_iv, new_iv = _intervals(hunks, True), _intervals(hunks, False)
-    old_c, new_c = old_root.children, new_root.children
+    old_c, new_c = _Children(old_root), _Children(new_root)
     while True:
         i, j = _sole_container(old_c, old_iv), _sole_container(new_c, new_iv)
         if i is None or i != j or old_c[i].type != new_c[j].type:
             break
-        old_c, new_c = old_c[i].children, new_c[j].children
+        old_c, new_c = _Children(old_c[i]), _Children(new_c[j])
     first_old, first_new = min(lo for lo, _ in old_iv), min(lo for lo, _ in new_iv)
     last_old, last_new = max(hi for _, hi in old_iv), max(hi for _, hi in new_iv)
     lead = min(

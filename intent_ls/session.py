@@ -127,6 +127,17 @@ class Session:
         self._fire(Event.AUTHORIZE_BLOCKED if blocking else Event.AUTHORIZE_OK)
         return not blocking
 
+    def settle(self, blocked: bool) -> None:
+        """Aligns the turn with what the open documents show after a change that no edit
+        made (select, switch, clear, spec reload): without it a status bar said "context
+        loaded" beside an out-of-scope error that the next keystroke turned into BLOCKED."""
+        if self.intent_id is None:
+            return
+        if blocked and self.state is not TurnState.BLOCKED:
+            self._fire(Event.AUTHORIZE_BLOCKED)
+        elif not blocked and self.state is TurnState.BLOCKED:
+            self._fire(Event.RESOLVE)
+
     def complete(self) -> None:
         self._fire(Event.COMPLETE)
 

@@ -18,6 +18,7 @@ steps, with plain inputs and no protocol types:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,9 +27,12 @@ import attrs
 
 from intent_ls.ledger.records import (
     Approval,
+    Clock,
     Contributor,
+    IdFactory,
     RecordedVerdict,
     build_mutation_record,
+    utc_now,
 )
 from intent_ls.policy import ApprovalSet, Change, FileOperation, PolicyConfig, Verdict, evaluate
 from intent_ls.verdicts import (
@@ -187,10 +191,13 @@ def build_record(
     language: str | None = None,
     syntax: DocumentSyntax | None = None,
     old_syntax: DocumentSyntax | None = None,
+    clock: Clock = utc_now,
+    new_id: IdFactory = uuid.uuid4,
 ) -> dict[str, Any] | None:
     """The mutation record of a write: the decision's verdicts and approvals plus any the
     front door collected elsewhere (the editor's willSave re-check). None when the text
-    did not change."""
+    did not change. ``clock``/``new_id`` fix the record's time and id (the editor takes
+    both when the save arrives, so a journalled save replays to the same record)."""
     verdicts = [*extra_verdicts, *(decision.recorded() if decision else ())]
     approvals = unique_approvals([*extra_approvals, *(decision.approvals if decision else ())])
     return build_mutation_record(
@@ -206,6 +213,8 @@ def build_record(
         syntax=syntax,
         old_syntax=old_syntax,
         language=language,
+        clock=clock,
+        new_id=new_id,
     )
 
 

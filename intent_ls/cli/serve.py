@@ -16,10 +16,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: Each stderr record starts with its level, so a client shows it at that level (the VS
+#: Code extension does; editors that copy stderr verbatim still get readable lines).
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def run(args: argparse.Namespace) -> int:
+    import logging
+
     from intent_ls.cli.main import CliError
     from intent_ls.server.app import build_server
 
+    logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT)
     server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")

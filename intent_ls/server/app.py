@@ -18,10 +18,12 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.server import actions, blame, destructive, guard, saving, stale
+from intent_ls.server import actions, blame, destructive, guard, intent_tree, saving, stale
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
+from intent_ls.server.guard import brief
 from intent_ls.server.ledger import trace_of
+from intent_ls.server.protocol import mirror
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
 
@@ -164,8 +166,9 @@ def did_change(ls: IntentLanguageServer, params: types.DidChangeTextDocumentPara
     if doc is None:
         return
     doc.version = params.text_document.version
-    changes = params.content_changes
-    doc.apply(changes, ls.codec, lambda: ls.workspace.get_text_document(doc.uri).source)
+    document = ls.workspace.get_text_document(doc.uri)
+    text, changes = doc.follow(params.content_changes, ls.codec, lambda: document.source)
+    mirror(document, text, doc.version)
     if doc.tree is not None:
         doc.tree.push(changes)
     ls.analyzer.shift(doc, changes)
@@ -180,7 +183,10 @@ def did_change(ls: IntentLanguageServer, params: types.DidChangeTextDocumentPara
 @guard.notification("recording a save")
 def did_save(ls: IntentLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
     doc = ls.documents.get(params.text_document.uri)
-    if doc is None or doc.folder is None:
+    if doc is None:
+        ls.log(f"intent-ls: ignored didSave for {brief(params.text_document.uri)}: not open")
+        return
+    if doc.folder is None:
         return
     if ls.is_spec(doc) or doc.uri.endswith("/.intentignore"):
         ls.refresh(doc.folder)
@@ -275,7 +281,14 @@ async def did_rename(ls: IntentLanguageServer, params: types.RenameFilesParams) 
     await destructive.did_operate(ls, pairs, "renamed")
 
 
+@feature(intent_tree.METHOD)
+@guard.request("reading the intent map")
+async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
+    return await intent_tree.intent_map(ls, params)
+
+
 def build_server() -> IntentLanguageServer:
+    guard.install_log_filter()
     server = IntentLanguageServer()
     _WATCHERS[server] = Watcher(server)
     for method, options, handler in HANDLERS:

@@ -24,7 +24,7 @@ from intent_ls.attribution import OpenVerdict
 from intent_ls.hashing import content_hash
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
 from intent_ls.policy import OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
-from intent_ls.server.guard import UserError
+from intent_ls.server.guard import Refused
 from intent_ls.session import TurnState
 from intent_ls.syntax.model import AstNode
 
@@ -134,7 +134,7 @@ async def approve(
         found = _keyed(doc, lines, code, key)
         if found is None:
             what = "stale-file warning" if code == STALE_FILE else "destructive edit"
-            raise UserError(
+            raise Refused(
                 f"intent.approve: no {what} of {rel} at lines {lines[0] + 1}-{lines[1] + 1}"
             )
         approvals = await approve_verdict(ls, doc, found)
@@ -198,7 +198,7 @@ async def _approve_scope(
     assert folder is not None and rel is not None
     active = folder.active
     if active is None:
-        raise UserError("intent.approve: no active intent; run intent.select first")
+        raise Refused("intent.approve: no active intent; run intent.select first")
     live_oos = any(v.code == OUT_OF_SCOPE for v in evaluate(folder.session, folder.scope, rel))
     recorded = [
         f
@@ -206,7 +206,7 @@ async def _approve_scope(
         if f.code == OUT_OF_SCOPE and _overlaps(f.span.start, f.span.end, lines)
     ]
     if not live_oos and not recorded:
-        raise UserError(f"intent.approve: {rel} is inside {active.id}'s scope; nothing to approve")
+        raise Refused(f"intent.approve: {rel} is inside {active.id}'s scope; nothing to approve")
     keys: list[dict[str, Any]] = []
     if live_oos and doc.absorb(*lines):
         text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
@@ -221,7 +221,7 @@ async def _approve_scope(
         )
     keys.extend(f.approval for f in recorded)
     if not keys:
-        raise UserError(f"intent.approve: no edit of {rel} at lines {lines[0] + 1}-{lines[1] + 1}")
+        raise Refused(f"intent.approve: no edit of {rel} at lines {lines[0] + 1}-{lines[1] + 1}")
     seen: set[str] = set()
     approvals = []
     message = f"{rel} is outside the scope of active intent {active.id}"

@@ -9,6 +9,7 @@ touched last (or the only folder) is used.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,16 @@ from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
-from intent_ls.server.guard import UserError
+from intent_ls.server.guard import Refused, UserError, brief
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 from intent_ls.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
+#: Longest path or URI accepted (Linux's PATH_MAX).
+MAX_PATH = 4096
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -51,7 +55,25 @@ def _string(name: str, value: Any, what: str, optional: bool = False) -> str | N
     if value is None and optional:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise UserError(f"{name}: {what} must be a non-empty string, got {value!r}")
+        raise UserError(f"{name}: {what} must be a non-empty string, got {brief(value)}")
+    if "\0" in value:
+        raise UserError(f"{name}: {what} contains a NUL character: {brief(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserError(
+            f"{name}: {what} is not valid Unicode (a lone surrogate): {brief(value)}"
+        ) from None
+    return value
+
+
+def _path_text(name: str, value: str) -> str:
+    """A path or URI that will end up in the spec: no line breaks or other controls
+    (the spec would no longer validate, or a glob would hide a second line)."""
+    if len(value) > MAX_PATH:
+        raise UserError(f"{name}: the path is too long: {brief(value)}")
+    if _CONTROL.search(value):
+        raise UserError(f"{name}: the path contains a control character: {brief(value)}")
     return value
 
 
@@ -60,13 +82,13 @@ def _folder(ls: IntentLanguageServer, name: str, hint: Any) -> Folder:
     if hint is not None:
         folder = ls.folder_for_uri(hint)
         if folder is None:
-            raise UserError(f"{name}: {hint} is not inside a workspace folder")
+            raise Refused(f"{name}: {brief(hint)} is not inside a workspace folder")
     elif ls.current_folder is not None:
         folder = ls.current_folder
     elif len(ls.folders) == 1:
         folder = next(iter(ls.folders))
     elif not len(ls.folders):
-        raise UserError(f"{name}: no workspace folder is open")
+        raise Refused(f"{name}: no workspace folder is open")
     else:
         raise UserError(
             f"{name}: several workspace folders are open; pass a document or folder URI "
@@ -74,7 +96,7 @@ def _folder(ls: IntentLanguageServer, name: str, hint: Any) -> Folder:
         )
     ls.refresh(folder)
     if not folder.governed:
-        raise UserError(
+        raise Refused(
             f"{name}: {folder.root} has no .orchestration/active_intents.yaml, so nothing "
             "there is governed"
         )
@@ -92,14 +114,16 @@ def _context(folder: Folder, intent: Intent) -> str:
 def _active(folder: Folder, name: str) -> Intent:
     active = folder.active
     if active is None:
-        raise UserError(f"{name}: no active intent; run intent.select first")
+        raise Refused(f"{name}: no active intent; run intent.select first")
     return active
 
 
 def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
+    blocked = False
     for doc in list(ls.documents.values()):
         if doc.folder is folder:
-            ls.evaluate(doc)
+            blocked = ls.evaluate(doc) or blocked
+    folder.session.settle(blocked)
     ls.analyzer.schedule_folder(folder, delay=0)  # recorded verdicts an owner now covers
     ls.send_status(folder)
 
@@ -118,7 +142,7 @@ async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
     try:
         intent = folder.select(wanted)
     except SelectionRefused as exc:
-        raise UserError(f"{name}: {exc}", {"code": exc.code}) from None
+        raise Refused(f"{name}: {exc}", {"code": exc.code}) from None
     _reevaluate(ls, folder)
     return {
         "intent": _intent_json(intent),
@@ -130,7 +154,7 @@ async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
 async def _pick(ls: IntentLanguageServer, folder: Folder) -> str | None:
     choices = [i for i in folder.spec.intents if i.selectable]
     if not choices:
-        raise UserError("intent.select: no IN_PROGRESS intent to select in the spec")
+        raise Refused("intent.select: no IN_PROGRESS intent to select in the spec")
     titles = {f"{i.id}: {i.name}": i.id for i in choices}
     answer = await ls.window_show_message_request_async(
         types.ShowMessageRequestParams(
@@ -181,22 +205,23 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     intent_id = _string(name, args[0], "the intent id")
     target = _string(name, args[1], "the path or URI")
     assert intent_id is not None and target is not None
+    _path_text(name, target)
     path = to_fs_path(target) if target.startswith("file:") else target
     folder = _folder(ls, name, target if target.startswith("file:") else None)
     if path is None:
-        raise UserError(f"{name}: {target} is not a file URI")
+        raise UserError(f"{name}: {brief(target)} is not a file URI")
     info = folder.workspace.classify(Path(path))
     if info.rel is None or not info.governed:
-        raise UserError(f"{name}: {target} cannot be added to a scope: it {info.reason}")
+        raise Refused(f"{name}: {brief(target)} cannot be added to a scope: it {info.reason}")
     if folder.spec.get(intent_id) is None:
-        raise UserError(f"{name}: no intent '{intent_id}' in the spec")
+        raise Refused(f"{name}: no intent {brief(intent_id)} in the spec")
     glob = glob_for_path(info.rel)
     result = {"intent": intent_id, "path": info.rel, "glob": glob}
     if folder.scope.owns(intent_id, info.rel):
         return {**result, "applied": False, "reason": f"{intent_id} already owns {info.rel}"}
     edit = scope_edit(ls, folder, intent_id, info.rel)
     if edit is None:
-        raise UserError(f"{name}: the owned_scope of {intent_id} cannot be edited automatically")
+        raise Refused(f"{name}: the owned_scope of {intent_id} cannot be edited automatically")
     if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
         response = await ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=edit, label=f"Add {info.rel} to {intent_id}")
@@ -218,7 +243,7 @@ def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
     try:
         edit = add_to_scope(text, intent_id, glob)
     except SpecEditError as exc:
-        raise UserError(f"intent.addToScope: {exc}") from None
+        raise Refused(f"intent.addToScope: {exc}") from None
     if edit is not None:
         path.write_text(apply_edit(text, edit), encoding="utf-8")
 
@@ -236,16 +261,15 @@ async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     if code not in APPROVABLE:
         raise UserError(
             f"{name}: only {', '.join(repr(c) for c in APPROVABLE_IN_ORDER)} verdicts can be "
-            "approved, "
-            f"not {code!r} (for no-active-intent, select an intent)"
+            f"approved, not {brief(code)} (for no-active-intent, select an intent)"
         )
     doc = ls.documents.get(uri or "")
     if doc is None or doc.folder is None:
-        raise UserError(f"{name}: {uri} is not an open document in a workspace folder")
+        raise Refused(f"{name}: {brief(uri)} is not an open document in a workspace folder")
     if code == OUT_OF_SCOPE:
         _active(doc.folder, name)
     if not doc.governed or doc.rel is None:
-        raise UserError(f"{name}: {doc.rel or uri} is not governed; nothing to approve")
+        raise Refused(f"{name}: {doc.rel or uri} is not governed; nothing to approve")
     return await approve_in(ls, doc, lines, code, key)
 
 
@@ -259,7 +283,7 @@ def _lines(name: str, value: Any) -> tuple[int, int]:
     if not valid or end < start:
         raise UserError(
             f"{name}: the range must look like {{start: {{line, character}}, end: {{line, "
-            f"character}}}}, got {value!r}"
+            f"character}}}}, got {brief(value)}"
         )
     return start, end
 

@@ -1,14 +1,16 @@
 """The server's settings: one typed, defaulted attrs tree under the ``intentLs`` section.
 
 Settings arrive as untyped JSON from two places (``initializationOptions`` at start-up,
-``workspace/configuration`` afterwards). Structuring them through one cattrs converter
-with camelCase names and ``forbid_extra_keys`` means a typo such as ``extraIgnore`` is
-reported to the user instead of silently doing nothing; any error falls back to the
-defaults so a bad setting never stops governance.
+``workspace/configuration`` afterwards). Each key is checked on its own against the tree
+(camelCase names, strict types through one cattrs converter, ranges): a typo such as
+``extraIgnore`` is reported with the nearest valid key instead of silently doing
+nothing, and a bad key keeps its default without costing any other setting, so a bad
+setting never stops governance.
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from typing import Any, Literal
@@ -144,6 +146,8 @@ def _make_converter() -> cattrs.Converter:
 
 
 _CONVERTER = _make_converter()
+for _cls in (Config, Contributor, LedgerOptions, CodeLensOptions, DestructiveOptions):
+    attrs.resolve_types(_cls)
 
 
 def section_of(raw: Any) -> Any:
@@ -162,45 +166,101 @@ def merged(base: Any, override: Any) -> Any:
 
 
 def parse_config(raw: Any) -> tuple[Config, str | None]:
-    """Settings from client JSON, and a user-facing message when they were rejected.
+    """Settings from client JSON, and a user-facing message about what was rejected.
 
     ``raw`` may be the ``intentLs`` object itself or a mapping holding it under
     ``intentLs`` (what editors put in ``initializationOptions``); ``None`` means defaults.
+    A key that is unknown or invalid costs only itself (it keeps its default, and the
+    message names it, with the nearest valid key for a typo); every valid key is kept.
     """
+    config, problems = parse_settings(raw)
+    if not problems:
+        return config, None
+    if config == Config() and not isinstance(section_of(raw), dict):
+        return config, problems[0]
+    return config, f"invalid {SECTION} settings: {'; '.join(problems)}; those keep their defaults"
+
+
+def parse_settings(raw: Any) -> tuple[Config, list[str]]:
     raw = section_of(raw)
     if raw is None:
-        return Config(), None
+        return Config(), []
     if not isinstance(raw, dict):
-        return Config(), f"{SECTION} settings must be an object, got {type(raw).__name__}"
+        return Config(), [f"{SECTION} settings must be an object, got {type(raw).__name__}"]
+    problems: list[str] = []
+    config = _structure(Config, raw, SECTION, problems)
+    _reset_out_of_range(config, problems)
+    return config, problems
+
+
+#: Keys accepted besides the camelCase name: Agent Trace spells the model ``model_id``.
+_ALIASES: dict[type, dict[str, str]] = {Contributor: {"model_id": "modelId"}}
+
+
+def _structure(cls: type, raw: dict[str, Any], path: str, problems: list[str]) -> Any:
+    fields = {_camel(a.name): a for a in attrs.fields(cls)}
+    aliases = _ALIASES.get(cls, {})
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        where = f"{path}.{key}"
+        field = fields.get(aliases.get(key, key)) if isinstance(key, str) else None
+        if field is None:
+            near = difflib.get_close_matches(str(key), [*fields, *aliases], n=1, cutoff=0.6)
+            hint = f" (did you mean {path}.{near[0]}?)" if near else ""
+            problems.append(f"unknown setting {where}{hint}")
+            continue
+        kind = field.type
+        if isinstance(kind, type) and attrs.has(kind):
+            if not isinstance(value, dict):
+                problems.append(f"expected an object, got {type(value).__name__} @ {where}")
+                continue
+            values[field.name] = _structure(kind, value, where, problems)
+        elif field.name == "severity" and isinstance(value, dict):
+            levels = {}
+            for code, level in value.items():
+                parsed = _leaf(level, SeverityOption, f"{where}.{code}", problems)
+                if parsed is not _INVALID:
+                    levels[code] = parsed
+            values[field.name] = levels
+        elif (leaf := _leaf(value, kind, where, problems)) is not _INVALID:
+            values[field.name] = leaf
+    return cls(**values)
+
+
+_INVALID = object()
+
+
+def _leaf(value: Any, kind: Any, where: str, problems: list[str]) -> Any:
     try:
-        config = _CONVERTER.structure(raw, Config)
+        return _CONVERTER.structure(value, kind)
     except Exception as exc:
-        errors = cattrs.transform_error(exc, path=SECTION, format_exception=_why)
-        details = "; ".join(_camel(e) for e in errors)
-        return Config(), f"invalid {SECTION} settings: {details}; using the defaults"
-    problem = _check_ranges(config)
-    if problem:
-        return Config(), f"invalid {SECTION} settings: {problem}; using the defaults"
-    return config, None
+        problems.extend(cattrs.transform_error(exc, path=where, format_exception=_why))
+        return _INVALID
 
 
-def _check_ranges(config: Config) -> str | None:
+def _reset_out_of_range(config: Config, problems: list[str]) -> None:
+    """Puts back the default of each setting whose value is out of range."""
+    defaults = Config()
     if config.poll_interval <= 0:
-        return "pollInterval must be > 0"
+        problems.append("pollInterval must be > 0")
+        config.poll_interval = defaults.poll_interval
     if config.analysis_delay < 0:
-        return "analysisDelay must be >= 0"
+        problems.append("analysisDelay must be >= 0")
+        config.analysis_delay = defaults.analysis_delay
     if config.ledger.map_delay < 0:
-        return "ledger.mapDelay must be >= 0"
+        problems.append("ledger.mapDelay must be >= 0")
+        config.ledger.map_delay = defaults.ledger.map_delay
     if config.destructive.max_deleted_lines < 0:
-        return "destructive.maxDeletedLines must be >= 0"
+        problems.append("destructive.maxDeletedLines must be >= 0")
+        config.destructive.max_deleted_lines = defaults.destructive.max_deleted_lines
     try:
         config.code_lens.format.format(intents="", changes="", count=0, last="")
     except (KeyError, IndexError, ValueError) as exc:
-        return (
+        problems.append(
             f"codeLens.format is not a valid format ({exc!r}); "
             "use {intents}, {changes}, {count}, {last}"
         )
-    return None
+        config.code_lens.format = defaults.code_lens.format
 
 
 def _why(exc: BaseException, _: type | None) -> str:

@@ -22,11 +22,80 @@ logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class UserError(JsonRpcInvalidParams):
-    """A bad request (wrong arguments, refused selection): the message is for the user."""
+#: Characters of a client's value echoed back in an error message or log line: a 10 MB
+#: argument must not come back as a 10 MB error (or 20 MB of log).
+MAX_ECHO = 200
+#: Characters of an error message as a whole.
+MAX_MESSAGE = 1000
+#: LSP's ``RequestFailed``: the request was valid but refused in the current state.
+REQUEST_FAILED = -32803
+
+
+def cut(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def brief(value: Any) -> str:
+    """A client's value as echoed back in a message: its ``repr``, cut short."""
+    return cut(repr(value), MAX_ECHO)
+
+
+class Answered:
+    """An error that is the answer to a request (the client asked for something wrong
+    or refused), not a failure of the server: one log line, never a traceback."""
+
+    message: str
+
+
+class UserError(Answered, JsonRpcInvalidParams):
+    """A bad request (wrong or malformed arguments): InvalidParams, message for the user."""
 
     def __init__(self, message: str, data: Any = None) -> None:
-        super().__init__(message=message, data=data)
+        super().__init__(message=cut(message), data=data)
+
+
+class Refused(Answered, JsonRpcException):
+    """A valid request refused in the current state (selecting a COMPLETED intent, no
+    active intent, nothing to approve): RequestFailed, message for the user."""
+
+    CODE = REQUEST_FAILED
+    MESSAGE = "Request Failed"
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(code=REQUEST_FAILED, message=cut(message), data=data)
+
+
+_UNDESERIALIZABLE = "Unable to deserialize message\n%s"
+
+
+class OneLineAnswers(logging.Filter):
+    """pygls logs every error response with its traceback; for :class:`Answered` errors
+    that becomes one bounded line (the request params are not logged either)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == _UNDESERIALIZABLE and record.args:
+            # A message whose params do not validate (e.g. a negative position): the
+            # last line of pygls' traceback names the field, the rest is noise.
+            details = str(record.args[0]).strip().splitlines()[-1:] or [""]
+            record.msg = "intent-ls: ignored a message with invalid params: %s"
+            record.args = (cut(details[0], MAX_ECHO),)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            return True
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, Answered):
+            record.msg = "intent-ls: request answered with an error: %s"
+            record.args = (exc.message,)
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def install_log_filter() -> None:
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(OneLineAnswers())
 
 
 def request(what: str) -> Callable[[F], F]:
@@ -42,8 +111,10 @@ def request(what: str) -> Callable[[F], F]:
                 except JsonRpcException:
                     raise
                 except Exception as exc:
-                    logger.exception("%s failed", what)
-                    raise JsonRpcInternalError(message=f"intent-ls: {what} failed: {exc}") from None
+                    logger.error("%s failed", what, exc_info=True)
+                    raise JsonRpcInternalError(
+                        message=f"intent-ls: {what} failed: {cut(str(exc))}"
+                    ) from None
 
             return run_async  # type: ignore[return-value]
 
@@ -54,8 +125,10 @@ def request(what: str) -> Callable[[F], F]:
             except JsonRpcException:
                 raise
             except Exception as exc:
-                logger.exception("%s failed", what)
-                raise JsonRpcInternalError(message=f"intent-ls: {what} failed: {exc}") from None
+                logger.error("%s failed", what, exc_info=True)
+                raise JsonRpcInternalError(
+                    message=f"intent-ls: {what} failed: {cut(str(exc))}"
+                ) from None
 
         return run  # type: ignore[return-value]
 

@@ -39,6 +39,7 @@ from pygls.capabilities import get_capability
 from intent_ls.attribution import GATED
 from intent_ls.ledger.index import BlameEntry, DefinitionStats, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
+from intent_ls.ledger.journal import remove_entry
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
@@ -120,6 +121,8 @@ class FolderTrace:
         self.root = root
         self.ledger = Ledger(ledger_path(root))
         self.pending: list[dict[str, Any]] = []
+        #: Journal entries of pending records, by record id: removed once appended.
+        self.journals: dict[str, Path] = {}
         self.index: TraceIndex | None = None
         self.generation = 0
         self._announced = 0
@@ -141,7 +144,10 @@ class FolderTrace:
         try:
             while self.pending:
                 written.append(self.ledger.append(self.pending[0]))
-                self.pending.pop(0)
+                done = self.pending.pop(0)
+                entry = self.journals.pop(str(done.get("id")), None)
+                if entry is not None:
+                    remove_entry(entry)
         except OSError as exc:
             return written, exc
         return written, None
@@ -353,6 +359,22 @@ class Recorder:
             fsync = self.ls.config.ledger.fsync
             result = await self.ls.workers.work(trace_of(folder).append, None, fsync)
             await self.appended(folder, result)
+
+    def replay(self, folder: Folder) -> None:
+        """At start: the records of saves a crashed server journalled but never appended.
+        Queued on the worker now, so they precede the record of any save from here on."""
+        from intent_ls.server.analysis import policy_config
+        from intent_ls.server.saving import replay_saves
+
+        config = self.ls.config
+        future = self.ls.workers.submit(
+            replay_saves, trace_of(folder), folder.scope, policy_config(config), config.ledger.fsync
+        )
+
+        async def announce() -> None:
+            await self.appended(folder, await asyncio.wrap_future(future))
+
+        self.ls.spawn(announce())
 
     # -- derived state --------------------------------------------------------------
 

@@ -25,7 +25,10 @@ On ``didSave`` (the record is about what the editor just wrote, i.e. the buffer)
 from __future__ import annotations
 
 import asyncio
+import logging
+import uuid
 from concurrent.futures import Future
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,16 +36,19 @@ import attrs
 
 from intent_ls import workflow
 from intent_ls.hashing import text_hash
+from intent_ls.ledger.journal import ledger_has, orphans, remove_entry, write_entry
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
     RecordedVerdict,
+    utc_now,
 )
 from intent_ls.policy import (
     DESTRUCTIVE_EDIT,
     ApprovalSet,
     PolicyConfig,
     Verdict,
+    approvals_from_records,
 )
 from intent_ls.scope import ScopeIndex
 from intent_ls.server import stale
@@ -55,6 +61,9 @@ if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
     from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
+
+
+logger = logging.getLogger(__name__)
 
 
 @attrs.frozen
@@ -84,6 +93,66 @@ class SaveJob:
     #: The destructive verdicts of this very text and baseline, if the debounced
     #: analysis already has them (then the job does not judge the change again).
     destructive: tuple[Verdict, ...] | None = None
+    #: The record's id and timestamp, fixed when the save arrived (a replay after a
+    #: crash appends the very record the save would have).
+    record_id: uuid.UUID = attrs.field(factory=uuid.uuid4)
+    saved_at: datetime = attrs.field(factory=utc_now)
+    #: The save's journal entry (:mod:`intent_ls.ledger.journal`), removed once the
+    #: record is on the ledger.
+    journal: Path | None = None
+
+    def to_entry(self) -> dict[str, Any]:
+        """What a replay needs to build this record (see :func:`job_from_entry`)."""
+        return {
+            "id": str(self.record_id),
+            "saved_at": self.saved_at.isoformat(),
+            "rel": self.rel,
+            "old_text": self.old_text,
+            "new_text": self.new_text,
+            "baseline": None if self.baseline == self.old_text else self.baseline,
+            "language": self.language,
+            "intent_id": self.intent_id,
+            "session_id": self.session.id,
+            "contributor": self.contributor.to_json(),
+            "verdicts": [v.to_json() for v in self.verdicts],
+            "approvals": [a.to_json() for a in self.approvals],
+            "scope_allowed": self.scope_allowed,
+        }
+
+
+def job_from_entry(
+    root: Path, entry: dict[str, Any], scope: ScopeIndex, config: PolicyConfig, fsync: bool
+) -> SaveJob:
+    """The job of a save a crashed server journalled but never recorded. Without the
+    live tree both sides are parsed; the destructive analysis runs again."""
+    old = entry["old_text"]
+    recorded = {"metadata": {"intent_ls": {"approvals": entry["approvals"]}}}
+    approvals = approvals_from_records([recorded])
+    contributor = entry.get("contributor") or {}
+    return SaveJob(
+        root=root,
+        rel=entry["rel"],
+        old_text=old,
+        from_record=False,
+        new_text=entry["new_text"],
+        baseline=old if entry.get("baseline") is None else entry["baseline"],
+        language=entry.get("language"),
+        intent_id=entry.get("intent_id"),
+        session=Session(id=entry["session_id"], intent_id=entry.get("intent_id")),
+        scope=scope,
+        config=config,
+        contributor=Contributor(contributor.get("type", "unknown"), contributor.get("model_id")),
+        verdicts=tuple(
+            RecordedVerdict(v["code"], v["message"], dict(v.get("details") or {}))
+            for v in entry["verdicts"]
+        ),
+        approvals=tuple(approvals),
+        known=ApprovalSet(approvals),
+        scope_allowed=bool(entry.get("scope_allowed", True)),
+        fsync=fsync,
+        record_id=uuid.UUID(entry["id"]),
+        saved_at=datetime.fromisoformat(entry["saved_at"]),
+    )
 
 
 @attrs.frozen
@@ -138,11 +207,18 @@ def record_save(
         syntax=syntax,
         old_syntax=old_syntax,
         language=job.language,
+        clock=lambda: job.saved_at,
+        new_id=lambda: job.record_id,
     )
     if tree is not None and now is not None:
         tree.record = now
         if allowed:
             tree.governance = now
+    if job.journal is not None:
+        if record is None:
+            remove_entry(job.journal)
+        else:
+            trace.journals[record["id"]] = job.journal
     if record is None and not trace.pending:
         return SaveResult([], None, allowed)
     written, error = trace.append(record, job.fsync)
@@ -206,6 +282,8 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         fsync=ls.config.ledger.fsync,
         destructive=judged,
     )
+    if old != text:
+        job = attrs.evolve(job, journal=_journal(ls, folder, job))
     batch = tree.take() if tree is not None else None
     future = ls.workers.submit(record_save, trace_of(folder), tree, batch, job)
     ls.evaluate(doc)
@@ -221,6 +299,38 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
             on_disk,
         )
     )
+
+
+def replay_saves(
+    trace: FolderTrace, scope: ScopeIndex, config: PolicyConfig, fsync: bool
+) -> tuple[list[dict[str, Any]], OSError | None]:
+    """Worker thread, at start: appends the records of saves that a server which is gone
+    journalled but never appended (see :mod:`intent_ls.ledger.journal`)."""
+    written: list[dict[str, Any]] = []
+    for claimed, entry in orphans(trace.root):
+        try:
+            job = job_from_entry(trace.root, entry, scope, config, fsync)
+        except (KeyError, TypeError, ValueError) as exc:
+            logger.warning("save journal entry %s is malformed (%r); set aside", claimed, exc)
+            claimed.replace(claimed.with_name(claimed.name + ".broken"))
+            continue
+        if ledger_has(trace.ledger.path, str(job.record_id)):
+            remove_entry(claimed)  # appended just before the crash
+            continue
+        result = record_save(trace, None, None, attrs.evolve(job, journal=claimed))
+        written.extend(result.written)
+        if result.error is not None:
+            return written, result.error
+    return written, None
+
+
+def _journal(ls: IntentLanguageServer, folder: Folder, job: SaveJob) -> Path | None:
+    """Journals the save before its job is queued: from here on a crash cannot lose it."""
+    try:
+        return write_entry(folder.root, str(job.record_id), job.to_entry())
+    except OSError as exc:  # the record is still made; only crash-safety is lost
+        ls.log(f"intent-ls: {job.rel}: could not journal the save ({exc})")
+        return None
 
 
 async def _finish(

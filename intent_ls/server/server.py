@@ -10,24 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Coroutine
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
-from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
-from intent_ls.server import append_only, diagnostics, status
+from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.positions import FastCodec
+from intent_ls.server.protocol import IntentProtocol
 from intent_ls.server.stale import DiskTracker, path_of
-from intent_ls.server.trees import LiveTree, encoding_of
+from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
@@ -37,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("intent-ls", __version__)
+        super().__init__("intent-ls", __version__, protocol_cls=IntentProtocol)
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
@@ -53,6 +56,11 @@ class IntentLanguageServer(LanguageServer):
         #: File URIs a willDelete/willRename request already judged (didDelete/didRename
         #: then only update state).
         self.operations_seen: set[str] = set()
+        #: When this server started: files written since are newer than any buffer an
+        #: editor restored at start-up (see :meth:`DiskTracker.open`).
+        self.started_ns = time.time_ns()
+        self.config_problems_shown: set[str] = set()
+        self._codec: FastCodec | None = None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -86,20 +94,31 @@ class IntentLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls' last-resort hook (malformed messages and the like): one readable line."""
+        if isinstance(error, guard.Answered):
+            return  # an error response the client asked for, already logged in one line
+        if isinstance(error, JsonRpcInvalidParams):  # a malformed notification: dropped
+            logger.warning("ignored a message with invalid params: %s", guard.cut(str(error)))
+            return
         logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
         if getattr(source, "__name__", "") == "FeatureRequestError":
             return
         self.show(f"intent-ls: internal error: {error}", types.MessageType.Error)
 
     @property
-    def codec(self) -> PositionCodec:
-        return self.workspace.position_codec
+    def codec(self) -> FastCodec:
+        """The negotiated position encoding, converted at C speed."""
+        encoding = self.workspace.position_encoding
+        if self._codec is None or self._codec.encoding != encoding:
+            self._codec = FastCodec(encoding)
+        return self._codec
 
     # -- configuration ----------------------------------------------------------------
 
     def apply_config(self, config: Config, problem: str | None) -> None:
-        if problem:
-            self.show(f"intent-ls: {problem}", types.MessageType.Error)
+        if problem and problem not in self.config_problems_shown:
+            # Settings arrive twice at start-up and again on every change: say it once.
+            self.config_problems_shown.add(problem)
+            self.show(f"intent-ls: {problem}", types.MessageType.Warning)
         changed = config != self.config
         self.config = config
         if changed:
@@ -113,6 +132,8 @@ class IntentLanguageServer(LanguageServer):
         folder = self.folders.add(uri, self.config)
         if folder is not None and folder.restore_problem:
             self.show(f"intent-ls ({folder.name}): {folder.restore_problem}")
+        if folder is not None and folder.governed:
+            self.recorder.replay(folder)
         return folder
 
     def folder_for_uri(self, uri: str) -> Folder | None:
@@ -132,10 +153,12 @@ class IntentLanguageServer(LanguageServer):
         if dropped:
             self.show(f"intent-ls ({folder.name}): {dropped}", types.MessageType.Warning)
         self.publish_spec(folder)
+        blocked = False
         for doc in list(self.documents.values()):
             if doc.folder is folder:
                 doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
-                self.evaluate(doc)
+                blocked = self.evaluate(doc) or blocked
+        folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
 
@@ -176,15 +199,14 @@ class IntentLanguageServer(LanguageServer):
         disk_path = path_of(doc.uri)
         if disk_path is not None:
             doc.disk = DiskTracker(disk_path)
-            on_disk = doc.disk.open()
+            doc.record_text = doc.disk.open(text, self.started_ns)
+            if doc.disk.changed:
+                stale.disk_changed_at_open(self, doc)
         else:
-            on_disk = None
-        # The last record's content is what is on disk (a restored unsaved buffer
-        # differs from it); a file not yet on disk starts from nothing.
-        doc.record_text = on_disk if on_disk is not None else ""
+            doc.record_text = ""
         if doc.language in GRAMMARS and not doc.untracked:
-            encoding = encoding_of(str(self.workspace.position_encoding or "utf-16"))
-            doc.tree = LiveTree(doc.language, text, encoding)  # type: ignore[arg-type]
+            # Changes reach the tree already converted to code points (utf-32 columns).
+            doc.tree = LiveTree(doc.language, text, "utf-32")
         self.analyzer.schedule(doc, delay=0)
 
     def forget(self, doc: TrackedDocument) -> None:
@@ -206,14 +228,15 @@ class IntentLanguageServer(LanguageServer):
     def is_spec(self, doc: TrackedDocument) -> bool:
         return doc.folder is not None and doc.uri == doc.folder.spec_uri
 
-    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> None:
-        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state."""
+    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> bool:
+        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state.
+        True when a blocking verdict was published (what typing would turn into BLOCKED)."""
         folder = doc.folder
         if folder is None:
-            return
+            return False
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
-            return
+            return False
         if is_ledger(doc):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -222,7 +245,7 @@ class IntentLanguageServer(LanguageServer):
                     version=doc.version,
                 )
             )
-            return
+            return False
         verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
         found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
         published = found + self.analyzer.visible(doc.extra, found) if doc.governed else found
@@ -234,6 +257,7 @@ class IntentLanguageServer(LanguageServer):
             folder.session.authorize(verdicts if found else ())
             if folder.session.state is not before:
                 self.send_status(folder)
+        return bool(found) and any(v.blocking for v in verdicts)
 
     def allowed(self, doc: TrackedDocument) -> bool:
         """True when the session may mutate ``doc`` now (no blocking verdict)."""

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
 
+#: How far a file system's coarse clock may lag ``time.time_ns()`` (mtime comparisons).
+CLOCK_SLACK_NS = 1_000_000_000
 KEEP_TITLE = "Keep my version"
 RELOAD_TITLE = "Reload from disk"
 RESTORE_TITLE = "Restore the disk version"
@@ -79,13 +81,34 @@ class DiskTracker:
         #: The buffer changed while the disk differed from the baseline (a reload?).
         self.reload_pending = False
         self.save_context: SaveContext | None = None
+        #: The disk already differed from the opened text when didOpen was handled: an
+        #: unrecorded content there may be this editor's own save seen early.
+        self.differed_at_open = False
 
-    def open(self) -> str | None:
-        """Reads the disk at open; returns its text (None if the file does not exist)."""
-        text = read_text(self.path)
+    def open(self, opened: str, session_start_ns: int) -> str:
+        """Fixes the baseline at didOpen and returns the old side of the first record.
+
+        The baseline is the text the editor opened, not whatever the disk holds by the
+        time the server reads it: a write landing in between (this editor's own quick
+        save, or another writer's) must be judged, not silently absorbed. Only a disk
+        file last written before this server started is taken as the baseline when it
+        differs from the opened text: the editor restored an unsaved buffer over it.
+        """
+        # Stamp first: a write landing between the two is then seen by the next look.
         self.stamp = stamp_of(self.path)
-        self.baseline_hash = self.current_hash = text_hash(text) if text is not None else None
-        return text
+        text = read_text(self.path)
+        self.current_hash = text_hash(text) if text is not None else None
+        opened_hash = text_hash(opened)
+        written_since_start = (
+            self.stamp is not None and self.stamp[0] >= session_start_ns - CLOCK_SLACK_NS
+        )
+        if text is None or self.current_hash == opened_hash or not written_since_start:
+            self.baseline_hash = self.current_hash
+            return text if text is not None else ""
+        self.baseline_hash = opened_hash
+        self.current_text = text
+        self.differed_at_open = True
+        return opened
 
     @property
     def changed(self) -> bool:
@@ -121,6 +144,7 @@ class DiskTracker:
         return True
 
     def saved(self, text: str) -> None:
+        self.differed_at_open = False
         self.baseline_hash = self.current_hash = text_hash(text)
         self.current_text = None
         self.changed_by = None
@@ -130,6 +154,7 @@ class DiskTracker:
         self.reload_pending = False
 
     def reloaded(self) -> None:
+        self.differed_at_open = False
         self.baseline_hash = self.current_hash
         self.current_text = None
         self.changed_by = None
@@ -150,6 +175,14 @@ def disk_changed(ls: IntentLanguageServer, doc: TrackedDocument, force: bool = F
     if disk is None or not disk.look(force):
         return
     ls.spawn(_learn_changer(ls, doc, disk))
+
+
+def disk_changed_at_open(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+    """The disk already differed from the opened text: learn who wrote it, as for a
+    change noticed later."""
+    disk = tracker(doc)
+    if disk is not None:
+        ls.spawn(_learn_changer(ls, doc, disk))
 
 
 async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: DiskTracker) -> None:
@@ -186,9 +219,14 @@ def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: 
     text = ls.workspace.get_text_document(doc.uri).source
     if text_hash(text) != disk.current_hash:
         return False
+    # Content that was on disk before the server read the open and that nobody recorded
+    # is most likely this editor's own save landing before its didSave: that save must
+    # still be recorded against the opened text.
+    own_early_write = disk.differed_at_open and disk.changed_by is None
     disk.reloaded()
     doc.rebase()
-    doc.record_text = text  # another writer's content, recorded by them (or not at all)
+    if not own_early_write:
+        doc.record_text = text  # another writer's content, recorded by them (or not at all)
     ls.evaluate(doc)
     return True
 
@@ -234,10 +272,18 @@ def save_context(
     if disk is None or doc.rel is None:
         return None
     context, disk.save_context = disk.save_context, None
-    if context is None and disk.changed:
+    if context is None and disk.changed and not _own_write_in_progress(disk, text):
         state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
         context = SaveContext(disk.current_text, check_save(doc.rel, state, text, approvals), state)
     return context
+
+
+def _own_write_in_progress(disk: DiskTracker, text: str) -> bool:
+    """Without willSave, the last disk content seen may be this very save caught mid-way
+    (editors truncate, then write): a proper prefix of the saved text is taken as that,
+    not as another writer's content the save overwrote."""
+    seen = disk.current_text
+    return seen is not None and len(seen) < len(text) and text.startswith(seen)
 
 
 def stale_of(context: SaveContext | None, changer: Changer | None) -> Verdict | None:

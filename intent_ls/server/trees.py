@@ -3,8 +3,9 @@
 Every ``didChange`` is queued here as it arrives (a list append on the event loop). The
 queue is flushed into the :class:`~intent_ls.syntax.document.DocumentSyntax` on the
 worker thread when a tree is needed (the debounced analysis, a save, hover, code lens):
-each change becomes a ``tree.edit`` converted from the negotiated position encoding, and
-the whole burst costs one incremental reparse. A full-document change replaces the text.
+each change becomes a ``tree.edit`` (the server's trees get changes already converted to
+code-point columns, ``utf-32``), and the whole burst costs one incremental reparse. A
+full-document change replaces the text.
 
 Besides the live tree, two snapshots (``DocumentSyntax.copy()``, which shares the tree)
 are kept with the exact text they belong to: ``record``, the content at the last trace
@@ -42,10 +43,6 @@ class Batch:
 class Snapshot:
     text: str
     syntax: DocumentSyntax | None
-
-
-def encoding_of(kind: str) -> Encoding:
-    return "utf-8" if kind == "utf-8" else "utf-32" if kind == "utf-32" else "utf-16"
 
 
 class LiveTree:

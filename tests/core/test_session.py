@@ -89,3 +89,23 @@ def test_revalidate_drops_a_selection_the_spec_no_longer_allows() -> None:
     assert session.revalidate(Spec())
     assert session.intent_id is None
     assert session.state is TurnState.AWAITING_INTENT_SELECTION
+
+
+def test_settle_follows_what_the_open_documents_show() -> None:
+    session = Session()
+    session.settle(True)  # no intent: nothing to block, the state says so already
+    assert session.state is TurnState.AWAITING_INTENT_SELECTION
+    session.select(SPEC, "A")
+    session.settle(False)
+    assert session.state is TurnState.CONTEXT_LOADED
+    session.settle(True)
+    assert session.state is TurnState.BLOCKED and not session.can_mutate
+    session.settle(True)
+    assert session.state is TurnState.BLOCKED
+    session.settle(False)
+    assert session.state is TurnState.CONTEXT_LOADED
+    assert session.authorize([])
+    session.settle(False)  # an allowed turn stays allowed
+    assert session.state is TurnState.ACTION_ALLOWED
+    session.settle(True)
+    assert session.state is TurnState.BLOCKED

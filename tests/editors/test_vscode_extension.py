@@ -16,7 +16,7 @@ from editor_harness import EDITORS
 from intent_ls.server.config import Config, Contributor, SeverityOption, _camel
 
 VSCODE = EDITORS / "vscode"
-CLIENT_ONLY = {"serverCommand", "trace.server"}
+CLIENT_ONLY = {"serverCommand", "startEverywhere", "trace.server"}
 
 
 def _contributed() -> dict[str, dict]:
@@ -61,3 +61,27 @@ def test_manifest_attaches_to_every_file_and_names_the_palette_commands() -> Non
         assert f"registerCommand('{command['command']}'" in source, command
     assert package["engines"]["vscode"] == "^1.91.0"
     assert package["dependencies"]["vscode-languageclient"].startswith("11.")
+
+
+def test_manifest_is_releasable_and_starts_only_where_governed() -> None:
+    package = json.loads((VSCODE / "package.json").read_text())
+    assert package["publisher"] == "intent-ls"
+    assert "private" not in package
+    # No public URL exists yet: no repository field rather than a made-up one.
+    assert "example.invalid" not in json.dumps(package)
+    assert package["activationEvents"][0] == "workspaceContains:.orchestration/active_intents.yaml"
+    icon = VSCODE / package["icon"]
+    assert icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in ("README.md", "CHANGELOG.md"):
+        assert (VSCODE / name).is_file()
+    [validation] = package["contributes"]["yamlValidation"]
+    assert validation == {
+        "fileMatch": "**/.orchestration/active_intents.yaml",
+        "url": "./schemas/active_intents.schema.json",
+    }
+    assert (
+        "node scripts/schema.mjs"
+        in package["scripts"]["vscode:prepublish"] + package["scripts"]["schema"]
+    )
+    [view] = package["contributes"]["views"]["explorer"]
+    assert (view["id"], view["name"]) == ("intentLs.intents", "Intents")

@@ -11,6 +11,7 @@ from pygls.workspace.text_document import TextDocument
 
 from intent_ls.server.config import Config, Contributor, SeverityOption, merged, parse_config
 from intent_ls.server.documents import Region, TrackedDocument
+from intent_ls.server.positions import FastCodec
 
 
 def test_defaults() -> None:
@@ -170,6 +171,36 @@ _edit = st.tuples(
 )
 
 
+def units(text: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
+
+
+def reference_change(
+    text: str, start: tuple[int, int], end: tuple[int, int], new: str, encoding: str
+) -> str:
+    """LSP's rules, character by character: a character past a line's end is its end
+    (before the line break), a line past the document's end is the document's end, a
+    character split by the units counts as passed."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(line: int, character: int) -> int:
+        if line >= len(lines):
+            return len(text)
+        body = lines[line].rstrip("\r\n")
+        column = next(
+            (k for k in range(len(body) + 1) if units(body[:k], encoding) >= character),
+            len(body),
+        )
+        return sum(len(x) for x in lines[:line]) + column
+
+    a, b = sorted([offset(*start), offset(*end)])
+    return text[:a] + new + text[b:]
+
+
 @given(
     _text,
     st.lists(
@@ -180,22 +211,42 @@ _edit = st.tuples(
     ),
     st.sampled_from(["utf-8", "utf-16", "utf-32"]),
 )
-def test_spliced_lines_match_the_editor_text(
+def test_spliced_lines_match_the_lsp_rules(
     start: str, edits: list[tuple[int, int, int, int, str]], encoding: str
 ) -> None:
-    """Incremental changes spliced into our line list give exactly pygls' text."""
-    codec = PositionCodec(encoding)
-    editor = TextDocument("file:///x.py", start, position_codec=codec)
+    """Incremental changes spliced into our line list give the text LSP's rules give,
+    with each range converted once (what the syntax tree is then fed)."""
+    codec = FastCodec(encoding)
+    expected = start
     d = doc(start)
     for l1, c1, l2, c2, new in edits:
         a, b = sorted([(l1, c1), (l2, c2)])
         change = types.TextDocumentContentChangePartial(
             range=types.Range(start=types.Position(*a), end=types.Position(*b)), text=new
         )
-        editor.apply_change(change)
-        d.apply([change], codec, lambda: editor.source)
-        assert d.lines == editor.source.splitlines(keepends=True)
+        before = expected
+        expected = reference_change(expected, a, b, new, encoding)
+        text, [converted] = d.follow([change], codec, lambda before=before: before)
+        assert text == expected
+        assert d.lines == expected.splitlines(keepends=True)
+        assert isinstance(converted, types.TextDocumentContentChangePartial)
+        assert reference_change(before, *_points(converted.range), new, "utf-32") == expected
     assert (d.regions() == []) == (d.lines == start.splitlines(keepends=True))
+
+
+def _points(rng: types.Range) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)
+
+
+def test_a_million_character_line_converts_at_c_speed() -> None:
+    line = ("é" + "a" * 98 + "😀") * 10_000
+    for encoding in ("utf-8", "utf-16", "utf-32"):
+        codec = FastCodec(encoding)
+        total = units(line, encoding)
+        assert codec.client_num_units(line) == total
+        assert codec.column(line + "\n", total + 5) == len(line)
+        middle = units(line[:500_000], encoding)
+        assert codec.column(line, middle) == 500_000
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])

@@ -1,8 +1,10 @@
 // A thin VS Code client for the intent-ls language server (`intent-ls serve`, stdio).
 //
-// Everything that governs edits lives in the server: this extension starts it for every
-// file type, forwards the `intentLs` settings, shows the `intent/status` notification in
-// the status bar and adds palette commands around the server's `intent.*` commands.
+// Everything that governs edits lives in the server: this extension starts it where a
+// workspace folder holds .orchestration/active_intents.yaml (or everywhere, when the user
+// opts in), forwards the `intentLs` settings, shows the `intent/status` notification in the
+// status bar, the ledger's intents → files → AST nodes in the "Intents" view, and adds
+// palette commands around the server's `intent.*` commands.
 import * as child_process from 'node:child_process';
 import * as vscode from 'vscode';
 import {
@@ -12,6 +14,10 @@ import {
   type ServerOptions,
   State,
 } from 'vscode-languageclient/node';
+import { discoverServer } from './discovery';
+import { IntentsView, revealNode } from './intentsView';
+import { createTraceChannel, pipeStderr } from './logs';
+import { type IntentStatus, StatusView } from './status';
 
 const SECTION = 'intentLs';
 /** Settings the server understands; it rejects unknown keys, so client-only ones are dropped. */
@@ -25,19 +31,7 @@ const SERVER_KEYS = [
   'destructive',
   'analysisDelay',
 ] as const;
-const FALLBACK_COMMAND = ['python3', '-m', 'intent_ls'];
-
-/** The `intent/status` payload (see docs/server.md). */
-interface IntentStatus {
-  folder: string;
-  governed: boolean;
-  state: string;
-  sessionId?: string;
-  intent: { id: string; name: string; status: string } | null;
-  spec?: { valid: boolean; stale: boolean; errors: number; warnings: number; intents: number };
-  approvals?: number;
-  message: string;
-}
+const SPEC_GLOB = '**/.orchestration/active_intents.yaml';
 
 interface ListedIntent {
   id: string;
@@ -50,39 +44,48 @@ interface ListedIntent {
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
-let statusItem: vscode.StatusBarItem;
-const statuses = new Map<string, IntentStatus>();
-let lastStatusFolder: string | undefined;
+let traceOutput: vscode.LogOutputChannel & vscode.Disposable;
+let status: StatusView | undefined;
+let intentsView: IntentsView;
+let extensionContext: vscode.ExtensionContext;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionContext = context;
   output = vscode.window.createOutputChannel('intent-ls', { log: true });
-  statusItem = vscode.window.createStatusBarItem('intentLs.status', vscode.StatusBarAlignment.Left, 100);
-  statusItem.name = 'intent-ls';
-  statusItem.command = 'intentLs.selectIntent';
-  statusItem.text = '$(sync~spin) intent-ls';
-  statusItem.tooltip = 'intent-ls is starting';
-  statusItem.show();
+  traceOutput = createTraceChannel('intent-ls LSP trace', SECTION);
+  intentsView = new IntentsView((line) => output.warn(line));
+  const specWatcher = vscode.workspace.createFileSystemWatcher(SPEC_GLOB, false, true, true);
 
   context.subscriptions.push(
     output,
-    statusItem,
+    traceOutput,
+    intentsView,
+    specWatcher,
+    vscode.window.registerTreeDataProvider('intentLs.intents', intentsView),
     vscode.commands.registerCommand('intentLs.selectIntent', selectIntent),
     vscode.commands.registerCommand('intentLs.clearIntent', clearIntent),
     vscode.commands.registerCommand('intentLs.showContext', showContext),
     vscode.commands.registerCommand('intentLs.recordLesson', recordLesson),
     vscode.commands.registerCommand('intentLs.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('intentLs.refreshIntents', () => intentsView.refresh()),
+    vscode.commands.registerCommand('intentLs.revealNode', revealNode),
     vscode.commands.registerCommand('intentLs.restartServer', async () => {
       await stopClient();
-      await startClient(context);
+      await startClient(true);
     }),
-    vscode.window.onDidChangeActiveTextEditor(() => renderStatus()),
+    vscode.window.onDidChangeActiveTextEditor(() => status?.render()),
+    // A folder that becomes governed (`intent-ls init`, a checkout) starts the server.
+    specWatcher.onDidCreate(() => void startClient(false)),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void startClient(false)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
         return;
       }
       if (event.affectsConfiguration(`${SECTION}.serverCommand`)) {
         await stopClient();
-        await startClient(context);
+        await startClient(false);
+      } else if (event.affectsConfiguration(`${SECTION}.startEverywhere`)) {
+        await startClient(false);
       } else if (client?.isRunning()) {
         // Push mode: the server applies `{intentLs: {...}}` directly.
         await client.sendNotification('workspace/didChangeConfiguration', {
@@ -91,67 +94,65 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await startClient(context);
+  await startClient(false);
 }
 
 export async function deactivate(): Promise<void> {
   await stopClient();
 }
 
+// -- where to start ----------------------------------------------------------------------
+
+async function governedFolders(): Promise<vscode.WorkspaceFolder[]> {
+  const found: vscode.WorkspaceFolder[] = [];
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    const spec = vscode.Uri.joinPath(folder.uri, '.orchestration', 'active_intents.yaml');
+    try {
+      await vscode.workspace.fs.stat(spec);
+      found.push(folder);
+    } catch {
+      // Not governed: nothing to do in this folder.
+    }
+  }
+  return found;
+}
+
+/** True when the server should run in this window: a governed folder, or the opt-in. */
+async function wanted(): Promise<boolean> {
+  if (vscode.workspace.getConfiguration(SECTION).get<boolean>('startEverywhere', false)) {
+    return true;
+  }
+  return (await governedFolders()).length > 0;
+}
+
 // -- server process ----------------------------------------------------------------------
 
-function configuredCommand(): string[] {
-  const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>('serverCommand');
-  if (typeof raw === 'string' && raw.trim()) {
-    return [raw.trim()];
-  }
-  if (Array.isArray(raw) && raw.length > 0 && raw.every((s) => typeof s === 'string' && s)) {
-    return raw as string[];
-  }
-  return ['intent-ls'];
-}
-
-/** Spawns `cmd... serve`; resolves once the process started, rejects when it could not. */
-function spawnServer(cmd: string[], cwd: string | undefined): Promise<child_process.ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const proc = child_process.spawn(cmd[0], [...cmd.slice(1), 'serve'], {
-      cwd,
-      env: process.env,
-      stdio: 'pipe',
-    });
-    proc.once('spawn', () => resolve(proc));
-    proc.once('error', reject);
-    proc.stderr?.on('data', (chunk: Buffer) => output.append(chunk.toString()));
-  });
-}
-
-function serverOptions(): ServerOptions {
+/** Spawns `command... serve` in the governed folder; resolves once the process runs. */
+function serverOptions(command: string[], cwd: string | undefined): ServerOptions {
   return async () => {
-    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const cmd = configuredCommand();
-    try {
-      return await spawnServer(cmd, cwd);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      output.appendLine(
-        `intent-ls: cannot start ${cmd.join(' ')} (${reason}); trying ${FALLBACK_COMMAND.join(' ')}`,
-      );
-      try {
-        return await spawnServer(FALLBACK_COMMAND, cwd);
-      } catch (fallbackError) {
-        const message =
-          `intent-ls: cannot start the server with "${cmd.join(' ')} serve" (${reason}) nor ` +
-          `"${FALLBACK_COMMAND.join(' ')} serve". Install intent-ls (pip install intent-ls) or ` +
-          `set "intentLs.serverCommand".`;
-        void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
-          if (choice) {
-            void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.serverCommand`);
-          }
-        });
-        throw fallbackError;
-      }
-    }
+    const [program, ...args] = command;
+    const proc = child_process.spawn(program, [...args, 'serve'], { cwd, env: process.env, stdio: 'pipe' });
+    await new Promise<void>((resolve, reject) => {
+      proc.once('spawn', resolve);
+      proc.once('error', reject);
+    });
+    return proc;
   };
+}
+
+function notifyNoServer(failures: string[]): void {
+  const message =
+    'intent-ls: the language server was not found. Install it in the Python environment you ' +
+    'use (`pip install intent-ls`) and select that interpreter, or set "intentLs.serverCommand"; ' +
+    'then run "intent-ls: Restart server". ' +
+    `Tried: ${failures.join('; ')}.`;
+  void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
+    if (choice === 'Open Settings') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.serverCommand`);
+    } else if (choice === 'Show Output') {
+      output.show(true);
+    }
+  });
 }
 
 /** The `intentLs` settings the server understands, for a scope (a folder URI) or globally. */
@@ -173,7 +174,8 @@ function clientOptions(): LanguageClientOptions {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     initializationOptions: { [SECTION]: serverSettings(undefined) },
     outputChannel: output,
-    traceOutputChannel: output,
+    traceOutputChannel: traceOutput,
+    stdioOptions: { stdout: () => undefined, stderr: pipeStderr },
     middleware: {
       workspace: {
         // VS Code would answer with the whole section, client-only keys included.
@@ -197,119 +199,85 @@ function clientOptions(): LanguageClientOptions {
   };
 }
 
-async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const next = new LanguageClient('intentLs', 'intent-ls', serverOptions(), clientOptions());
+let starting: Promise<void> | undefined;
+/** `intentLs.serverCommand` (as JSON) when discovery last found nothing. */
+let failedWith: string | undefined;
+
+/** Starts the server when this window needs it (`force`: the user asked) and it is not
+ * running yet; concurrent triggers share one start. */
+function startClient(force: boolean): Promise<void> {
+  starting ??= launch(force).finally(() => {
+    starting = undefined;
+  });
+  return starting;
+}
+
+async function launch(force: boolean): Promise<void> {
+  if (client || !(force || (await wanted()))) {
+    return;
+  }
+  const folder = (await governedFolders())[0] ?? vscode.workspace.workspaceFolders?.[0];
+  const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+  const setting = JSON.stringify(config.get('serverCommand') ?? null);
+  if (!force && failedWith === setting) {
+    return; // the user was told once; a new setting or "Restart server" tries again
+  }
+  if (!status) {
+    status = new StatusView();
+    extensionContext.subscriptions.push(status);
+  }
+  status.starting();
+  // Discovery before the client exists: when nothing works the user gets one notification
+  // (ours, with the fix), not a second one from vscode-languageclient.
+  const { found, failures } = await discoverServer(config, folder?.uri, (line) => output.info(line));
+  if (!found) {
+    failedWith = setting;
+    notifyNoServer(failures);
+    status.stopped();
+    return;
+  }
+  failedWith = undefined;
+  const next = new LanguageClient(
+    'intentLs',
+    'intent-ls',
+    serverOptions(found.command, folder?.uri.fsPath),
+    clientOptions(),
+  );
   client = next;
-  context.subscriptions.push(
-    next.onNotification('intent/status', (status: IntentStatus) => {
-      statuses.set(status.folder, status);
-      lastStatusFolder = status.folder;
-      renderStatus();
+  extensionContext.subscriptions.push(
+    next.onNotification('intent/status', (payload: IntentStatus) => {
+      status?.update(payload);
+      intentsView.statusChanged(payload.folder, payload.intent?.id ?? null);
     }),
+    next.onNotification('intent/recorded', () => intentsView.refresh()),
     next.onDidChangeState((event) => {
-      if (event.newState === State.Stopped) {
-        statuses.clear();
-        statusItem.text = '$(error) intent-ls';
-        statusItem.tooltip = 'intent-ls server stopped — click to see its output';
-        statusItem.command = 'intentLs.showOutput';
-        statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+      if (event.newState === State.Stopped && client === next) {
+        status?.stopped();
+        intentsView.setClient(undefined);
+        void vscode.commands.executeCommand('setContext', 'intentLs.running', false);
       }
     }),
   );
   try {
     await next.start();
-    statusItem.command = 'intentLs.selectIntent';
-    if (statuses.size === 0) {
-      statusItem.text = '$(shield) intent-ls';
-      statusItem.tooltip = 'intent-ls: no governed workspace folder';
-      statusItem.backgroundColor = undefined;
-    }
+    await vscode.commands.executeCommand('setContext', 'intentLs.running', true);
+    intentsView.setClient(next);
   } catch (error) {
-    output.appendLine(`intent-ls: the server failed to start: ${String(error)}`);
+    output.error(`intent-ls: the server failed to start: ${String(error)}`);
+    status?.stopped();
   }
 }
 
 async function stopClient(): Promise<void> {
   const current = client;
   client = undefined;
+  intentsView?.setClient(undefined);
   if (current) {
     try {
       await current.stop(2000);
     } catch {
       // Already dead: nothing to stop.
     }
-  }
-}
-
-// -- status bar --------------------------------------------------------------------------
-
-/** The status of the active editor's folder, else of the folder reported last. */
-function currentStatus(): IntentStatus | undefined {
-  const uri = vscode.window.activeTextEditor?.document.uri;
-  if (uri && uri.scheme === 'file') {
-    const text = uri.toString();
-    let best: IntentStatus | undefined;
-    for (const status of statuses.values()) {
-      const prefix = status.folder.endsWith('/') ? status.folder : `${status.folder}/`;
-      if (text.startsWith(prefix) && (!best || status.folder.length > best.folder.length)) {
-        best = status;
-      }
-    }
-    if (best) {
-      return best;
-    }
-  }
-  return lastStatusFolder ? statuses.get(lastStatusFolder) : undefined;
-}
-
-function renderStatus(): void {
-  const status = currentStatus();
-  if (!status) {
-    return;
-  }
-  statusItem.command = 'intentLs.selectIntent';
-  const state = humanState(status.state);
-  if (!status.governed) {
-    statusItem.text = '$(shield) intent-ls: not governed';
-    statusItem.backgroundColor = undefined;
-  } else if (status.intent) {
-    statusItem.text = `$(shield) ${status.intent.id} · ${state}`;
-    statusItem.backgroundColor =
-      status.state === 'BLOCKED' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-  } else {
-    statusItem.text = `$(shield) no intent · ${state}`;
-    statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  }
-  const lines = [status.message, `State: ${status.state}`];
-  if (status.intent) {
-    lines.push(`Intent: ${status.intent.id} ${status.intent.name} (${status.intent.status})`);
-  }
-  if (status.spec) {
-    lines.push(
-      `Spec: ${status.spec.intents} intents, ${status.spec.errors} errors, ${status.spec.warnings} warnings` +
-        (status.spec.stale ? ' (stale)' : ''),
-    );
-  }
-  if (status.approvals) {
-    lines.push(`Approvals: ${status.approvals}`);
-  }
-  lines.push('', 'Click to select the active intent');
-  statusItem.tooltip = lines.join('\n');
-  statusItem.show();
-}
-
-function humanState(state: string): string {
-  switch (state) {
-    case 'AWAITING_INTENT_SELECTION':
-      return 'awaiting selection';
-    case 'CONTEXT_LOADED':
-      return 'context loaded';
-    case 'ACTION_ALLOWED':
-      return 'allowed';
-    case 'BLOCKED':
-      return 'blocked';
-    default:
-      return state.toLowerCase();
   }
 }
 
@@ -334,7 +302,10 @@ async function folderHint(): Promise<string | undefined> {
 
 async function execute<T>(command: string, args: unknown[]): Promise<T | undefined> {
   if (!client?.isRunning()) {
-    void vscode.window.showErrorMessage('intent-ls: the server is not running');
+    void vscode.window.showErrorMessage(
+      'intent-ls: the server is not running (it starts in folders with .orchestration/active_intents.yaml, ' +
+        'or everywhere with "intentLs.startEverywhere"; see "intent-ls: Show server output")',
+    );
     return undefined;
   }
   try {
