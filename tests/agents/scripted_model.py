@@ -244,7 +244,30 @@ class ScriptedCodex(ScriptedModel):
     """The OpenAI Responses API side for Codex CLI: a request offering ``apply_patch`` is
     the main loop. A scripted turn is a ``custom_tool_call`` (``apply_patch``: the patch
     is the ``input``), a ``function_call`` (JSON ``arguments``; MCP tools carry their
-    ``namespace``), or a final message."""
+    ``namespace``), or a final message.
+
+    Codex defers MCP tools behind ``tool_search``, and its MCP servers start in the
+    background: before a scripted MCP call the model searches until the search result
+    lists the call's namespace (the server is up), as a real model would search again."""
+
+    MAX_SEARCHES = 200
+
+    def __init__(self, turns: list[dict[str, Any] | str]) -> None:
+        super().__init__(turns)
+        self.searches = 0
+
+    def next_turn(self, body: dict[str, Any]) -> dict[str, Any] | str:
+        with self.lock:
+            upcoming = self.turns[0] if self.turns else None
+            namespace = upcoming.get("namespace") if isinstance(upcoming, dict) else None
+            if namespace and not _discovered(body, namespace):
+                self.main_requests.append(body)
+                self.searches += 1
+                if self.searches > self.MAX_SEARCHES:
+                    raise RuntimeError(f"{namespace} never appeared in tool_search")
+                query = {"query": str(upcoming["name"]) if upcoming else ""}
+                return {"id": f"search_{self.searches}", "name": "tool_search", "input": query}
+        return super().next_turn(body)
 
     def tool_results(self) -> list[dict[str, Any]]:
         if not self.main_requests:
@@ -254,6 +277,15 @@ class ScriptedCodex(ScriptedModel):
             for item in self.main_requests[-1].get("input", [])
             if isinstance(item, dict) and str(item.get("type", "")).endswith("_output")
         ]
+
+
+def _discovered(body: dict[str, Any], namespace: str) -> bool:
+    return any(
+        isinstance(item, dict)
+        and item.get("type") == "tool_search_output"
+        and any(t.get("name") == namespace for t in item.get("tools") or ())
+        for item in body.get("input") or ()
+    )
 
 
 def codex_item(turn: dict[str, Any] | str) -> dict[str, Any]:

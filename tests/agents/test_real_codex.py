@@ -59,8 +59,7 @@ def test_codex_cli_is_governed_end_to_end(governed: Path, tmp_path: Path) -> Non
     model = ScriptedCodex(
         [
             {"id": "call_01", "name": "apply_patch", "input": add},
-            # MCP tools are deferred in Codex: discovered with tool_search first.
-            {"id": "call_00", "name": "tool_search", "input": {"query": "select_active_intent"}},
+            # Codex defers MCP tools: the scripted model searches for them first.
             {
                 "id": "call_02",
                 "name": "select_active_intent",
