@@ -8,12 +8,15 @@ intent's section so hand-written prose elsewhere in the file is left alone.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from pathlib import Path
 
+from intent_ls.safe_io import read_sidecar, write_atomic
+
 BRAIN_RELPATH = ".orchestration/CLAUDE.md"
 _HEADER = "# Shared brain\n\nLessons learned while working on each intent, recorded by intent-ls.\n"
+#: A brain is hand-read Markdown; far beyond this it is not one (and is not read whole).
+MAX_BRAIN_BYTES = 4 * 1024 * 1024
 _BULLET = re.compile(r"^- (\d{4}-\d{2}-\d{2}): (.*)$")
 
 
@@ -63,18 +66,18 @@ def lessons_for(text: str, intent_id: str) -> list[str]:
 
 
 def read_brain(root: Path) -> str:
+    """The brain's text; "" when there is none yet. A brain that is a symlink, a special
+    file or too large raises (:class:`~intent_ls.safe_io.UnsafePathError` and friends):
+    its bytes must not travel into a lesson or an agent's context."""
     try:
-        return (root / BRAIN_RELPATH).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = read_sidecar(root / BRAIN_RELPATH, MAX_BRAIN_BYTES, anchor=root)
+    except FileNotFoundError:
         return ""
+    return data.decode("utf-8", errors="replace")
 
 
 def record_lesson(root: Path, intent_id: str, lesson: str, day: dt.date | None = None) -> str:
     """Appends a lesson on disk (atomic replace) and returns the new text."""
-    path = root / BRAIN_RELPATH
     new = add_lesson(read_brain(root), intent_id, lesson, day or dt.date.today())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(new, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(root / BRAIN_RELPATH, new.encode("utf-8"), anchor=root)
     return new

@@ -18,6 +18,7 @@ import yaml
 
 from intent_ls import globs
 from intent_ls.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
+from intent_ls.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
 
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 MAX_SPEC_BYTES = 1024 * 1024
@@ -43,6 +44,7 @@ SCOPE_CONFLICT = "scope-conflict"
 EMPTY_SPEC = "empty-spec"
 UNKNOWN_ACTIVE_INTENT = "unknown-active-intent"
 SPEC_NOT_FOUND = "spec-not-found"
+UNSAFE_PATH = "unsafe-path"
 
 ALL_CODES = (
     YAML_SYNTAX,
@@ -62,6 +64,7 @@ ALL_CODES = (
     EMPTY_SPEC,
     UNKNOWN_ACTIVE_INTENT,
     SPEC_NOT_FOUND,
+    UNSAFE_PATH,
 )
 
 _TOP_KEYS = ("active_intents", "intents", "active_intent_id", "version")
@@ -98,22 +101,29 @@ class SpecResult:
 def load_spec_file(path: Path) -> SpecResult:
     """Reads and validates a spec file; a missing or unreadable file is a problem too."""
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_SPEC_BYTES + 1)
+        data = read_sidecar(path, MAX_SPEC_BYTES)
     except FileNotFoundError:
         return _fatal(SPEC_NOT_FOUND, f"no intent spec at {path}; create {SPEC_RELPATH}")
+    except FileTooLargeError:
+        return _too_large()
+    except UnsafePathError as exc:  # a planted symlink or special file: never read
+        return _fatal(UNSAFE_PATH, str(exc))
     except OSError as exc:
         return _fatal(SPEC_NOT_FOUND, f"cannot read {path}: {exc.strerror or exc}")
     return load_spec_bytes(data)
 
 
+def _too_large() -> SpecResult:
+    return _fatal(
+        FILE_TOO_LARGE,
+        f"spec is larger than {MAX_SPEC_BYTES // 1024} KiB; an intent spec is a short "
+        "human-written file",
+    )
+
+
 def load_spec_bytes(data: bytes) -> SpecResult:
     if len(data) > MAX_SPEC_BYTES:
-        return _fatal(
-            FILE_TOO_LARGE,
-            f"spec is larger than {MAX_SPEC_BYTES // 1024} KiB; an intent spec is a short "
-            "human-written file",
-        )
+        return _too_large()
     if b"\0" in data:
         return _fatal(NOT_TEXT, "spec is a binary file (contains NUL bytes), not YAML")
     try:

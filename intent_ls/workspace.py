@@ -15,6 +15,7 @@ from pathlib import Path
 import attrs
 
 from intent_ls.model import Spec
+from intent_ls.safe_io import read_regular
 from intent_ls.scope import ScopeIndex, is_sidecar
 from intent_ls.spec import SPEC_RELPATH, SpecResult, load_spec_file, load_spec_text
 
@@ -91,9 +92,9 @@ class Workspace:
         if key != self._ignore_key:
             self._ignore_key = key
             try:
-                data = self.intentignore_path.read_bytes()[:MAX_IGNORE_BYTES]
+                data = read_regular(self.intentignore_path, MAX_IGNORE_BYTES)
                 self._ignore_lines = tuple(data.decode("utf-8", "replace").splitlines())
-            except OSError:
+            except OSError:  # absent, too large, a symlink or special file: no ignores
                 self._ignore_lines = ()
         return self._ignore_lines
 
@@ -129,6 +130,12 @@ class Workspace:
                 else "is outside the workspace"
             )
             return PathInfo(PathKind.OUTSIDE, None, reason)
+        return self.classify_rel(rel)
+
+    def classify_rel(self, rel: str) -> PathInfo:
+        """Classifies a workspace-relative POSIX path as written, resolving no symlink:
+        where git reports a change, the path itself is what a commit changed (a symlink
+        there is a change of its own, not the file it points to)."""
         if rel == "":
             return PathInfo(PathKind.OUTSIDE, None, "is the workspace root itself")
         if is_sidecar(rel):

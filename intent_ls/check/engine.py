@@ -44,8 +44,9 @@ from intent_ls.check.findings import (
     UNCOVERED_DELETION,
     Finding,
 )
-from intent_ls.check.git import Base, FileChange, Repo
+from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
 from intent_ls.check.spec_change import scope_widened
+from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
@@ -53,6 +54,7 @@ from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.model import Severity, Status
+from intent_ls.safe_io import open_sidecar_reader
 from intent_ls.spec import SPEC_RELPATH
 from intent_ls.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.workspace import Workspace
@@ -137,6 +139,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
         return CheckResult(
             base, (*findings, rewritten), 0, 0, verified.records, repo.toplevel, repo.prefix
         )
+    findings.extend(symlink_findings(ws, changes))
     governed = [c for c in changes if _governed(ws, c)]
     with ExitStack() as stack:
         if ledger.exists():
@@ -148,6 +151,8 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
         checker = _Checker(ws, index, base, stack)
         lines = 0
         for change in governed:
+            if is_link_change(change):  # judged by symlink_findings above
+                continue
             found, counted = checker.check(change)
             findings.extend(found)
             lines += counted
@@ -165,7 +170,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
 
 def _governed(ws: Workspace, change: FileChange) -> bool:
     paths = [change.path] if change.old_path is None else [change.path, change.old_path]
-    return any(ws.classify(p).governed for p in paths)
+    return any(ws.classify_rel(p).governed for p in paths)
 
 
 def _spec_findings(ws: Workspace) -> list[Finding]:
@@ -190,7 +195,7 @@ def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | Non
     if not old:
         return None
     try:
-        with ledger.open("rb") as f:
+        with open_sidecar_reader(ledger) as f:
             current = f.read(len(old))
     except FileNotFoundError:
         current = b""
@@ -234,7 +239,7 @@ class _Checker:
         record = self._records.get(ref.seq)
         if record is None:
             if self._ledger is None:
-                self._ledger = self._stack.enter_context(self.index.ledger.open("rb"))
+                self._ledger = self._stack.enter_context(open_sidecar_reader(self.index.ledger))
             self._ledger.seek(ref.offset)
             record = self._records[ref.seq] = json.loads(self._ledger.readline())
         return record
@@ -363,19 +368,24 @@ class _Checker:
         if change.status in ("D", "R"):
             gone = change.old_path if change.status == "R" else change.path
             assert gone is not None
-            if self.ws.classify(gone).governed:
+            if self.ws.classify_rel(gone).governed:
                 findings.extend(self._check_removed(gone, change))
-        if change.status == "D" or not self.ws.classify(change.path).governed:
+        if change.status == "D" or not self.ws.classify_rel(change.path).governed:
             return findings, 0
         if change.binary:
             hint, owners = self._owners_hint(change.path)
+            what = (
+                f"file above {MAX_CHECK_BYTES // (1024 * 1024)} MiB changed (not read)"
+                if change.too_large
+                else "binary file changed"
+            )
             findings.append(
                 Finding(
                     UNCOVERED_CHANGE,
                     change.path,
                     1,
                     1,
-                    "binary file changed: the ledger records text saves only; list it in "
+                    f"{what}: the ledger records text saves only; list it in "
                     f".intentignore if it needs no governance ({hint})",
                     owners=owners,
                 )

@@ -18,6 +18,7 @@ UNAPPROVED_VERDICT = "unapproved-verdict"
 LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
 SCOPE_WIDENED_RULE = "scope-widened"
+SYMLINK_CHANGE = "symlink-change"
 
 
 @attrs.frozen
@@ -70,6 +71,15 @@ RULES: tuple[Rule, ...] = (
         "The record that wrote these lines carries a governance verdict that no human "
         "approved. Approve it (`intent-ls approve CODE PATH`, or the editor's "
         "intent.approve code action) or revert the change.",
+    ),
+    Rule(
+        SYMLINK_CHANGE,
+        "SymlinkChange",
+        "A governed file became a symlink, or a symlink points to ungoverned code",
+        "The ledger records text saves, never symlinks. A governed file replaced by a "
+        "symlink, or a symlink whose target is outside the workspace, in the sidecar, "
+        "ignored or owned by no intent, is a change no record covers. Restore the file, "
+        "or point the link at governed code.",
     ),
     Rule(
         LEDGER_INVALID,

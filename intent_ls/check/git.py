@@ -18,10 +18,18 @@ from pathlib import Path
 
 import attrs
 
+from intent_ls.safe_io import FileTooLargeError, read_regular
+
 #: git's well-known empty tree: the base of a repository with no commit yet.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ZERO_SHA = "0" * 40
 _REGULAR_MODES = ("100644", "100755")
+_SYMLINK_MODE = "120000"
+#: Larger files are never read whole (a sparse file can claim any size): they are reported
+#: as changes no text record can cover, like binary files.
+MAX_CHECK_BYTES = 32 * 1024 * 1024
+#: A symlink's target is a path; anything longer is not one.
+_MAX_LINK_BYTES = 4096
 _BINARY_SNIFF = 8000
 #: Keep git's output stable whatever the user's configuration says.
 _GIT_CONFIG = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
@@ -35,7 +43,9 @@ class GitError(Exception):
 class FileChange:
     """One changed file. ``old_text``/``new_text`` are None when that side has no regular
     file (added, deleted, or a symlink/submodule there); ``binary`` when a side is not UTF-8
-    text. Paths are relative to the directory git was asked about, POSIX style."""
+    text or (``too_large``) above :data:`MAX_CHECK_BYTES`. ``old_link``/``new_link`` are
+    the targets when that side is a symlink. Paths are relative to the directory git was
+    asked about, POSIX style."""
 
     path: str
     status: str  # A, M, D, R (rename: ``old_path`` is where it came from)
@@ -43,6 +53,9 @@ class FileChange:
     old_text: str | None
     new_text: str | None
     binary: bool = False
+    old_link: str | None = None
+    new_link: str | None = None
+    too_large: bool = False
 
 
 @attrs.frozen
@@ -137,44 +150,81 @@ class Repo:
             ],
         )
         entries = list(_parse_raw(raw))
-        wanted = [e.old_sha for e in entries if e.old_sha is not None]
-        blobs = self.read_blobs(wanted)
+        wanted = [sha for e in entries for sha in (e.old_sha, e.old_link_sha) if sha]
+        blobs = self.read_blobs(wanted, cap=MAX_CHECK_BYTES)
         out: list[FileChange] = []
         for e in entries:
             old = blobs.get(e.old_sha) if e.old_sha else None
-            new = self._read_worktree(e.path) if e.new_regular else None
-            if old is None and new is None:
+            old_large = e.old_sha is not None and e.old_sha in blobs and old is None
+            new, new_large = self._read_worktree(e.path) if e.new_regular else (None, False)
+            link_blob = blobs.get(e.old_link_sha) if e.old_link_sha else None
+            old_link = _link_text(link_blob) if link_blob is not None else None
+            new_link = self._read_link(e.path) if e.new_link else None
+            large = new_large or (old_large and new is not None)
+            if old_large and new is None and not new_large and new_link is None:
+                gone = e.old_path if e.status == "R" else None
+                out.append(FileChange(e.path, "D", gone, None, None, True, too_large=True))
                 continue
-            out.append(_change(e.path, e.status, e.old_path, old, new))
+            if old is None and new is None and new_link is None and not large:
+                continue
+            out.append(
+                _change(
+                    e.path,
+                    e.status,
+                    e.old_path,
+                    old,
+                    new,
+                    large,
+                    old_link=old_link,
+                    new_link=new_link,
+                )
+            )
         untracked = run_git(self.cwd, ["ls-files", "--others", "--exclude-standard", "-z"])
         for name in untracked.split(b"\0"):
             if not name:
                 continue
             path = name.decode("utf-8", "surrogateescape")
-            new = self._read_worktree(path)
-            if new is not None:
-                out.append(_change(path, "A", None, None, new))
+            link = self._read_link(path)
+            new, large = self._read_worktree(path) if link is None else (None, False)
+            if new is not None or large or link is not None:
+                out.append(_change(path, "A", None, None, new, large, new_link=link))
         out.sort(key=lambda c: c.path)
         return out
 
-    def _read_worktree(self, path: str) -> bytes | None:
-        full = self.cwd / path
-        if full.is_symlink() or not full.is_file():
-            return None
+    def _read_worktree(self, path: str) -> tuple[bytes | None, bool]:
+        """A regular file's bytes (never through a symlink, never a FIFO or device), and
+        whether it was too large to read."""
         try:
-            return full.read_bytes()
+            return read_regular(self.cwd / path, MAX_CHECK_BYTES), False
+        except FileTooLargeError:
+            return None, True
         except OSError:
+            return None, False
+
+    def _read_link(self, path: str) -> str | None:
+        try:
+            return os.readlink(self.cwd / path)
+        except OSError:  # not a symlink (or gone)
             return None
 
-    def read_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
-        """Contents of many blobs through one ``cat-file --batch`` process."""
+    def read_blobs(self, shas: Sequence[str], *, cap: int | None = None) -> dict[str, bytes | None]:
+        """Contents of many blobs through one ``cat-file --batch`` process. With ``cap``,
+        blobs above it are asked for their size only (one ``--batch-check`` first) and
+        map to None: git would otherwise hand over every byte of a huge blob."""
         unique = list(dict.fromkeys(shas))
         if not unique:
             return {}
+        large: list[str] = []
+        if cap is not None:
+            sizes = _batch_sizes(self.cwd, unique)
+            large = [sha for sha in unique if sizes.get(sha, 0) > cap]
+            unique = [sha for sha in unique if sizes.get(sha, 0) <= cap]
+        blobs: dict[str, bytes | None] = dict.fromkeys(large)
+        if not unique:
+            return blobs
         out = run_git(
             self.cwd, ["cat-file", "--batch"], input="".join(f"{sha}\n" for sha in unique).encode()
         )
-        blobs: dict[str, bytes] = {}
         pos = 0
         for sha in unique:
             eol = out.index(b"\n", pos)
@@ -205,6 +255,22 @@ class Repo:
         return self.read_blobs([sha]).get(sha) if sha else None
 
 
+def _batch_sizes(cwd: Path, shas: Sequence[str]) -> dict[str, int]:
+    out = run_git(
+        cwd, ["cat-file", "--batch-check"], input="".join(f"{s}\n" for s in shas).encode()
+    )
+    sizes: dict[str, int] = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[2].isdigit():
+            sizes[fields[0].decode()] = int(fields[2])
+    return sizes
+
+
+def _link_text(data: bytes) -> str:
+    return data[:_MAX_LINK_BYTES].decode("utf-8", "surrogateescape")
+
+
 @attrs.frozen
 class _RawEntry:
     status: str
@@ -212,6 +278,8 @@ class _RawEntry:
     old_path: str | None
     old_sha: str | None
     new_regular: bool
+    old_link_sha: str | None = None
+    new_link: bool = False
 
 
 def _parse_raw(raw: bytes) -> Iterator[_RawEntry]:
@@ -231,14 +299,32 @@ def _parse_raw(raw: bytes) -> Iterator[_RawEntry]:
             i += 2
         old_regular = src_mode in _REGULAR_MODES and src_sha != _ZERO_SHA
         new_regular = dst_mode in _REGULAR_MODES
+        old_link = src_sha if src_mode == _SYMLINK_MODE and src_sha != _ZERO_SHA else None
+        new_link = dst_mode == _SYMLINK_MODE
         if letter == "R":
             assert second is not None
-            yield _RawEntry("R", second, first, src_sha if old_regular else None, new_regular)
+            yield _RawEntry(
+                "R",
+                second,
+                first,
+                src_sha if old_regular else None,
+                new_regular,
+                old_link,
+                new_link,
+            )
         elif letter == "C":  # a copy leaves its source in place: the copy is new content
             assert second is not None
-            yield _RawEntry("A", second, None, None, new_regular)
+            yield _RawEntry("A", second, None, None, new_regular, None, new_link)
         else:
-            yield _RawEntry(letter, first, None, src_sha if old_regular else None, new_regular)
+            yield _RawEntry(
+                letter,
+                first,
+                None,
+                src_sha if old_regular else None,
+                new_regular,
+                old_link,
+                new_link,
+            )
 
 
 def _decode(data: bytes | None) -> tuple[str | None, bool]:
@@ -253,14 +339,34 @@ def _decode(data: bytes | None) -> tuple[str | None, bool]:
 
 
 def _change(
-    path: str, status: str, old_path: str | None, old: bytes | None, new: bytes | None
+    path: str,
+    status: str,
+    old_path: str | None,
+    old: bytes | None,
+    new: bytes | None,
+    too_large: bool = False,
+    *,
+    old_link: str | None = None,
+    new_link: str | None = None,
 ) -> FileChange:
     old_text, old_binary = _decode(old)
     new_text, new_binary = _decode(new)
-    if old is None:
+    if too_large:
+        status = "M" if status in ("M", "T") else ("R" if status == "R" else "A")
+    elif old is None:
         status = "A"
     elif new is None:
         status = "D"
     elif status not in ("R", "A"):
         status = "M"
-    return FileChange(path, status, old_path, old_text, new_text, old_binary or new_binary)
+    return FileChange(
+        path,
+        status,
+        old_path,
+        old_text,
+        new_text,
+        old_binary or new_binary or too_large,
+        old_link,
+        new_link,
+        too_large,
+    )

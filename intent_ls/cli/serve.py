@@ -16,18 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-#: Each stderr record starts with its level, so a client shows it at that level (the VS
-#: Code extension does; editors that copy stderr verbatim still get readable lines).
-LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
-
-
 def run(args: argparse.Namespace) -> int:
-    import logging
-
     from intent_ls.cli.main import CliError
     from intent_ls.server.app import build_server
+    from intent_ls.server.transport import configure_logging
 
-    logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT)
+    configure_logging()
     server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -36,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
         server.start_tcp(host, int(port))
     else:
         server.start_io()
-    return 0
+    return 1 if server.exit_reason is not None else 0

@@ -18,6 +18,7 @@ import gc
 import json
 import os
 import re
+import secrets
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from intent_ls.hashing import bytes_hash, hash_key
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.local_state import ensure_private_dir
+from intent_ls.safe_io import open_sidecar_reader, require_regular
 from intent_ls.syntax.model import AstNode
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
@@ -251,7 +253,7 @@ def _scan(
 ) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of complete lines from ``start`` up to ``end`` (a line boundary, or
     None for the end of the file); a torn tail is left for later."""
-    with ledger.open("rb") as f:
+    with open_sidecar_reader(ledger) as f:
         f.seek(start)
         offset = start
         pending = b""
@@ -297,6 +299,7 @@ class TraceIndex:
     def refresh(self) -> int:
         """Index what was appended since the last call; returns the records added.
         Rebuilds from scratch when the ledger was rewritten or the cache is unusable."""
+        require_regular(self.ledger)
         try:
             st = self.ledger.stat()
         except FileNotFoundError:
@@ -315,8 +318,10 @@ class TraceIndex:
         half into a file of its own, merged in at the end: parsing is most of the work and
         the GIL would keep it on one core. Indexes are created after the bulk insert,
         which is several times cheaper than maintaining them row by row."""
-        tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
-        part = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.part")
+        # Unguessable names: SQLite follows a symlink planted at a name known in advance.
+        nonce = secrets.token_hex(8)
+        tmp = self.cache.with_name(f"{self.cache.name}.{nonce}.tmp")
+        part = self.cache.with_name(f"{self.cache.name}.{nonce}.part")
         for stale in (tmp, part):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
@@ -396,6 +401,8 @@ class TraceIndex:
         if self._db is not None and self._cache_current():
             return self._db
         self.close()
+        for suffix in ("", "-journal", "-wal", "-shm"):  # files SQLite opens by name
+            require_regular(self.cache.with_name(self.cache.name + suffix))
         if not self.cache.exists() or not self._usable(self.cache):
             self.rebuild()
         db = sqlite3.connect(self.cache, isolation_level=None, check_same_thread=False)
@@ -437,7 +444,7 @@ class TraceIndex:
         if offset == 0:
             return False
         try:
-            with self.ledger.open("rb") as f:
+            with open_sidecar_reader(self.ledger) as f:
                 f.seek(head_start)
                 line = f.read(offset - head_start)
         except FileNotFoundError:
@@ -578,7 +585,7 @@ class TraceIndex:
 
     def load_record(self, ref: RecordRef) -> dict[str, Any]:
         """The full record behind ``ref``, read from the ledger (the source of truth)."""
-        with self.ledger.open("rb") as f:
+        with open_sidecar_reader(self.ledger) as f:
             f.seek(ref.offset)
             return json.loads(f.readline())
 
@@ -657,7 +664,7 @@ def _flush(
 
 def _split_point(ledger: Path, size: int) -> int | None:
     """The start of the first line after the middle of the ledger, if there is one."""
-    with ledger.open("rb") as f:
+    with open_sidecar_reader(ledger) as f:
         f.seek(size // 2)
         f.readline()
         split = f.tell()

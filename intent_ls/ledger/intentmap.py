@@ -15,8 +15,13 @@ from pathlib import Path
 import attrs
 
 from intent_ls.ledger.index import SummaryRow, TraceIndex
+from intent_ls.safe_io import FileTooLargeError, read_sidecar, write_atomic
 
 MAP_RELPATH = Path(".orchestration") / "intent_map.md"
+#: An existing map above this is not compared (just rewritten): it is generated, not read.
+_MAX_COMPARE_BYTES = 64 * 1024 * 1024
+#: Characters that would let spec or ledger text start a line of its own, or hide text.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @attrs.frozen
@@ -26,8 +31,25 @@ class IntentInfo:
     owned_scope: tuple[str, ...] = ()
 
 
+def _inline(text: str) -> str:
+    """Text from the spec or the ledger (written by anyone) as one visible line: control
+    characters become escapes, so a newline in an intent name cannot start a heading or a
+    line of its own in the rendered Markdown."""
+    return _CONTROL.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _inline(text).replace("|", "\\|")
+
+
+def _label(text: str) -> str:
+    """A Mermaid node label: one line, no closing quote."""
+    return _inline(text).replace('"', "#quot;")
 
 
 def _mermaid_id(prefix: str, text: str) -> str:
@@ -49,9 +71,13 @@ def render(rows: Sequence[SummaryRow], intents: Mapping[str, IntentInfo]) -> str
     for intent_id in ids:
         info = intents.get(intent_id)
         title = f"{intent_id}: {info.name}" if info else f"{intent_id} (not in the spec)"
-        out += [f"## {title}", ""]
-        out.append(f"- Status: {info.status if info else 'unknown'}")
-        scope = ", ".join(f"`{p}`" for p in info.owned_scope) if info and info.owned_scope else "—"
+        out += [f"## {_inline(title)}", ""]
+        out.append(f"- Status: {_inline(info.status) if info else 'unknown'}")
+        scope = (
+            ", ".join(f"`{_inline(p)}`" for p in info.owned_scope)
+            if info and info.owned_scope
+            else "—"
+        )
         out += [f"- Scope: {scope}", ""]
         entries = sorted(
             by_intent.get(intent_id, []), key=lambda r: (r.path, r.name is not None, r.name or "")
@@ -73,9 +99,9 @@ def render(rows: Sequence[SummaryRow], intents: Mapping[str, IntentInfo]) -> str
     out += ["## Graph", "", "```mermaid", "graph LR"]
     files = sorted({r.path for r in rows})
     for intent_id in ids:
-        out.append(f'  {_mermaid_id("i_", intent_id)}["{intent_id}"]')
+        out.append(f'  {_mermaid_id("i_", intent_id)}["{_label(intent_id)}"]')
     for path in files:
-        out.append(f'  {_mermaid_id("f_", path)}["{path}"]')
+        out.append(f'  {_mermaid_id("f_", path)}["{_label(path)}"]')
     edges = sorted({(r.intent_id, r.path) for r in rows})
     for intent_id, path in edges:
         out.append(f"  {_mermaid_id('i_', intent_id)} --> {_mermaid_id('f_', path)}")
@@ -91,12 +117,9 @@ def write_intent_map(
     text = render(index.summary(), intents).encode("utf-8")
     target = root / MAP_RELPATH
     try:
-        if target.read_bytes() == text:
+        if read_sidecar(target, _MAX_COMPARE_BYTES, anchor=root) == text:
             return target, False
-    except FileNotFoundError:
+    except (FileNotFoundError, FileTooLargeError):
         pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_bytes(text)
-    tmp.replace(target)
+    write_atomic(target, text, anchor=root)
     return target, True

@@ -19,6 +19,7 @@ import attrs
 from intent_ls import __version__
 from intent_ls.diff import LineSpan, changed_spans, deleted_line_count, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
+from intent_ls.safe_io import read_regular
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
@@ -109,6 +110,17 @@ def _timestamp(clock: Clock) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond:06d}Z"
 
 
+#: ``.git`` files are tiny; ``packed-refs`` of a big repository is not.
+_MAX_GIT_FILE = 64 * 1024
+_MAX_PACKED_REFS = 64 * 1024 * 1024
+
+
+def _read_git(path: Path, cap: int = _MAX_GIT_FILE) -> str:
+    """A file under ``.git``: regular, bounded, never blocking (a hostile agent can
+    replace any of them with a FIFO or ``/dev/zero``)."""
+    return read_regular(path, cap, follow=True).decode("utf-8", "replace")
+
+
 def git_revision(root: Path) -> str | None:
     """HEAD's commit id read straight from ``.git`` (no ``git`` subprocess: a save must
     stay within milliseconds). Handles worktrees, detached HEAD and packed refs; returns
@@ -116,11 +128,11 @@ def git_revision(root: Path) -> str | None:
     git = root / ".git"
     try:
         if git.is_file():
-            gitdir_line = git.read_text(encoding="utf-8").strip()
+            gitdir_line = _read_git(git).strip()
             if not gitdir_line.startswith("gitdir:"):
                 return None
             git = (root / gitdir_line.removeprefix("gitdir:").strip()).resolve()
-        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        head = _read_git(git / "HEAD").strip()
     except OSError:
         return None
     if not head.startswith("ref:"):
@@ -129,14 +141,17 @@ def git_revision(root: Path) -> str | None:
     common = git
     commondir = git / "commondir"
     if commondir.is_file():
-        common = (git / commondir.read_text(encoding="utf-8").strip()).resolve()
+        try:
+            common = (git / _read_git(commondir).strip()).resolve()
+        except OSError:
+            return None
     for base in (git, common):
         try:
-            return (base / ref).read_text(encoding="utf-8").strip() or None
+            return _read_git(base / ref).strip() or None
         except OSError:
             continue
     try:
-        packed = (common / "packed-refs").read_text(encoding="utf-8")
+        packed = _read_git(common / "packed-refs", _MAX_PACKED_REFS)
     except OSError:
         return None
     for line in packed.splitlines():

@@ -12,17 +12,19 @@ from __future__ import annotations
 import copy
 import fcntl
 import hashlib
+import io
 import json
 import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from intent_ls.hashing import bytes_hash
 from intent_ls.ledger.records import METADATA_KEY
 from intent_ls.local_state import ensure_private_dir
+from intent_ls.safe_io import open_sidecar, open_sidecar_reader
 
 LEDGER_RELPATH = Path(".orchestration") / "agent_trace.jsonl"
 #: ``prev`` of the first record: no line precedes it.
@@ -79,7 +81,7 @@ class Ledger:
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
             ensure_private_dir(self.lock_path.parent)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_sidecar(self.lock_path, os.O_RDWR | os.O_CREAT)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 yield
@@ -90,7 +92,7 @@ class Ledger:
         """Appends a copy of ``record`` with ``prev``/``digest`` set; returns that copy."""
         record = copy.deepcopy(record)
         with self._locked():
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = open_sidecar(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
             try:
                 last = self._repair_tail(fd)
                 line = seal(record, bytes_hash(last) if last is not None else GENESIS) + b"\n"
@@ -122,7 +124,7 @@ class Ledger:
         return None
 
     def _quarantine(self, data: bytes) -> None:
-        qfd = os.open(self.quarantine_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        qfd = open_sidecar(self.quarantine_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         try:
             os.write(qfd, data)
             if self.fsync:
@@ -133,7 +135,7 @@ class Ledger:
     def iter_lines(self) -> Iterator[tuple[int, bytes]]:
         """(byte offset, line without newline) of every complete line, streaming."""
         try:
-            f = self.path.open("rb")
+            f = open_sidecar_reader(self.path)
         except FileNotFoundError:
             return
         with f:
@@ -147,6 +149,59 @@ class Ledger:
     def read_records(self) -> Iterator[dict[str, Any]]:
         for _, line in self.iter_lines():
             yield json.loads(line)
+
+
+def open_snapshot(path: Path) -> BinaryIO:
+    """A reader of the ledger as it stood at one instant between appends: its size is
+    taken under a shared lock on the writers' lock file (a writer holds it exclusively
+    from its first byte to its last), and nothing past that size is read. So a reader
+    racing an appender never sees a half-written line; a torn tail it does see was left
+    by a writer that died. Raises FileNotFoundError when there is no ledger."""
+    path = Path(path)
+    fd = open_sidecar(path, os.O_RDONLY)
+    try:
+        size = _settled_size(Ledger(path).lock_path, fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.BufferedReader(_Prefix(fd, size))
+
+
+def _settled_size(lock_path: Path, fd: int) -> int:
+    try:
+        lock = open_sidecar(lock_path, os.O_RDONLY)
+    except FileNotFoundError:  # nobody has appended through a lock yet
+        return os.fstat(fd).st_size
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(lock)
+
+
+class _Prefix(io.RawIOBase):
+    """The first ``size`` bytes of a file descriptor (which it owns)."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = fd
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self._left)
+        if want <= 0:
+            return 0
+        data = os.read(self._fd, want)
+        buffer[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
 
 
 def _parses(body: bytes) -> bool:

@@ -26,7 +26,7 @@ import attrs
 from intent_ls.hashing import bytes_hash
 from intent_ls.ledger.conformance import conforms, date_time_conforms, is_date_time
 from intent_ls.ledger.records import METADATA_KEY
-from intent_ls.ledger.store import GENESIS, canonical_bytes, record_digest
+from intent_ls.ledger.store import GENESIS, canonical_bytes, open_snapshot, record_digest
 
 _DIGEST_KEY = b'"digest":'
 
@@ -131,9 +131,11 @@ def check_record(record: Any) -> str | None:
 def verify_ledger(path: Path) -> VerifyResult:
     prev = GENESIS
     count = 0
-    if not Path(path).exists():
+    try:
+        f = open_snapshot(Path(path))
+    except FileNotFoundError:
         return VerifyResult(0, None)
-    with Path(path).open("rb") as f:
+    with f:
         for number, raw in enumerate(f, start=1):
             body = raw[:-1]
             if not (raw.endswith(b"\n") and _proven(body, prev)):

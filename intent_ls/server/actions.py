@@ -13,9 +13,11 @@ from lsprotocol import types
 
 from intent_ls.model import Intent
 from intent_ls.policy import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.safe_io import read_sidecar
 from intent_ls.server import destructive, stale
 from intent_ls.server.diagnostics import SOURCE, to_range
 from intent_ls.server.folders import Folder
+from intent_ls.spec import MAX_SPEC_BYTES
 from intent_ls.spec_edit import SpecEditError, add_to_scope, glob_for_path
 
 if TYPE_CHECKING:
@@ -138,7 +140,7 @@ def spec_text(ls: IntentLanguageServer, folder: Folder) -> str:
     if folder.spec_uri in ls.documents:
         return ls.workspace.get_text_document(folder.spec_uri).source
     try:
-        return folder.workspace.spec_path.read_text(encoding="utf-8-sig")
+        return read_sidecar(folder.workspace.spec_path, MAX_SPEC_BYTES).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecEditError(f"cannot read {folder.workspace.spec_path}: {exc}") from None
 

@@ -16,12 +16,12 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import to_fs_path
 
 from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
 from intent_ls.context import context_xml
 from intent_ls.model import Intent
 from intent_ls.policy import OUT_OF_SCOPE
+from intent_ls.safe_io import read_sidecar, write_atomic
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import approve as approve_in
@@ -29,7 +29,9 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, UserError, brief
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.session import SelectionRefused
+from intent_ls.spec import MAX_SPEC_BYTES
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+from intent_ls.uris import is_file_uri, path_of_uri
 from intent_ls.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
@@ -206,8 +208,8 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     target = _string(name, args[1], "the path or URI")
     assert intent_id is not None and target is not None
     _path_text(name, target)
-    path = to_fs_path(target) if target.startswith("file:") else target
-    folder = _folder(ls, name, target if target.startswith("file:") else None)
+    path = path_of_uri(target) if is_file_uri(target) else target
+    folder = _folder(ls, name, target if is_file_uri(target) else None)
     if path is None:
         raise UserError(f"{name}: {brief(target)} is not a file URI")
     info = folder.workspace.classify(Path(path))
@@ -239,13 +241,13 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
 def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
     """Edits the file directly for clients that cannot apply a WorkspaceEdit."""
     path = folder.workspace.spec_path
-    text = path.read_text(encoding="utf-8")
+    text = read_sidecar(path, MAX_SPEC_BYTES).decode("utf-8")
     try:
         edit = add_to_scope(text, intent_id, glob)
     except SpecEditError as exc:
         raise Refused(f"intent.addToScope: {exc}") from None
     if edit is not None:
-        path.write_text(apply_edit(text, edit), encoding="utf-8")
+        write_atomic(path, apply_edit(text, edit).encode("utf-8"))
 
 
 @command("intent.approve")

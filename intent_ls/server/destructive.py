@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from intent_ls.hashing import text_hash
 from intent_ls.ledger.records import Approval
@@ -40,6 +40,7 @@ from intent_ls.server.approvals import approver_of, record_approvals
 from intent_ls.server.ledger import read_text, trace_of
 from intent_ls.server.stale import path_of
 from intent_ls.syntax.model import AstNode
+from intent_ls.uris import path_of_uri
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
@@ -265,7 +266,7 @@ async def did_operate(
     for old, _ in pairs:
         ls.operations_seen.discard(old)
         folder = ls.folder_for_uri(old)
-        path = to_fs_path(old) if old.startswith("file:") else None
+        path = path_of_uri(old)
         if folder is not None and path:
             rel = folder.workspace.relative(path)
             if rel:
@@ -279,13 +280,13 @@ async def did_operate(
         lines = []
         for old, new in unannounced:
             folder = ls.folder_for_uri(old)
-            path = to_fs_path(old) if old.startswith("file:") else None
+            path = path_of_uri(old)
             if folder is None or not folder.governed or not path:
                 continue
             info = folder.workspace.classify(path)
             if info.rel is None or not info.governed:
                 continue
-            new_rel = folder.workspace.relative(to_fs_path(new) or "") if new else None
+            new_rel = folder.workspace.relative(path_of_uri(new) or "") if new else None
             for verdict in evaluate(folder.session, folder.scope, info.rel, FileOperation(new_rel)):
                 if verdict.blocking:
                     lines.append(f"{info.rel}: {verdict.message}")

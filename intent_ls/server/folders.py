@@ -13,15 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from intent_ls.local_state import load_selection, save_selection
 from intent_ls.model import Intent, Spec
+from intent_ls.safe_io import read_sidecar
 from intent_ls.scope import ScopeIndex
 from intent_ls.server.approvals import ApprovalStore
 from intent_ls.server.config import Config
 from intent_ls.session import SelectionRefused, Session
 from intent_ls.spec import MAX_SPEC_BYTES, SPEC_NOT_FOUND, SpecResult
+from intent_ls.uris import path_of_uri
 from intent_ls.workspace import Workspace
 
 
@@ -112,8 +114,7 @@ class Folder:
 
     def _read_spec_lines(self) -> list[str]:
         try:
-            with self.workspace.spec_path.open("rb") as fh:
-                data = fh.read(MAX_SPEC_BYTES)
+            data = read_sidecar(self.workspace.spec_path, MAX_SPEC_BYTES)
         except OSError:
             return []
         return data.decode("utf-8-sig", "replace").splitlines()
@@ -145,7 +146,7 @@ class FolderSet:
 
     def add(self, uri: str, config: Config) -> Folder | None:
         """Adds a ``file:`` folder; other schemes (virtual file systems) are not governed."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
+        path = path_of_uri(uri)
         if path is None or not os.path.isdir(path):
             return None
         folder = Folder(uri, Path(path), config)

@@ -47,6 +47,12 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
 from intent_ls.policy import approvals_from_records
+from intent_ls.safe_io import (
+    FileTooLargeError,
+    UnsafePathError,
+    open_sidecar_reader,
+    read_regular,
+)
 from intent_ls.stale import Changer, changer_from_index
 from intent_ls.syntax.model import AstNode
 
@@ -63,6 +69,9 @@ RECORDED = "intent/recorded"
 RETRY_DELAY = 5.0
 #: Newest records of an open file kept for line blame in hover.
 RECENT = 50
+#: Disk reads of a document stop here: well above the largest document the server tracks
+#: (``documents.MAX_TRACKED_CHARS`` characters of up to 4 UTF-8 bytes each).
+MAX_DISK_BYTES = 32 * 1024 * 1024
 
 
 def contributor_of(ls: IntentLanguageServer) -> Contributor:
@@ -215,7 +224,7 @@ class FolderTrace:
 
     def _load(self, offsets: Sequence[int]) -> list[dict[str, Any]]:
         out = []
-        with self.ledger.path.open("rb") as f:
+        with open_sidecar_reader(self.ledger.path) as f:
             for offset in offsets:
                 f.seek(offset)
                 try:
@@ -488,10 +497,12 @@ class Recorder:
 
 
 def read_text(path: Path) -> str | None:
-    """A file as an editor shows it (invalid UTF-8 replaced); None when it is absent."""
+    """A file as an editor shows it (invalid UTF-8 replaced); None when it is absent, or
+    is no text the server could track: a FIFO, device or socket (never opened blocking)
+    or a file above :data:`MAX_DISK_BYTES`."""
     try:
-        return path.read_bytes().decode("utf-8-sig", "replace")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return read_regular(path, MAX_DISK_BYTES, follow=True).decode("utf-8-sig", "replace")
+    except (FileNotFoundError, NotADirectoryError, UnsafePathError, FileTooLargeError):
         return None
 
 

@@ -23,11 +23,11 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.workspace.text_document import TextDocument
 
 from intent_ls.server.guard import brief
+from intent_ls.server.transport import BoundedProtocol
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def mirror(document: TextDocument, text: str, version: int | None) -> None:
     document.version = version
 
 
-class IntentProtocol(LanguageServerProtocol):
+class IntentProtocol(BoundedProtocol):
     def _unknown(self, uri: str, method: str) -> bool:
         if unquote(uri) in self.workspace.text_documents:
             return False

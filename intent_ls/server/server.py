@@ -9,15 +9,18 @@ after X" has one answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
+import threading
 import time
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
 from intent_ls import __version__
 from intent_ls.policy import evaluate
@@ -30,10 +33,12 @@ from intent_ls.server.ledger import Recorder, is_ledger
 from intent_ls.server.positions import FastCodec
 from intent_ls.server.protocol import IntentProtocol
 from intent_ls.server.stale import DiskTracker, path_of
+from intent_ls.server.transport import MAX_HEADER_BYTES, serve_frames
 from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
+from intent_ls.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +46,8 @@ logger = logging.getLogger(__name__)
 class IntentLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("intent-ls", __version__, protocol_cls=IntentProtocol)
+        #: Why the server stopped reading its input early (a frame it refused), if it did.
+        self.exit_reason: str | None = None
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
@@ -63,6 +70,54 @@ class IntentLanguageServer(LanguageServer):
         self._codec: FastCodec | None = None
 
     # -- plumbing ---------------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' stdio server with our frame reader (:mod:`intent_ls.server.transport`)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        assert isinstance(self.protocol, IntentProtocol)
+        try:
+            self.exit_reason = asyncio.run(
+                serve_frames(
+                    self._stop_event, stdin or sys.stdin.buffer, self.protocol, self.thread_pool
+                )
+            )
+        except BrokenPipeError:
+            logger.error("the client closed the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self._stopped_reading()
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls' TCP server (one client) with our frame reader."""
+        self._stop_event = stop = threading.Event()
+        assert isinstance(self.protocol, IntentProtocol)
+        protocol = self.protocol
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            protocol.set_writer(writer)  # type: ignore[arg-type]
+            self.exit_reason = await serve_frames(stop, reader, protocol)
+            self._stopped_reading()
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(
+                connection, host, port, limit=MAX_HEADER_BYTES
+            )
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+            asyncio.run(serve())
+
+    def _stopped_reading(self) -> None:
+        if self.exit_reason is None:
+            return
+        logger.error("stopping: %s (the input cannot be resynchronised)", self.exit_reason)
+        with contextlib.suppress(OSError):  # the client may be gone already
+            self.show(f"intent-ls stopped: {self.exit_reason}", types.MessageType.Error)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Runs ``coro`` as a task we keep a reference to and whose errors get logged."""
@@ -137,12 +192,12 @@ class IntentLanguageServer(LanguageServer):
         return folder
 
     def folder_for_uri(self, uri: str) -> Folder | None:
-        if not uri.startswith("file:"):
+        if not is_file_uri(uri):
             return None
         folder = self.folders.get(uri.rstrip("/"))
         if folder is not None:
             return folder
-        path = to_fs_path(uri)
+        path = path_of_uri(uri)
         return self.folders.for_path(path) if path else None
 
     def refresh(self, folder: Folder, force: bool = False) -> None:
@@ -156,7 +211,7 @@ class IntentLanguageServer(LanguageServer):
         blocked = False
         for doc in list(self.documents.values()):
             if doc.folder is folder:
-                doc.info = folder.workspace.classify(to_fs_path(doc.uri) or "")
+                doc.info = folder.workspace.classify(path_of_uri(doc.uri) or "")
                 blocked = self.evaluate(doc) or blocked
         folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
@@ -175,7 +230,12 @@ class IntentLanguageServer(LanguageServer):
         self, uri: str, text: str, version: int | None, language_id: str | None = None
     ) -> TrackedDocument:
         folder = self.folder_for_uri(uri)
-        path = to_fs_path(uri) if folder else None
+        if folder is None and is_file_uri(uri):
+            try:
+                uri_to_path(uri)
+            except UriError as exc:
+                self.show(f"intent-ls: {exc}; not governed", types.MessageType.Warning)
+        path = path_of_uri(uri) if folder else None
         info = folder.workspace.classify(path) if folder and path else None
         doc = TrackedDocument(uri, text, folder, info)
         doc.version = version
@@ -215,7 +275,7 @@ class IntentLanguageServer(LanguageServer):
     def reassign(self, doc: TrackedDocument) -> None:
         """Re-homes ``doc`` after folders changed, keeping its baseline and edits."""
         folder = self.folder_for_uri(doc.uri)
-        path = to_fs_path(doc.uri) if folder else None
+        path = path_of_uri(doc.uri) if folder else None
         doc.folder = folder
         doc.info = folder.workspace.classify(path) if folder and path else None
         if folder is None:

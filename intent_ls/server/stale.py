@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import to_fs_path
 
 from intent_ls.hashing import text_hash
 from intent_ls.policy import STALE_FILE, ApprovalSet, Verdict, stale_verdict
 from intent_ls.server.ledger import read_text, stamp_of, trace_of
 from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
+from intent_ls.uris import path_of_uri
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
@@ -398,5 +398,5 @@ def poll(ls: IntentLanguageServer) -> None:
 
 
 def path_of(uri: str) -> Path | None:
-    path = to_fs_path(uri) if uri.startswith("file:") else None
+    path = path_of_uri(uri)
     return Path(path) if path else None

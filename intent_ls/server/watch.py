@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import to_fs_path
 
 from intent_ls.ledger.store import ledger_path
 from intent_ls.server import stale
 from intent_ls.server.ledger import LEDGER_REL, stamp_of
+from intent_ls.uris import path_of_uri
 
 LEDGER_SUFFIX = "/" + LEDGER_REL
 
@@ -56,7 +56,7 @@ class Watcher:
                 stale.disk_changed(self.ls, doc)
             folder = self.ls.folder_for_uri(uri)
             if folder is not None and folder.governed and uri.endswith(LEDGER_SUFFIX):
-                path = to_fs_path(uri)
+                path = path_of_uri(uri)
                 if path and Path(path) == ledger_path(folder.root):
                     self.ls.spawn(self.ls.recorder.ledger_changed(folder))
 

@@ -233,6 +233,6 @@ def test_every_code_is_exercised_by_this_module() -> None:
     for name in ("YAML_SYNTAX", "NOT_TEXT", "FILE_TOO_LARGE", "TOO_COMPLEX", "WRONG_TYPE",
                  "MISSING_FIELD", "DUPLICATE_ID", "DUPLICATE_KEY", "UNKNOWN_STATUS", "UNKNOWN_KEY",
                  "INVALID_GLOB", "GLOB_ESCAPES", "EMPTY_SCOPE", "SCOPE_CONFLICT", "EMPTY_SPEC",
-                 "UNKNOWN_ACTIVE_INTENT", "SPEC_NOT_FOUND"):  # fmt: skip
+                 "UNKNOWN_ACTIVE_INTENT", "SPEC_NOT_FOUND", "UNSAFE_PATH"):  # fmt: skip
         assert f"S.{name}" in source, name
-    assert len(S.ALL_CODES) == 17
+    assert len(S.ALL_CODES) == 18

@@ -37,6 +37,19 @@ def test_missing_file(tmp_path: Path) -> None:
     assert single_code(load_spec_file(tmp_path / "nope.yaml")) == S.SPEC_NOT_FOUND
 
 
+def test_planted_symlink_or_fifo_is_refused_unread(tmp_path: Path) -> None:
+    import os
+
+    spec = tmp_path / "active_intents.yaml"
+    spec.symlink_to("/dev/stdin")
+    result = load_spec_file(spec)
+    assert single_code(result) == S.UNSAFE_PATH
+    assert "symlink (to /dev/stdin)" in result.problems[0].message
+    spec.unlink()
+    os.mkfifo(spec)  # opened without blocking, then refused
+    assert single_code(load_spec_file(spec)) == S.UNSAFE_PATH
+
+
 def test_alias_bomb_is_refused_quickly() -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for n in range(1, 14):
