@@ -76,14 +76,10 @@ class OneLineAnswers(logging.Filter):
     that becomes one bounded line (the request params are not logged either)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg == _UNDESERIALIZABLE and record.args:
-            # A message whose params do not validate (e.g. a negative position): the
-            # last line of pygls' traceback names the field, the rest is noise.
-            details = str(record.args[0]).strip().splitlines()[-1:] or [""]
-            record.msg = "intent-ls: ignored a message with invalid params: %s"
-            record.args = (cut(details[0], MAX_ECHO),)
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-            return True
+        if record.msg == _UNDESERIALIZABLE:
+            # A message whose params do not validate (e.g. a negative position): the frame
+            # reader (transport.dispatch) answers or logs it in one line naming the field.
+            return False
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, Answered):
             record.msg = "intent-ls: request answered with an error: %s"

@@ -3,6 +3,7 @@ show it once at that level (the VS Code extension maps the prefix; see editors/v
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -12,17 +13,18 @@ LEVEL = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) [\w.]+: ")
 
 
 def test_stderr_records_start_with_their_level(tmp_path: Path) -> None:
-    garbage = b"Content-Length: 5\r\n\r\n{bad}"
+    body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}})
+    frame = f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
     proc = subprocess.run(
         [sys.executable, "-m", "intent_ls", "serve"],
-        input=garbage,
+        input=frame,
         capture_output=True,
         cwd=tmp_path,
         timeout=60,
     )
     assert proc.returncode == 0
     lines = proc.stderr.decode().splitlines()
-    records = [line for line in lines if LEVEL.match(line)]
-    assert records, proc.stderr.decode()
-    assert all(r.startswith("ERROR ") for r in records)
-    assert lines[0].startswith("ERROR "), "a record's continuation lines follow its level line"
+    assert lines, "a notification with bad params is logged"
+    assert all(LEVEL.match(line) for line in lines), lines
+    assert len(lines) == 1, "logged once, in one line"
+    assert lines[0].startswith("WARNING ") and "textDocument/didOpen" in lines[0], lines
