@@ -45,6 +45,7 @@ from intent_ls.check.findings import (
     Finding,
 )
 from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
+from intent_ls.check.spec_change import scope_widened
 from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
@@ -53,13 +54,14 @@ from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.model import Severity, Status
-from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.safe_io import open_sidecar_reader
 from intent_ls.spec import SPEC_RELPATH
+from intent_ls.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.workspace import Workspace
 
-#: Verdicts a save may carry only with a human's approval.
-GATED_VERDICTS = frozenset({OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE})
+#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
+#: as an ownership question below).
+GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
@@ -115,6 +117,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
     base = repo.resolve_base(base_rev)
     changes = repo.changes(base)
     findings = _spec_findings(ws)
+    findings.extend(scope_widened(ws, repo, base))
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger)
     if verified.problem is not None:
@@ -320,8 +323,9 @@ class _Checker:
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
-                    f"({verdict.get('message') or 'no message'}); approve it with the "
-                    "intent.approve code action or revert these lines",
+                    f"({verdict.get('message') or 'no message'}); approve it with "
+                    f"`intent-ls approve {code} {rec_path}` (or the editor's intent.approve "
+                    "action) or revert these lines",
                     rid,
                     seq,
                 )
@@ -483,6 +487,7 @@ class _Checker:
                     return []
         hint, owners = self._owners_hint(path)
         what = "deleted" if change.status == "D" else f"renamed to {change.path}"
+        key = f" --hash {text_hash(old_text)}" if old_text is not None else ""
         return [
             Finding(
                 UNCOVERED_DELETION,
@@ -490,8 +495,8 @@ class _Checker:
                 1,
                 max(1, len(old_lines)),
                 f"{path} was {what} since {self.base.label} without an approved "
-                f"destructive-edit; approve the deletion in an editor running intent-ls or "
-                f"restore the file ({hint})",
+                f"destructive-edit; approve it with `intent-ls approve destructive-edit {path}"
+                f"{key}` (or in an editor running intent-ls) or restore the file ({hint})",
                 owners=owners,
             )
         ]
@@ -603,7 +608,8 @@ class _Checker:
                         end,
                         f"{span} changed since {self.base.label} but no ledger record "
                         f"covers {'it' if start == end else 'them'}; make the change through "
-                        f"intent-ls under an intent that owns the file ({hint})",
+                        "intent-ls under an intent that owns the file, or record it with "
+                        f"`intent-ls record {path} --intent ID` ({hint})",
                         owners=owners,
                     )
                 )

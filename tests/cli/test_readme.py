@@ -52,8 +52,12 @@ def cli_table_rows() -> dict[str, str]:
         words = [w for w in cell.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         if not words:  # `intent-ls --version`
             continue
-        rows[" ".join(words[:2] if words[:1] == ["trace"] else words[:1])] = cell
+        rows[" ".join(words[:2] if words[:1] in NESTED else words[:1])] = cell
     return rows
+
+
+#: Verbs whose sub-verbs have rows (and options) of their own.
+NESTED = (["trace"], ["shell"], ["hooks"])
 
 
 def test_cli_table_shows_every_option_of_every_verb() -> None:
@@ -65,9 +69,10 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
     top = build_parser()
     (verbs,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = dict(verbs.choices)
-    trace = parsers.pop("trace")
-    (trace_verbs,) = [a for a in trace._actions if isinstance(a, argparse._SubParsersAction)]
-    parsers.update({f"trace {name}": p for name, p in trace_verbs.choices.items()})
+    for [verb] in NESTED:
+        nested = parsers.pop(verb)
+        (sub,) = [a for a in nested._actions if isinstance(a, argparse._SubParsersAction)]
+        parsers.update({f"{verb} {name}": p for name, p in sub.choices.items()})
     assert set(rows) == set(parsers)
     for verb, parser in parsers.items():
         options = {
