@@ -38,18 +38,10 @@ import attrs
 from intent_ls.diff import LineSpan
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.records import Approval, intent_meta
-from intent_ls.policy import (
-    DESTRUCTIVE_EDIT,
-    NO_ACTIVE_INTENT,
-    OUT_OF_SCOPE,
-    STALE_FILE,
-    ApprovalSet,
-)
+from intent_ls.policy import ApprovalSet
+from intent_ls.verdicts import GATED, SCOPE_CODES, STALE_FILE
 
-#: Verdicts a save may carry only until a human resolves them.
-GATED = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT, DESTRUCTIVE_EDIT, STALE_FILE})
-#: Verdicts about who may edit the file: resolved by selecting an intent that owns it.
-SCOPE_CODES = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT})
+__all__ = ["GATED", "SCOPE_CODES"]
 #: Lines hashed at most per call when looking for ranges away from their recorded place
 #: (every window of a range's length is hashed once per length).
 SEARCH_BUDGET = 300_000

@@ -35,21 +35,25 @@ from intent_ls.protected import DEFAULT_PROTECTED, ProtectedPaths
 from intent_ls.scope import ScopeIndex
 from intent_ls.session import Session
 from intent_ls.stale import DiskState, StaleFile, check_stale
+from intent_ls.verdicts import (
+    DEFAULT_SEVERITY,
+    DESTRUCTIVE_EDIT,
+    NO_ACTIVE_INTENT,
+    OUT_OF_SCOPE,
+    STALE_FILE,
+    severity_of,
+)
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
 
-NO_ACTIVE_INTENT = "no-active-intent"
-OUT_OF_SCOPE = "out-of-scope"
-STALE_FILE = "stale-file"
-DESTRUCTIVE_EDIT = "destructive-edit"
-
-DEFAULT_SEVERITY = {
-    NO_ACTIVE_INTENT: Severity.ERROR,
-    OUT_OF_SCOPE: Severity.ERROR,
-    STALE_FILE: Severity.WARNING,
-    DESTRUCTIVE_EDIT: Severity.ERROR,
-}
+__all__ = [
+    "DEFAULT_SEVERITY",
+    "DESTRUCTIVE_EDIT",
+    "NO_ACTIVE_INTENT",
+    "OUT_OF_SCOPE",
+    "STALE_FILE",
+]
 
 
 @attrs.frozen
@@ -65,7 +69,7 @@ class Verdict:
 
     @property
     def severity(self) -> Severity:
-        return DEFAULT_SEVERITY.get(self.code, Severity.ERROR)
+        return severity_of(self.code)
 
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form agents act on."""
@@ -240,21 +244,24 @@ def evaluate(
     *,
     config: PolicyConfig | None = None,
     approvals: ApprovalSet | Iterable[Approval] = (),
+    path_rules: bool = True,
 ) -> tuple[Verdict, ...]:
     """Verdicts for mutating ``rel_path`` (a governed, workspace-relative POSIX path).
 
     Without ``change`` only the path rules apply. Order: scope verdicts (for a rename,
     the target path's too), then ``stale-file``, then ``destructive-edit`` in the
     classifier's order. Approved stale and destructive verdicts are left out.
+    ``path_rules=False`` leaves the scope verdicts out, for a front door that judged the
+    path already (the editor does so at once, and the change later off the loop).
     """
     if scope.is_ignored(rel_path):
         return ()
     config = config or PolicyConfig()
     approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
-    verdicts = list(_scope_verdicts(session, scope, rel_path))
+    verdicts = list(_scope_verdicts(session, scope, rel_path)) if path_rules else []
     findings: tuple[Finding, ...] = ()
     if isinstance(change, FileOperation):
-        if change.new_rel is not None and not scope.is_ignored(change.new_rel):
+        if path_rules and change.new_rel is not None and not scope.is_ignored(change.new_rel):
             verdicts.extend(_scope_verdicts(session, scope, change.new_rel))
         findings = (
             classify_file_operation(

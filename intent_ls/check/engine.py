@@ -45,21 +45,23 @@ from intent_ls.check.findings import (
     Finding,
 )
 from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
+from intent_ls.check.spec_change import scope_widened
 from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.diff import Hunk, diff_lines, split_lines
 from intent_ls.hashing import content_hash, text_hash
 from intent_ls.ledger.index import RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.ledger.verify import verify_ledger
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.model import Severity, Status
-from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.safe_io import open_sidecar_reader
 from intent_ls.spec import SPEC_RELPATH
+from intent_ls.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.workspace import Workspace
 
-#: Verdicts a save may carry only with a human's approval.
-GATED_VERDICTS = frozenset({OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE})
+#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
+#: as an ownership question below).
+GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
@@ -115,17 +117,22 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
     base = repo.resolve_base(base_rev)
     changes = repo.changes(base)
     findings = _spec_findings(ws)
+    findings.extend(scope_widened(ws, repo, base))
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger)
     if verified.problem is not None:
+        unusable = (
+            "coverage was not checked until it is repaired"
+            if verified.problem.reason == CONFLICT_MESSAGE
+            else "no change can be trusted to a tampered ledger, so coverage was not checked"
+        )
         findings.append(
             Finding(
                 LEDGER_INVALID,
                 LEDGER_RELPATH.as_posix(),
                 verified.problem.line,
                 verified.problem.line,
-                f"trace verify failed: {verified.problem.reason}; no change can be trusted "
-                "to a tampered ledger, so coverage was not checked",
+                f"trace verify failed: {verified.problem.reason}; {unusable}",
             )
         )
         return CheckResult(
@@ -185,32 +192,34 @@ def _spec_findings(ws: Workspace) -> list[Finding]:
 
 
 def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | None:
-    """The ledger is append-only, so the committed ledger at base must be a prefix of the
-    current one. This is the external anchor ``trace verify`` lacks: it also catches
-    records removed from the end, which leave a perfectly valid chain."""
+    """The ledger is append-only, so every line of the committed ledger at base must still
+    be in the current one. This is the external anchor ``trace verify`` lacks: it also
+    catches records removed from the end, which leave a perfectly valid chain. A merge
+    keeps every line but may put the other side's lines first (a rebase does), so the
+    lines are compared as a set once the cheap prefix test fails."""
     old = repo.blob_at(base, LEDGER_RELPATH.as_posix())
     if not old:
         return None
     try:
         with open_sidecar_reader(ledger) as f:
             current = f.read(len(old))
+            if current == old:
+                return None
+            current += f.read()
     except FileNotFoundError:
         current = b""
-    if current == old:
-        return None
-    differ = next(
-        (i for i, (a, b) in enumerate(zip(old, current, strict=False)) if a != b),
-        min(len(old), len(current)),
-    )
-    line = old.count(b"\n", 0, differ) + 1
-    return Finding(
-        LEDGER_INVALID,
-        LEDGER_RELPATH.as_posix(),
-        line,
-        line,
-        f"the ledger was rewritten since {base.label}: it no longer starts with its "
-        f"committed content (first difference on line {line}); it is append-only",
-    )
+    kept = set(current.split(b"\n"))
+    for line, text in enumerate(old.split(b"\n")[:-1], start=1):
+        if text not in kept:
+            return Finding(
+                LEDGER_INVALID,
+                LEDGER_RELPATH.as_posix(),
+                line,
+                line,
+                f"the ledger was rewritten since {base.label}: line {line} of its "
+                "committed content is gone; it is append-only (merges keep every line)",
+            )
+    return None
 
 
 class _Checker:
@@ -314,8 +323,9 @@ class _Checker:
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
-                    f"({verdict.get('message') or 'no message'}); approve it with the "
-                    "intent.approve code action or revert these lines",
+                    f"({verdict.get('message') or 'no message'}); approve it with "
+                    f"`intent-ls approve {code} {rec_path}` (or the editor's intent.approve "
+                    "action) or revert these lines",
                     rid,
                     seq,
                 )
@@ -477,6 +487,7 @@ class _Checker:
                     return []
         hint, owners = self._owners_hint(path)
         what = "deleted" if change.status == "D" else f"renamed to {change.path}"
+        key = f" --hash {text_hash(old_text)}" if old_text is not None else ""
         return [
             Finding(
                 UNCOVERED_DELETION,
@@ -484,8 +495,8 @@ class _Checker:
                 1,
                 max(1, len(old_lines)),
                 f"{path} was {what} since {self.base.label} without an approved "
-                f"destructive-edit; approve the deletion in an editor running intent-ls or "
-                f"restore the file ({hint})",
+                f"destructive-edit; approve it with `intent-ls approve destructive-edit {path}"
+                f"{key}` (or in an editor running intent-ls) or restore the file ({hint})",
                 owners=owners,
             )
         ]
@@ -597,7 +608,8 @@ class _Checker:
                         end,
                         f"{span} changed since {self.base.label} but no ledger record "
                         f"covers {'it' if start == end else 'them'}; make the change through "
-                        f"intent-ls under an intent that owns the file ({hint})",
+                        "intent-ls under an intent that owns the file, or record it with "
+                        f"`intent-ls record {path} --intent ID` ({hint})",
                         owners=owners,
                     )
                 )

@@ -17,6 +17,7 @@ INTENT_NOT_IN_PROGRESS = "intent-not-in-progress"
 UNAPPROVED_VERDICT = "unapproved-verdict"
 LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
+SCOPE_WIDENED_RULE = "scope-widened"
 SYMLINK_CHANGE = "symlink-change"
 
 
@@ -35,7 +36,8 @@ RULES: tuple[Rule, ...] = (
         "Changed lines that no ledger record covers",
         "Every added or modified line must match (by content hash) a range of a trace "
         "record. Make the change through an editor or agent running intent-ls under an "
-        "intent that owns the file, or revert it.",
+        "intent that owns the file, record a generator's output with `intent-ls record "
+        "PATH --intent ID`, or revert it.",
     ),
     Rule(
         UNCOVERED_DELETION,
@@ -43,6 +45,7 @@ RULES: tuple[Rule, ...] = (
         "Deleted lines or files that no recorded save or approval covers",
         "Deleted lines are covered when the file's recorded saves lead from its base "
         "content to its current content; a deleted or renamed file needs an approved "
+        "(`intent-ls approve destructive-edit PATH --hash HASH`) "
         "destructive-edit for its content.",
     ),
     Rule(
@@ -66,7 +69,8 @@ RULES: tuple[Rule, ...] = (
         "UnapprovedVerdict",
         "Saved despite an out-of-scope, destructive-edit or stale-file verdict",
         "The record that wrote these lines carries a governance verdict that no human "
-        "approved. Approve it (intent.approve code action) or revert the change.",
+        "approved. Approve it (`intent-ls approve CODE PATH`, or the editor's "
+        "intent.approve code action) or revert the change.",
     ),
     Rule(
         SYMLINK_CHANGE,
@@ -91,6 +95,15 @@ RULES: tuple[Rule, ...] = (
         "The intent spec has errors",
         "Ownership cannot be decided against an invalid active_intents.yaml; "
         "`intent-ls validate` lists the problems.",
+    ),
+    Rule(
+        SCOPE_WIDENED_RULE,
+        "ScopeWidened",
+        "The spec widens an IN_PROGRESS intent's scope or adds one",
+        "Since the base, active_intents.yaml gained an IN_PROGRESS intent, an owned_scope "
+        "glob, or lost an exclusion. The spec is the human's contract: approve this "
+        "content with `intent-ls approve scope-widened .orchestration/active_intents.yaml`, "
+        "or revert the change.",
     ),
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

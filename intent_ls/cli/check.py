@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.check.git import GitError
     from intent_ls.check.report import render_github, render_text, summary, to_json, to_sarif
     from intent_ls.cli.main import CliError
+    from intent_ls.repo_setup import warn_clone_setup
 
     try:
         result = run_check(workspace_root(args), args.base)
@@ -53,4 +54,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(result))
     print(summary(result), file=sys.stderr)
+    warn_clone_setup(workspace_root(args))
     return 0 if result.ok else 1

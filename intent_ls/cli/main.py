@@ -21,9 +21,18 @@ VERB_MODULES = (
     "intent_ls.cli.trace",
     "intent_ls.cli.map",
     "intent_ls.cli.check",
+    "intent_ls.cli.init",
+    "intent_ls.cli.merge_driver",
+    "intent_ls.cli.hook",
+    "intent_ls.cli.shell",
+    "intent_ls.cli.mcp",
+    "intent_ls.cli.hooks",
+    "intent_ls.cli.record",
     "intent_ls.cli.schema",
     "intent_ls.cli.editors",
 )
+#: Verbs run on every agent tool call: dispatched before the full parser is built.
+FAST_VERBS = {"hook": "intent_ls.cli.hook"}
 
 
 #: Exit statuses every verb shares (README, "CLI"): 0 fine, 1 the verb's own negative
@@ -54,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words and words[0] in FAST_VERBS:
+        return int(importlib.import_module(FAST_VERBS[words[0]]).fast_main(words[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -52,6 +52,12 @@ def register(subparsers: Any) -> None:
     )
     add_format_arg(show)
     show.set_defaults(func=run_show)
+    repair = verbs.add_parser(
+        "repair",
+        help="resolve merge conflict markers in the ledger, keeping every record of both sides",
+    )
+    add_workspace_arg(repair)
+    repair.set_defaults(func=run_repair)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -149,3 +155,16 @@ def _print_record(record: dict[str, Any]) -> None:
                 f"{meta.get('kind', '?')}  {meta.get('mutation_class') or '-'}  "
                 f"{file.get('path')}:{spans or '-'}  {label}" + (f"  [{nodes}]" if nodes else "")
             )
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.ledger.repair import repair_ledger
+
+    path = check_ledger_file(workspace_root(args))
+    try:
+        outcome = repair_ledger(path)
+    except OSError as exc:
+        raise CliError(f"trace repair failed: {exc}") from exc
+    print(outcome.message)
+    return 0 if outcome.verified else 1

@@ -36,11 +36,12 @@ from intent_ls.safe_io import open_sidecar_reader, require_regular
 from intent_ls.syntax.model import AstNode
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 #: (bytes indexed so far, ledger size) — the LSP layer maps it to work-done progress.
 Progress = Callable[[int, int], None]
 _BLOCK = 8 * 1024 * 1024
 _BATCH = 50_000
+_TAIL = 64 * 1024
 _URN = intent_urn("")
 #: Below this a second process costs more to start than it saves.
 _PARALLEL_MIN = 32 * 1024 * 1024
@@ -49,9 +50,11 @@ _DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE records(
   seq INTEGER PRIMARY KEY, offset INTEGER NOT NULL, ts TEXT, intent TEXT,
-  ctype TEXT, model TEXT, mclass TEXT, kind TEXT);
+  ctype TEXT, model TEXT, mclass TEXT, kind TEXT, lkey INTEGER);
 CREATE TABLE touches(seq INTEGER NOT NULL, path TEXT, name TEXT, nkind TEXT, hkey INTEGER);
 """
+#: The ``records`` columns a :class:`RecordRef` is made of (``lkey`` is internal).
+_REF = "r.seq, r.offset, r.ts, r.intent, r.ctype, r.model, r.mclass, r.kind"
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS touches_hkey ON touches(hkey);
 CREATE INDEX IF NOT EXISTS touches_path_name ON touches(path, name);
@@ -139,6 +142,7 @@ def extract_rows(
                 hash_key(digest) if digest else None,
             )
         )
+    digest = meta.get("digest")
     row = (
         seq,
         offset,
@@ -148,8 +152,17 @@ def extract_rows(
         model,
         meta.get("mutation_class"),
         meta.get("kind"),
+        _digest_key(digest),
     )
     return row, touches
+
+
+def _digest_key(digest: Any) -> int | None:
+    """The line key of a record: its own ``digest``, which already identifies it, so a
+    cold build does not hash every line to be able to find it again after a merge."""
+    if isinstance(digest, str) and _DIGEST_FORM(digest):
+        return hash_key(digest)
+    return None
 
 
 # The fast path: our own lines are canonical JSON of one known shape, so one anchored
@@ -192,6 +205,7 @@ def _list(item: str) -> str:
 
 
 _HEX16 = "[0-9a-f]{16}"
+_DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}.*").fullmatch
 _RANGES = re.compile(_range(f"({_HEX16})")).findall
 _NODES = re.compile(_node(f"({_HEX16})", _C)).findall
 _LINE = re.compile(
@@ -201,7 +215,7 @@ _LINE = re.compile(
     rf'"path":{_C}\}}\],"id":{_S},"metadata":\{{"intent_ls":\{{'
     rf'(?:"after_hash":{_S},)?"approvals":{_OBJECTS},'
     rf'"ast_nodes":\[{_list(_node(_HEX16, _S))}\],'
-    rf'(?:"before_hash":{_S},)?"deleted_lines":{_INT},"digest":{_S},'
+    rf'(?:"before_hash":{_S},)?"deleted_lines":{_INT},"digest":"sha256:({_HEX16})[^"]*",'
     rf'"intent_id":{_OPT},"kind":{_OPT},"mutation_class":{_OPT},"prev":{_S},'
     rf'"session_id":(?:{_S}|null),"verdicts":{_OBJECTS}\}}\}},"timestamp":{_C},'
     rf'"tool":\{{"name":{_S},"version":{_S}\}},'
@@ -224,7 +238,7 @@ def fast_rows(
     match = None if "\\" in text else _LINE(text)
     if match is None:
         return None
-    model, ctype, ranges, urn_intent, path, nodes, intent, kind, mclass, ts = match.groups()
+    model, ctype, ranges, urn_intent, path, nodes, lkey, intent, kind, mclass, ts = match.groups()
     touches: list[tuple[Any, ...]] = []
     for prefix in _RANGES(ranges):
         key = int(prefix, 16)
@@ -232,7 +246,18 @@ def fast_rows(
     for prefix, nkind, name, npath in _NODES(nodes):
         key = int(prefix, 16)
         touches.append((seq, npath, name, nkind, key - _WRAP if key >= _TOP else key))
-    row = (seq, offset, ts, urn_intent if intent is None else intent, ctype, model, mclass, kind)
+    key = int(lkey, 16)
+    row = (
+        seq,
+        offset,
+        ts,
+        urn_intent if intent is None else intent,
+        ctype,
+        model,
+        mclass,
+        kind,
+        key - _WRAP if key >= _TOP else key,
+    )
     return row, touches
 
 
@@ -245,7 +270,7 @@ def line_rows(seq: int, offset: int, line: bytes) -> tuple[tuple[Any, ...], list
     try:
         return extract_rows(seq, offset, json.loads(line))
     except (ValueError, AttributeError, TypeError):
-        return (seq, offset, None, None, None, None, None, "invalid"), []
+        return (seq, offset, None, None, None, None, None, "invalid", None), []
 
 
 def _scan(
@@ -366,8 +391,8 @@ class TraceIndex:
         meta = dict(db.execute("SELECT key, value FROM part.meta").fetchall())
         db.execute("BEGIN")
         db.execute(
-            "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind "
-            "FROM part.records",
+            "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind, "
+            "lkey FROM part.records",
             (added,),
         )
         db.execute(
@@ -427,16 +452,86 @@ class TraceIndex:
         offset = int(meta.get("offset", 0))
         if offset == size and not self._rewritten(meta):
             return 0
-        if offset > size or self._rewritten(meta):
-            return self.rebuild()
         db.execute("BEGIN IMMEDIATE")
         try:
             meta = _meta(db)  # another process may have caught up meanwhile
-            added = self._index_from(db, int(meta.get("offset", 0)), int(meta.get("seq", 0)))
+            if int(meta.get("offset", 0)) > size or self._rewritten(meta):
+                realigned = self._realign(db, meta)
+                if realigned is None:
+                    db.execute("ROLLBACK")
+                    return self.rebuild()
+                added = realigned
+            else:
+                added = self._index_from(db, int(meta.get("offset", 0)), int(meta.get("seq", 0)))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return added
+
+    def _realign(self, db: sqlite3.Connection, meta: dict[str, str]) -> int | None:
+        """Catches up with a ledger that changed other than by appending — a merge or a
+        rebase put lines in the middle, or took the other side's lines first — by
+        indexing only what changed: the indexed lines still at their offset (a prefix)
+        and those moved by a constant shift (a suffix) are found by binary search on
+        their keys, the rows in between are replaced by the lines now between them, and
+        the suffix's offsets are shifted. New rows get ``seq`` after every existing one,
+        so a reader that remembers the last ``seq`` it saw still sees them. Runs inside
+        the caller's write transaction. Returns None when most of a large file changed
+        (a parallel cold build is then faster). Trusts, like the append path, that lines
+        are not rewritten in place: that is tampering, which ``trace verify`` reports."""
+        rows = db.execute("SELECT offset, lkey, seq FROM records ORDER BY offset").fetchall()
+        old_end = int(meta.get("offset", 0))
+        try:
+            f = self.ledger.open("rb")
+        except FileNotFoundError:
+            return None
+        with f:
+            new_end, head_start = _complete_end(f)
+            shift = new_end - old_end
+
+            def same(i: int, delta: int) -> bool:
+                at, key, _ = rows[i]
+                length = (rows[i + 1][0] if i + 1 < len(rows) else old_end) - at
+                if key is None or at + delta < 0 or at + delta + length > new_end:
+                    return False
+                f.seek(at + delta)
+                line = f.read(length)
+                return line.endswith(b"\n") and line_rows(0, 0, line[:-1])[0][8] == key
+
+            first = _first(0, len(rows), lambda i: not same(i, 0))
+            keep = _first(first, len(rows), lambda i: same(i, shift))
+            f.seek(head_start)
+            head_line = f.read(new_end - head_start)[:-1]
+        start = rows[first][0] if first < len(rows) else old_end
+        end = rows[keep][0] + shift if keep < len(rows) else new_end
+        if end < start:
+            keep, end = len(rows), new_end
+        if new_end >= _PARALLEL_MIN and end - start > new_end // 2:
+            return None
+        top = max((seq for _, _, seq in rows), default=0)  # never reuse a seq
+        stale = [(seq,) for _, _, seq in rows[first:keep]]
+        db.executemany("DELETE FROM records WHERE seq = ?", stale)
+        if stale:
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS gone(seq INTEGER PRIMARY KEY)")
+            db.execute("DELETE FROM gone")
+            db.executemany("INSERT INTO gone VALUES (?)", stale)
+            db.execute("DELETE FROM touches WHERE seq IN (SELECT seq FROM gone)")
+        if shift and keep < len(rows):
+            db.execute(
+                "UPDATE records SET offset = offset + ? WHERE offset >= ?",
+                (shift, rows[keep][0]),
+            )
+        added = _index_lines(db, self.ledger, start, top, end, None)
+        _set_meta(
+            db,
+            {
+                "offset": str(new_end),
+                "seq": str(top + added),
+                "head_start": str(head_start),
+                "head_hash": bytes_hash(head_line),
+            },
+        )
         return added
 
     def _rewritten(self, meta: dict[str, str]) -> bool:
@@ -485,26 +580,26 @@ class TraceIndex:
 
     def records_for_hash(self, digest: str, limit: int = 100) -> list[RecordRef]:
         return self._refs(
-            "SELECT DISTINCT r.* FROM touches t JOIN records r ON r.seq = t.seq "
+            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
             "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
             (hash_key(digest), limit),
         )
 
     def records_for_path(self, path: str, limit: int | None = None) -> list[RecordRef]:
         return self._refs(
-            "SELECT DISTINCT r.* FROM touches t JOIN records r ON r.seq = t.seq "
+            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
             "WHERE t.path = ? ORDER BY r.seq DESC LIMIT ?",
             (path, -1 if limit is None else limit),
         )
 
     def records_for_intent(self, intent_id: str, limit: int | None = None) -> list[RecordRef]:
         return self._refs(
-            "SELECT * FROM records WHERE intent = ? ORDER BY seq DESC LIMIT ?",
+            f"SELECT {_REF} FROM records r WHERE intent = ? ORDER BY seq DESC LIMIT ?",
             (intent_id, -1 if limit is None else limit),
         )
 
     def all_records(self) -> list[RecordRef]:
-        return self._refs("SELECT * FROM records ORDER BY seq")
+        return self._refs(f"SELECT {_REF} FROM records r ORDER BY seq")
 
     def _refs(self, sql: str, params: Sequence[Any] = ()) -> list[RecordRef]:
         return [RecordRef(*row) for row in self._query(sql, params)]
@@ -524,7 +619,7 @@ class TraceIndex:
         found: dict[int, BlameEntry] = {}
         if definition is not None:
             for row in self._query(
-                "SELECT r.*, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
+                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
                 "WHERE t.path = ? AND t.name = ? ORDER BY r.seq DESC LIMIT ?",
                 (path, definition.name, limit),
             ):
@@ -534,7 +629,7 @@ class TraceIndex:
             if digest is None:
                 continue
             for row in self._query(
-                "SELECT r.*, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
+                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
                 "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
                 (hash_key(digest), limit),
             ):
@@ -605,6 +700,40 @@ def _meta(db: sqlite3.Connection) -> dict[str, str]:
     return dict(db.execute("SELECT key, value FROM meta").fetchall())
 
 
+def _first(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
+    """The least ``i`` in ``[lo, hi)`` with ``pred(i)`` (``hi`` if none), for a ``pred``
+    that is false up to some point and true after it."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _complete_end(f: Any) -> tuple[int, int]:
+    """(offset after the last complete line, start of that line) of an open ledger;
+    (0, 0) when it has no complete line."""
+    last = _rfind_newline(f, f.seek(0, os.SEEK_END))
+    if last < 0:
+        return 0, 0
+    return last + 1, _rfind_newline(f, last) + 1
+
+
+def _rfind_newline(f: Any, before: int) -> int:
+    """Offset of the last newline before ``before``, or -1."""
+    pos = before
+    while pos > 0:
+        step = min(_TAIL, pos)
+        f.seek(pos - step)
+        at = f.read(step).rfind(b"\n")
+        if at >= 0:
+            return pos - step + at
+        pos -= step
+    return -1
+
+
 def _set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
     db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
 
@@ -656,7 +785,7 @@ def _index_lines(
 def _flush(
     db: sqlite3.Connection, records: list[tuple[Any, ...]], touches: list[tuple[Any, ...]]
 ) -> None:
-    db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?)", records)
+    db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)", records)
     db.executemany("INSERT INTO touches VALUES (?,?,?,?,?)", touches)
     records.clear()
     touches.clear()

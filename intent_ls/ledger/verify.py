@@ -1,9 +1,11 @@
 """``trace verify``: every line parses, is canonical, validates against the bundled Agent
-Trace schema, carries its own digest, and chains to the line before it.
+Trace schema, carries its own digest, and is linked into the chain: its ``prev`` names
+an earlier line, and a later record names it (see :class:`_Chain`).
 
 The checks together catch a one-byte change anywhere: a change that still parses alters
 either the canonical bytes (whitespace, key order), the record's own ``digest`` (any
-value), or — for a change inside ``prev``/``digest`` themselves — the chain.
+value), or — for a change inside ``prev``/``digest`` themselves, or a record resealed
+after a change — the chain, since the record that named the old line finds no such line.
 
 A line in exactly the shape our writer produces is proven good by one regular
 expression and two hashes (``_proven``); any other line takes the full check (json.loads,
@@ -25,10 +27,18 @@ import attrs
 
 from intent_ls.hashing import bytes_hash
 from intent_ls.ledger.conformance import conforms, date_time_conforms, is_date_time
+from intent_ls.ledger.links import NO_LINKS, Links, record_links
+from intent_ls.ledger.merge import CONFLICT_MARKERS
 from intent_ls.ledger.records import METADATA_KEY
 from intent_ls.ledger.store import GENESIS, canonical_bytes, open_snapshot, record_digest
 
 _DIGEST_KEY = b'"digest":'
+#: The reason for a line git wrote around a conflict: no tampering, a missing set-up.
+CONFLICT_MESSAGE = (
+    "unresolved merge conflict markers: the ledger was merged without its merge driver; "
+    "run `intent-ls init` (once per clone), then `intent-ls trace repair` to keep the "
+    "records of both sides"
+)
 
 # The fast path. Our writer's lines have one known shape; a line that is exactly that
 # shape spelled exactly as ``canonical_bytes`` spells it is proven parsable, canonical
@@ -129,67 +139,176 @@ def check_record(record: Any) -> str | None:
 
 
 def verify_ledger(path: Path) -> VerifyResult:
-    prev = GENESIS
-    count = 0
     try:
         f = open_snapshot(Path(path))
     except FileNotFoundError:
         return VerifyResult(0, None)
+    chain = _Chain()
     with f:
         for number, raw in enumerate(f, start=1):
             body = raw[:-1]
-            if not (raw.endswith(b"\n") and _proven(body, prev)):
-                reason = _check_line(raw, prev)
+            prev = _proven(body) if raw.endswith(b"\n") else None
+            if prev is not None:
+                reason = chain.add(number, bytes_hash(body), prev)
+            else:
+                reason, links = _check_line(raw)
                 if reason is not None:
-                    return VerifyResult(count, Problem(number, reason))
-            prev = bytes_hash(body)
-            count += 1
-    return VerifyResult(count, None)
+                    return VerifyResult(chain.count, Problem(number, reason))
+                reason = chain.add(
+                    number, bytes_hash(body), links.prev, links.parents, links.absent
+                )
+            if reason is not None:
+                return VerifyResult(chain.count, Problem(number, reason))
+    return VerifyResult(chain.count, chain.finish())
 
 
-def _proven(body: bytes, prev: str) -> bool:
-    """Whether the fast path proves ``body`` good (see ``_LINE``); False means "ask the
-    full check", not "bad"."""
+class _Chain:
+    """The links between lines (``docs/ledger.md``, "The chain"): each ``prev`` and each
+    merge record's ``parents`` name an earlier line (``prev`` may be the genesis value),
+    or a line a merge record declared ``absent``; no line occurs twice; and every
+    line but the last is named by some record, so removing a record is seen by the one
+    that named it, and inserting one leaves it unnamed. A single writer's ledger is the
+    special case where each ``prev`` names the line just before."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._last = GENESIS
+        self._last_named = True
+        self._lines: dict[str, int] = {}
+        # Lines not named so far, but for the last one, tracked by ``_last_named``: in
+        # a single writer's ledger the next line names it and this stays empty.
+        self._unnamed: dict[str, int] = {}
+        self._forward: list[tuple[int, str]] = []
+        self._absent: set[str] = set()
+
+    def add(
+        self,
+        number: int,
+        digest: str,
+        prev: str | None,
+        parents: tuple[str, ...] = (),
+        absent: tuple[str, ...] = (),
+    ) -> str | None:
+        first = self._lines.setdefault(digest, number)
+        if first != number:
+            return f"duplicated line: the same bytes as line {first}"
+        if prev != GENESIS:
+            self._name(number, str(prev))
+        for parent in parents:
+            self._name(number, parent)
+        if absent:
+            self._absent.update(absent)
+        if not self._last_named:
+            self._unnamed[self._last] = self._lines[self._last]
+        self._last = digest
+        self._last_named = False
+        self.count += 1
+        return None
+
+    def _name(self, number: int, name: str) -> None:
+        if name == self._last:
+            self._last_named = True
+        elif name in self._lines:
+            self._unnamed.pop(name, None)
+        else:
+            self._forward.append((number, name))
+
+    def finish(self) -> Problem | None:
+        """The checks that need the whole file: references to lines not before them, and
+        lines nothing names. A dangling reference is reported before an unnamed line, as
+        it points at where the record is missing; among each kind, the first line."""
+        problems: list[Problem] = []
+        for number, prev in self._forward:  # a prev or a parent
+            if prev in self._absent:
+                self._unnamed.pop(prev, None)
+            elif prev in self._lines:
+                problems.append(
+                    Problem(
+                        number,
+                        f"chain broken: prev names line {self._lines[prev]}, which comes "
+                        "after it (records reordered)",
+                    )
+                )
+            else:
+                problems.append(
+                    Problem(
+                        number,
+                        "chain broken: prev names no line of the ledger (a record was "
+                        "removed or altered)",
+                    )
+                )
+        if problems:
+            return min(problems, key=lambda p: p.line)
+        for number in self._unnamed.values():
+            problems.append(
+                Problem(
+                    number,
+                    "chain broken: no later record names this line (the record after it "
+                    "was removed, or this one was inserted)",
+                )
+            )
+        return min(problems, key=lambda p: p.line, default=None)
+
+
+def _proven(body: bytes) -> str | None:
+    """The ``prev`` of ``body`` if the fast path proves it good (see ``_LINE``; such a
+    line has no other links); None means "ask the full check", not "bad"."""
     if len(body.translate(None, _UNSAFE)) != len(body):
-        return False
+        return None
     try:
         body.decode()
     except UnicodeDecodeError:
-        return False
+        return None
     match = _LINE(body)
     if match is None:
-        return False
+        return None
     model, _, digest, line_prev, timestamp = match.groups()
     if model is not None and len(model.decode()) > 250:  # the schema's maxLength
-        return False
+        return None
     if not date_time_conforms(timestamp.decode()):
-        return False
-    if line_prev.decode() != prev:
-        return False
+        return None
     cut, end = match.span(2)
-    return bytes_hash(body[:cut] + body[end:]) == digest.decode()
+    if bytes_hash(body[:cut] + body[end:]) != digest.decode():
+        return None
+    return line_prev.decode()
 
 
-def _check_line(raw: bytes, prev: str) -> str | None:
+def _check_line(raw: bytes) -> tuple[str | None, Links]:
+    """Why the line is bad (None if good) and its links, by the plain algorithm."""
     if not raw.endswith(b"\n"):
-        return "torn line: no terminating newline (an interrupted append?)"
+        return "torn line: no terminating newline (an interrupted append?)", NO_LINKS
     body = raw[:-1]
+    if body.startswith(CONFLICT_MARKERS):
+        return CONFLICT_MESSAGE, NO_LINKS
     try:
         record = json.loads(body)
     except ValueError as exc:
-        return f"not valid JSON: {exc}"
+        return f"not valid JSON: {exc}", NO_LINKS
     reason = check_record(record)
     if reason is not None:
-        return reason
+        return reason, NO_LINKS
     if not _is_canonical(record, body):
-        return "not in canonical form (edited by hand?)"
+        return "not in canonical form (edited by hand?)", NO_LINKS
     meta = record.get("metadata", {}).get(METADATA_KEY)
     if not isinstance(meta, dict):
-        return f"metadata.{METADATA_KEY} missing"
+        return f"metadata.{METADATA_KEY} missing", NO_LINKS
     if meta.get("digest") != _digest(record, meta, body):
-        return "record digest mismatch: the record was altered"
-    if meta.get("prev") != prev:
-        return "chain broken: prev does not match the previous line's hash"
+        return "record digest mismatch: the record was altered", NO_LINKS
+    reason = _merge_fields_problem(meta)
+    if reason is not None:
+        return reason, NO_LINKS
+    if not isinstance(meta.get("prev"), str):
+        return "chain broken: prev missing", NO_LINKS
+    return None, record_links(record)
+
+
+def _merge_fields_problem(meta: dict[str, Any]) -> str | None:
+    for key in ("parents", "absent"):
+        value = meta.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            return f"metadata.{METADATA_KEY}.{key} must be a list of line hashes"
     return None
 
 

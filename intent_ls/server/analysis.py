@@ -46,6 +46,7 @@ from intent_ls.server.trees import Batch, LiveTree, Snapshot
 from intent_ls.session import Session
 from intent_ls.stale import DiskState
 from intent_ls.syntax import GRAMMARS
+from intent_ls.verdicts import approval_key
 
 if TYPE_CHECKING:
     from intent_ls.server.config import Config
@@ -60,13 +61,6 @@ def policy_config(config: Config) -> PolicyConfig:
     d = config.destructive
     protected = d.protected_paths if d.protected_paths is not None else DEFAULT_PROTECTED
     return PolicyConfig(max_deleted_lines=d.max_deleted_lines, protected_paths=protected)
-
-
-def approval_key(verdict: Verdict) -> str | None:
-    """The content hash an approval of ``verdict`` is keyed on."""
-    wanted = verdict.details.get("approval")
-    digest = wanted.get("content_hash") if isinstance(wanted, dict) else None
-    return digest if isinstance(digest, str) else None
 
 
 @attrs.frozen

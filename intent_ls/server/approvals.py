@@ -23,7 +23,7 @@ import attrs
 from intent_ls.attribution import OpenVerdict
 from intent_ls.hashing import content_hash
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
-from intent_ls.policy import DESTRUCTIVE_EDIT, OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
+from intent_ls.policy import OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
 from intent_ls.server.guard import Refused
 from intent_ls.session import TurnState
 from intent_ls.syntax.model import AstNode
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from intent_ls.server.folders import Folder
     from intent_ls.server.server import IntentLanguageServer
 
-APPROVABLE = (OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE)
 
 
 @attrs.define

@@ -25,7 +25,6 @@ from intent_ls.policy import OUT_OF_SCOPE
 from intent_ls.safe_io import read_sidecar, write_atomic
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
-from intent_ls.server.approvals import APPROVABLE
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, UserError, brief
@@ -35,6 +34,7 @@ from intent_ls.session import SelectionRefused
 from intent_ls.spec import MAX_SPEC_BYTES
 from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 from intent_ls.uris import is_file_uri, path_of_uri
+from intent_ls.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
 #: Longest path or URI accepted (Linux's PATH_MAX).
@@ -269,8 +269,8 @@ async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     key = _string(name, args[3], "the content hash", optional=True) if len(args) > 3 else None
     if code not in APPROVABLE:
         raise UserError(
-            f"{name}: only {', '.join(repr(c) for c in APPROVABLE)} verdicts can be approved, "
-            f"not {brief(code)} (for no-active-intent, select an intent)"
+            f"{name}: only {', '.join(repr(c) for c in APPROVABLE_IN_ORDER)} verdicts can be "
+            f"approved, not {brief(code)} (for no-active-intent, select an intent)"
         )
     doc = ls.documents.get(uri or "")
     if doc is None or doc.folder is None:

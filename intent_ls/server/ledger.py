@@ -97,6 +97,9 @@ class _PathCache:
     gated: list[dict[str, Any]] = attrs.field(factory=list)
     approvals: list[Approval] = attrs.field(factory=list)
     recent: deque[dict[str, Any]] = attrs.field(factory=lambda: deque(maxlen=RECENT))
+    # After a rebase the index re-numbers the records it re-read (a new ``seq`` after
+    # ``seen``), so a record already loaded can come again: its id tells.
+    ids: set[str] = attrs.field(factory=set)
 
     def frozen(self) -> History:
         return History(tuple(self.gated), tuple(self.approvals), tuple(self.recent))
@@ -214,6 +217,9 @@ class FolderTrace:
 
     @staticmethod
     def _add(cache: _PathCache, record: dict[str, Any]) -> None:
+        if record.get("id") in cache.ids:
+            return
+        cache.ids.add(str(record.get("id")))
         meta = intent_meta(record)
         cache.recent.append(record)
         cache.approvals.extend(approvals_from_records([record]))

@@ -8,7 +8,8 @@ On ``didSave`` (the record is about what the editor just wrote, i.e. the buffer)
    verdict blocks (docs/server.md, "Edit tracking").
 2. One worker job, queued at once so that it sees the tree exactly as saved: the tree
    is brought up to the saved text, the policy judges the change since the governance
-   baseline (``destructive-edit``, approvals applied), the record is built from the live
+   baseline (``destructive-edit``, approvals applied; the path was judged on the loop,
+   both through :mod:`intent_ls.workflow` like every front door), the record is built from the live
    tree and the snapshot taken at the last record (nothing is reparsed) with every
    verdict present and every approval that applies, and appended. The old side is the
    last record's content, or what another writer left on disk when the willSave
@@ -33,27 +34,25 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from intent_ls import workflow
 from intent_ls.hashing import text_hash
 from intent_ls.ledger.journal import ledger_has, orphans, remove_entry, write_entry
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
     RecordedVerdict,
-    build_mutation_record,
     utc_now,
 )
 from intent_ls.policy import (
     DESTRUCTIVE_EDIT,
     ApprovalSet,
-    Change,
     PolicyConfig,
     Verdict,
     approvals_from_records,
-    evaluate,
 )
 from intent_ls.scope import ScopeIndex
 from intent_ls.server import stale
-from intent_ls.server.analysis import approval_key, policy_config
+from intent_ls.server.analysis import policy_config
 from intent_ls.server.ledger import FolderTrace, contributor_of, trace_of
 from intent_ls.server.trees import Batch, LiveTree
 from intent_ls.session import Session
@@ -163,10 +162,6 @@ class SaveResult:
     allowed: bool
 
 
-def _recorded(verdict: Verdict) -> RecordedVerdict:
-    return RecordedVerdict(verdict.code, verdict.message, dict(verdict.details))
-
-
 def approvals_of(doc: TrackedDocument) -> ApprovalSet:
     return ApprovalSet(doc.history.approvals if doc.history is not None else ())
 
@@ -183,37 +178,32 @@ def record_save(
         old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
         governed = tree.tree_for(tree.governance, job.baseline)
     if job.destructive is not None:
-        destructive = list(job.destructive)
+        change = workflow.decide(job.rel, job.destructive, job.known)
     else:
-        destructive = [
-            v
-            for v in evaluate(
-                job.session,
-                job.scope,
-                job.rel,
-                Change(job.baseline, job.new_text, job.language, None, governed, syntax),
-                config=job.config,
-            )
-            if v.code == DESTRUCTIVE_EDIT
-        ]
-    approvals = list(job.approvals)
-    allowed = job.scope_allowed
-    for verdict in destructive:
-        found = job.known.find(verdict.code, job.rel, approval_key(verdict))
-        if found is None:
-            allowed = False
-        else:
-            approvals.append(found)
-    record = build_mutation_record(
+        change = workflow.judge_change(
+            job.session,
+            job.scope,
+            job.rel,
+            job.baseline,
+            job.new_text,
+            language=job.language,
+            config=job.config,
+            approvals=job.known,
+            old_syntax=governed,
+            new_syntax=syntax,
+        )
+    allowed = job.scope_allowed and change.allowed
+    record = workflow.build_record(
         job.root,
         job.rel,
         job.old_text,
         job.new_text,
+        change,
         intent_id=job.intent_id,
         session_id=job.session.id,
         contributor=job.contributor,
-        verdicts=[*job.verdicts, *(_recorded(v) for v in destructive)],
-        approvals=_unique(approvals),
+        extra_verdicts=job.verdicts,
+        extra_approvals=job.approvals,
         syntax=syntax,
         old_syntax=old_syntax,
         language=job.language,
@@ -241,13 +231,13 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
     text = ls.workspace.get_text_document(doc.uri).source
     known = approvals_of(doc)
     context = stale.save_context(ls, doc, text, known)
-    scope = evaluate(folder.session, folder.scope, rel)
-    verdicts = [_recorded(v) for v in scope]
+    scope = workflow.judge_path(folder.session, folder.scope, rel)
+    verdicts = scope.recorded()
     approvals: list[Approval] = list(doc.pending_approvals)
     doc.pending_approvals = []
     stale_verdict = stale.stale_of(context, None)
     if stale_verdict is not None and context is not None:
-        verdicts.append(_recorded(stale_verdict))
+        verdicts.extend(workflow.recorded((stale_verdict,)))
         if context.check.approval is not None:
             approvals.append(context.check.approval)
     old, from_record = doc.record_text or "", True
@@ -264,14 +254,12 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         doc.baseline_version,
     ):
         judged = tuple(v for v in live.verdicts if v.code == DESTRUCTIVE_EDIT)
-    scope_allowed = not any(v.blocking for v in scope)
+    scope_allowed = not scope.blocking()
     doc.record_text = text
     if doc.disk is not None:
         doc.disk.saved(text)
     before = doc.baseline
-    if scope_allowed and (
-        judged is None or all(known.find(v.code, rel, approval_key(v)) for v in judged)
-    ):
+    if scope_allowed and (judged is None or workflow.decide(rel, judged, known).allowed):
         doc.rebase()  # when the change was not judged yet, the job may take this back
     tree = doc.tree
     job = SaveJob(
@@ -343,13 +331,6 @@ def _journal(ls: IntentLanguageServer, folder: Folder, job: SaveJob) -> Path | N
     except OSError as exc:  # the record is still made; only crash-safety is lost
         ls.log(f"intent-ls: {job.rel}: could not journal the save ({exc})")
         return None
-
-
-def _unique(approvals: list[Approval]) -> list[Approval]:
-    seen: dict[tuple[str, str, str], Approval] = {}
-    for a in approvals:
-        seen.setdefault((a.verdict_code, a.path, a.content_hash), a)
-    return list(seen.values())
 
 
 async def _finish(

@@ -36,7 +36,7 @@ def write_spec(workspace: Path, data: bytes) -> None:
 def test_version_and_help() -> None:
     assert run("--version").stdout.strip() == f"intent-ls {__version__}"
     for module in VERB_MODULES:
-        verb = module.rsplit(".", 1)[1]
+        verb = module.rsplit(".", 1)[1].replace("_", "-")
         result = run(verb, "--help")
         assert result.returncode == 0, verb
         assert f"usage: intent-ls {verb}" in result.stdout

@@ -49,11 +49,15 @@ def cli_table_rows() -> dict[str, str]:
     section = readme.split("\n## CLI", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for cell in re.findall(r"^\| `intent-ls ([^`]+)` \|", section, flags=re.M):
-        words = [w for w in cell.split() if re.fullmatch(r"[a-z]+", w)]
+        words = [w for w in cell.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         if not words:  # `intent-ls --version`
             continue
-        rows[" ".join(words[:2] if words[:1] in (["trace"], ["editors"]) else words[:1])] = cell
+        rows[" ".join(words[:2] if words[:1] in NESTED else words[:1])] = cell
     return rows
+
+
+#: Verbs whose sub-verbs have rows (and options) of their own.
+NESTED = (["trace"], ["shell"], ["hooks"], ["editors"])
 
 
 def test_cli_table_shows_every_option_of_every_verb() -> None:
@@ -65,10 +69,10 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
     top = build_parser()
     (verbs,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = dict(verbs.choices)
-    for group in ("trace", "editors"):
-        outer = parsers.pop(group)
-        (inner,) = [a for a in outer._actions if isinstance(a, argparse._SubParsersAction)]
-        parsers.update({f"{group} {name}": p for name, p in inner.choices.items()})
+    for [verb] in NESTED:
+        nested = parsers.pop(verb)
+        (sub,) = [a for a in nested._actions if isinstance(a, argparse._SubParsersAction)]
+        parsers.update({f"{verb} {name}": p for name, p in sub.choices.items()})
     assert set(rows) == set(parsers)
     for verb, parser in parsers.items():
         options = {
@@ -82,3 +86,9 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
             if action.choices and action.option_strings:
                 for choice in action.choices:
                     assert choice in rows[verb], (verb, choice)
+
+
+def test_quick_start_sends_users_to_init_in_every_clone() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "`intent-ls init`" in section and "once in every clone" in section

@@ -91,7 +91,7 @@ def test_damaged_lines_are_invalid_not_lost(tmp_path: Path) -> None:
     line = _sealed_lines(tmp_path)[0]
     for bad in (line[:-1], line.replace(b'"files"', b"\xff"), b"[1,2]", b""):
         assert fast_rows(3, 9, bad) is None
-        assert line_rows(3, 9, bad) == ((3, 9, None, None, None, None, None, "invalid"), [])
+        assert line_rows(3, 9, bad) == ((3, 9, None, None, None, None, None, "invalid", None), [])
 
 
 def test_index_reads_mixed_ledger(tmp_path: Path) -> None:

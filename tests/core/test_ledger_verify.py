@@ -28,6 +28,7 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import GENESIS, Ledger, canonical_bytes, record_digest, seal
 from intent_ls.ledger.verify import (
+    CONFLICT_MESSAGE,
     Problem,
     VerifyResult,
     _digest,
@@ -38,46 +39,101 @@ from intent_ls.ledger.verify import (
 
 
 def reference_verify(data: bytes) -> VerifyResult:
-    """``verify_ledger`` before it had fast paths."""
-    prev, count = GENESIS, 0
+    """``verify_ledger`` without fast paths: every line parsed and schema-checked, then the
+    chain rule of docs/ledger.md applied to the whole list of lines."""
+    lines: list[tuple[str, dict[str, Any]]] = []
     for number, raw in enumerate(io.BytesIO(data), start=1):
-        reason = _reference_line(raw, prev)
+        reason, meta = _reference_line(raw)
+        if reason is None:
+            digest = bytes_hash(raw[:-1])
+            earlier = [h for h, _ in lines]
+            if digest in earlier:
+                reason = f"duplicated line: the same bytes as line {earlier.index(digest) + 1}"
         if reason is not None:
-            return VerifyResult(count, Problem(number, reason))
-        prev, count = bytes_hash(raw[:-1]), count + 1
-    return VerifyResult(count, None)
+            return VerifyResult(len(lines), Problem(number, reason))
+        lines.append((digest, meta))
+    hashes = [h for h, _ in lines]
+    absent = {a for _, meta in lines for a in meta.get("absent", [])}
+    named = set()
+    problems = []
+    links = [
+        (number, link)
+        for number, (_, meta) in enumerate(lines, start=1)
+        for link in [meta["prev"], *meta.get("parents", [])]
+    ]
+    for number, prev in links:
+        if prev == GENESIS or prev in hashes[: number - 1] or prev in absent:
+            named.add(prev)
+        elif prev in hashes:
+            where = hashes.index(prev) + 1
+            problems.append(
+                Problem(
+                    number,
+                    f"chain broken: prev names line {where}, which comes after it "
+                    "(records reordered)",
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    number,
+                    "chain broken: prev names no line of the ledger (a record was removed "
+                    "or altered)",
+                )
+            )
+    if problems:  # a dangling reference is reported before an unnamed line
+        return VerifyResult(len(lines), problems[0])
+    for number, digest in enumerate(hashes[:-1], start=1):
+        if digest not in named:
+            return VerifyResult(
+                len(lines),
+                Problem(
+                    number,
+                    "chain broken: no later record names this line (the record after it "
+                    "was removed, or this one was inserted)",
+                ),
+            )
+    return VerifyResult(len(lines), None)
 
 
-def _reference_line(raw: bytes, prev: str) -> str | None:
+def _reference_line(raw: bytes) -> tuple[str | None, dict[str, Any]]:
     if not raw.endswith(b"\n"):
-        return "torn line: no terminating newline (an interrupted append?)"
+        return "torn line: no terminating newline (an interrupted append?)", {}
     body = raw[:-1]
+    if body.startswith((b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")):
+        return CONFLICT_MESSAGE, {}
     try:
         record = json.loads(body)
     except ValueError as exc:
-        return f"not valid JSON: {exc}"
+        return f"not valid JSON: {exc}", {}
     if not isinstance(record, dict):
-        return "not a JSON object"
+        return "not a JSON object", {}
     error = next(iter(sorted(validator().iter_errors(record), key=lambda e: list(e.path))), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        return f"schema: {where}: {error.message}"
+        return f"schema: {where}: {error.message}", {}
     if not str(record["timestamp"]).endswith("Z"):
-        return "timestamp is not UTC (must end in Z)"
+        return "timestamp is not UTC (must end in Z)", {}
     try:
         canonical = canonical_bytes(record) == body
     except UnicodeEncodeError:
         canonical = False  # the old code raised here
     if not canonical:
-        return "not in canonical form (edited by hand?)"
+        return "not in canonical form (edited by hand?)", {}
     meta = record.get("metadata", {}).get("intent_ls")
     if not isinstance(meta, dict):
-        return "metadata.intent_ls missing"
+        return "metadata.intent_ls missing", {}
     if meta.get("digest") != record_digest(record):
-        return "record digest mismatch: the record was altered"
-    if meta.get("prev") != prev:
-        return "chain broken: prev does not match the previous line's hash"
-    return None
+        return "record digest mismatch: the record was altered", {}
+    for key in ("parents", "absent"):
+        value = meta.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            return f"metadata.intent_ls.{key} must be a list of line hashes", {}
+    if not isinstance(meta.get("prev"), str):
+        return "chain broken: prev missing", {}
+    return None, meta
 
 
 def _same_verdict(data: bytes) -> None:
@@ -287,11 +343,11 @@ def test_grammar_edges_get_the_same_verdict(pattern: bytes, replacement: bytes) 
 
 
 def test_writer_lines_take_the_fast_path(tmp_path: Path) -> None:
-    assert _proven(FULL_LINE, GENESIS)
+    assert _proven(FULL_LINE) == GENESIS
     data = _ledger([mutation(tmp_path, i, intent=f"INT-{i}") for i in range(3)])
     prev = GENESIS
     for body in data.splitlines():
-        assert _proven(body, prev)
+        assert _proven(body) == prev
         prev = bytes_hash(body)
 
 

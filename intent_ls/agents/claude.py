@@ -1,0 +1,110 @@
+"""Claude Code's hook JSON ⇄ the event model. Codex CLI speaks the same format with its
+own tool names (:mod:`intent_ls.agents.codex` reuses this module).
+
+In: ``hook_event_name`` (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse),
+``session_id``, ``cwd``, ``transcript_path``, ``tool_name``, ``tool_input``. Out:
+``hookSpecificOutput`` with ``permissionDecision`` (+ reason) before a tool, and
+``additionalContext`` at session start, on a prompt and after a tool.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from intent_ls.agents.events import (
+    Decision,
+    FileChange,
+    HookEvent,
+    Outcome,
+    Phase,
+    ToolCall,
+    ToolKind,
+)
+from intent_ls.agents.gate import MCP_SERVER
+
+AGENT = "claude-code"
+PHASES = {
+    "SessionStart": Phase.SESSION_START,
+    "UserPromptSubmit": Phase.PROMPT,
+    "PreToolUse": Phase.BEFORE_TOOL,
+    "PostToolUse": Phase.AFTER_TOOL,
+}
+_OWN_PREFIX = f"mcp__{MCP_SERVER}__"
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def replace(before: str, after: str, every: bool, text: str | None) -> str | None:
+    """A string-replacing edit applied to the disk text; None when it does not apply."""
+    if text is None or before not in text:
+        return None
+    return text.replace(before, after) if every else text.replace(before, after, 1)
+
+
+def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
+    path = _text(args.get("file_path")) or _text(args.get("notebook_path"))
+    if name == "Write" and path is not None:
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path, _text(args.get("content"))),))
+    if name == "Edit" and path is not None:
+        before, after = _text(args.get("old_string")), _text(args.get("new_string"))
+        transform = None
+        if before and after is not None:
+            transform = functools.partial(replace, before, after, bool(args.get("replace_all")))
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path, None, transform),))
+    if name == "NotebookEdit" and path is not None:
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path),))
+    if name == "Bash":
+        return ToolCall(ToolKind.SHELL, name, command=_text(args.get("command")) or "")
+    if name == "Read" and path is not None:
+        return ToolCall(ToolKind.READ, name, (FileChange(path),))
+    if name.startswith(_OWN_PREFIX):
+        return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(_OWN_PREFIX) :], arguments=args)
+    return ToolCall(ToolKind.OTHER, name)
+
+
+def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -> HookEvent:
+    phase = PHASES.get(str(payload.get("hook_event_name")), Phase.OTHER)
+    tool = None
+    if phase in (Phase.BEFORE_TOOL, Phase.AFTER_TOOL):
+        args = payload.get("tool_input")
+        tool = tools(str(payload.get("tool_name") or ""), args if isinstance(args, dict) else {})
+    return HookEvent(
+        agent=agent,
+        phase=phase,
+        session_id=str(payload.get("session_id") or "none"),
+        cwd=str(payload.get("cwd") or "."),
+        model=_text(payload.get("model")),
+        tool=tool,
+        transcript_path=_text(payload.get("transcript_path")),
+    )
+
+
+def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> dict[str, Any]:
+    if event_name == "PreToolUse":
+        if outcome.decision is Decision.PASS:
+            return {}
+        decision = outcome.decision
+        if decision is Decision.ASK and not ask_supported:
+            decision = Decision.DENY
+        out: dict[str, Any] = {"hookEventName": event_name, "permissionDecision": decision.value}
+        if outcome.reason:
+            out["permissionDecisionReason"] = outcome.reason
+        return {"hookSpecificOutput": out}
+    if outcome.context and event_name in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": event_name,
+                "additionalContext": outcome.context,
+            }
+        }
+    return {}
+
+
+def deny_everything(event_name: str, reason: str) -> dict[str, Any]:
+    """The fail-closed answer: a refusal for a tool, a visible warning otherwise."""
+    if event_name == "PreToolUse":
+        return render(event_name, Outcome(Decision.DENY, reason))
+    return render(event_name, Outcome(context=reason))

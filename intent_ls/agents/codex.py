@@ -1,0 +1,67 @@
+"""Codex CLI: Claude's hook format, Codex's tools.
+
+``apply_patch`` arrives with the patch text as ``tool_input.command``; every file in it
+is judged (adds, updates, deletes and moves). The shell tool arrives as ``Bash``. Every
+payload carries ``model``. Codex ignores ``ask`` (the tool would run), so whatever needs
+a human is denied with the command that approves it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from intent_ls.agents import claude
+from intent_ls.agents.apply_patch import PatchError, parse_patch
+from intent_ls.agents.events import FileChange, HookEvent, ToolCall, ToolKind
+
+AGENT = "codex"
+ASK_SUPPORTED = False
+PATCH_TOOLS = ("apply_patch", "ApplyPatch")
+
+
+def patch_call(name: str, patch: str) -> ToolCall:
+    try:
+        files = parse_patch(patch)
+    except PatchError:
+        # Not an envelope we can read: Codex will reject it too, but judge it as the
+        # unknown write it is rather than let it through.
+        return ToolCall(ToolKind.SHELL, name, command=patch)
+    changes = []
+    for f in files:
+        if f.op == "delete":
+            changes.append(FileChange(f.path, delete=True))
+        elif f.op == "add":
+            changes.append(FileChange(f.path, f.new_text(None)))
+        else:
+            changes.append(FileChange(f.path, None, f.new_text, move_to=f.move_to))
+    return ToolCall(ToolKind.WRITE, name, tuple(changes))
+
+
+#: Codex names MCP tools ``mcp__<server>__<tool>`` with the server name sanitized
+#: (``intent-ls`` → ``intent_ls``).
+OWN_PREFIX = "mcp__intent_ls__"
+
+
+def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
+    if name.startswith(OWN_PREFIX):
+        return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(OWN_PREFIX) :], arguments=args)
+    command = args.get("command")
+    if name in PATCH_TOOLS and isinstance(command, str):
+        return patch_call(name, command)
+    if name in ("Bash", "shell", "exec_command") and isinstance(command, str):
+        if command.lstrip().startswith("apply_patch") and "*** Begin Patch" in command:
+            return patch_call(name, command)
+        return ToolCall(ToolKind.SHELL, "Bash", command=command)
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        import shlex
+
+        return ToolCall(ToolKind.SHELL, name, command=shlex.join(command))
+    return claude.tool_call(name, args)
+
+
+def parse(payload: dict[str, Any]) -> HookEvent:
+    return claude.parse(payload, AGENT, tool_call)
+
+
+def render(event_name: str, outcome: Any) -> dict[str, Any]:
+    return claude.render(event_name, outcome, ask_supported=ASK_SUPPORTED)

@@ -1,0 +1,89 @@
+"""The one event model every agent's hook payload is translated into.
+
+Claude Code, Codex CLI and Gemini CLI each send their own JSON (``../docs/agents.md``);
+a thin adapter per agent turns it into a :class:`HookEvent` and turns the gate's
+:class:`Outcome` back into the JSON that agent understands. Everything between
+(selection, scope, staleness, the classifier, the ledger) sees only these types.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+import attrs
+
+
+class Phase(enum.StrEnum):
+    SESSION_START = "session-start"
+    PROMPT = "prompt"
+    BEFORE_TOOL = "before-tool"
+    AFTER_TOOL = "after-tool"
+    #: Gemini's BeforeModel: the only place it shows the model id.
+    BEFORE_MODEL = "before-model"
+    OTHER = "other"
+
+
+class ToolKind(enum.StrEnum):
+    WRITE = "write"
+    SHELL = "shell"
+    READ = "read"
+    #: One of intent-ls's own MCP tools (``select_active_intent`` …).
+    OWN_MCP = "own-mcp"
+    OTHER = "other"
+
+
+@attrs.frozen
+class FileChange:
+    """One file a tool call writes. ``new_text`` is the whole proposed content when the
+    adapter can compute it (None: unknown, judged on the path alone); ``delete`` and
+    ``move_to`` describe file operations (Codex patches)."""
+
+    path: str
+    new_text: str | None = None
+    #: For an edit (a string replacement, a patch hunk): the new text computed from the
+    #: text on disk (None when it does not apply). The gate calls it just before judging.
+    transform: Callable[[str | None], str | None] | None = attrs.field(default=None, eq=False)
+    delete: bool = False
+    move_to: str | None = None
+
+
+@attrs.frozen
+class ToolCall:
+    kind: ToolKind
+    name: str
+    files: tuple[FileChange, ...] = ()
+    command: str | None = None
+    #: For OWN_MCP: the tool's own name and arguments.
+    mcp_tool: str | None = None
+    arguments: dict[str, object] = attrs.field(factory=dict)
+    #: The tool's result as the agent reported it (after-tool only).
+    failed: bool = False
+
+
+@attrs.frozen
+class HookEvent:
+    agent: str
+    phase: Phase
+    session_id: str
+    cwd: str
+    model: str | None = None
+    tool: ToolCall | None = None
+    #: Where the agent keeps its transcript (Claude: the model id is read from it).
+    transcript_path: str | None = None
+
+
+class Decision(enum.StrEnum):
+    ALLOW = "allow"
+    #: No opinion: the agent's own permission rules apply.
+    PASS = "pass"
+    ASK = "ask"
+    DENY = "deny"
+
+
+@attrs.frozen
+class Outcome:
+    decision: Decision = Decision.PASS
+    reason: str = ""
+    #: Text the agent adds to the model's context (session start, prompt, after a tool).
+    context: str = ""

@@ -1,0 +1,110 @@
+"""Gemini CLI's hook JSON ⇄ the event model.
+
+In: ``hook_event_name`` (SessionStart, BeforeAgent, BeforeModel, BeforeTool, AfterTool),
+``session_id``, ``cwd``, ``transcript_path``, ``tool_name``, ``tool_input``, and for MCP
+tools ``mcp_context`` (``server_name``, ``tool_name``). The model id appears only in
+BeforeModel's ``llm_request.model``, so that event stores it in the session state for
+the records. Out: ``{"decision": "allow"|"ask"|"deny", "reason": …}`` before a tool,
+``hookSpecificOutput.additionalContext`` at session start and before the agent runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from intent_ls.agents.events import (
+    Decision,
+    FileChange,
+    HookEvent,
+    Outcome,
+    Phase,
+    ToolCall,
+    ToolKind,
+)
+from intent_ls.agents.gate import MCP_SERVER
+
+AGENT = "gemini"
+ASK_SUPPORTED = True
+PHASES = {
+    "SessionStart": Phase.SESSION_START,
+    "BeforeAgent": Phase.PROMPT,
+    "BeforeModel": Phase.BEFORE_MODEL,
+    "BeforeTool": Phase.BEFORE_TOOL,
+    "AfterTool": Phase.AFTER_TOOL,
+}
+_OWN_PREFIX = f"mcp_{MCP_SERVER}_"
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None) -> ToolCall:
+    from intent_ls.agents.claude import replace
+
+    path = _text(args.get("file_path")) or _text(args.get("absolute_path"))
+    if mcp and mcp.get("server_name") == MCP_SERVER:
+        own = _text(mcp.get("tool_name")) or name
+        return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=own, arguments=args)
+    if name.startswith(_OWN_PREFIX):
+        return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(_OWN_PREFIX) :], arguments=args)
+    if name == "write_file" and path is not None:
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path, _text(args.get("content"))),))
+    if name == "replace" and path is not None:
+        before, after = _text(args.get("old_string")), _text(args.get("new_string"))
+        every = isinstance(args.get("expected_replacements"), int) and (
+            args["expected_replacements"] > 1
+        )
+        change = FileChange(path)
+        if before and after is not None:
+            change = FileChange(path, None, lambda text: replace(before, after, every, text))
+        return ToolCall(ToolKind.WRITE, name, (change,))
+    if name == "run_shell_command":
+        return ToolCall(ToolKind.SHELL, name, command=_text(args.get("command")) or "")
+    if name in ("read_file", "read_many_files") and path is not None:
+        return ToolCall(ToolKind.READ, name, (FileChange(path),))
+    return ToolCall(ToolKind.OTHER, name)
+
+
+def parse(payload: dict[str, Any]) -> HookEvent:
+    phase = PHASES.get(str(payload.get("hook_event_name")), Phase.OTHER)
+    tool = None
+    model = None
+    if phase in (Phase.BEFORE_TOOL, Phase.AFTER_TOOL):
+        args = payload.get("tool_input")
+        mcp = payload.get("mcp_context")
+        tool = tool_call(
+            str(payload.get("tool_name") or ""),
+            args if isinstance(args, dict) else {},
+            mcp if isinstance(mcp, dict) else None,
+        )
+    elif phase is Phase.BEFORE_MODEL:
+        request = payload.get("llm_request")
+        model = _text(request.get("model")) if isinstance(request, dict) else None
+    return HookEvent(
+        agent=AGENT,
+        phase=phase,
+        session_id=str(payload.get("session_id") or "none"),
+        cwd=str(payload.get("cwd") or "."),
+        model=model,
+        tool=tool,
+        transcript_path=_text(payload.get("transcript_path")),
+    )
+
+
+def render(event_name: str, outcome: Outcome) -> dict[str, Any]:
+    if event_name == "BeforeTool":
+        if outcome.decision is Decision.PASS:
+            return {}
+        out: dict[str, Any] = {"decision": outcome.decision.value}
+        if outcome.reason:
+            out["reason"] = outcome.reason
+        return out
+    if outcome.context and event_name in ("SessionStart", "BeforeAgent", "AfterTool"):
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": event_name,
+                "additionalContext": outcome.context,
+            }
+        }
+    return {}

@@ -1,0 +1,136 @@
+"""``intent-ls hook AGENT``: one hook process — stdin JSON in, one JSON answer out.
+
+Every agent CLI *fails open*: a hook that crashes, overruns its timeout or prints
+something that is not JSON lets the tool run. So this process fails closed itself:
+
+- anything the gate or an adapter raises becomes a refusal naming the error;
+- a timer a little shorter than the agent's timeout turns an overrun into a refusal;
+- stray output (a library printing) goes to stderr: stdout carries the final JSON only;
+- input that is not a hook payload gets a refusal and exit status 2, which every agent
+  treats as "blocked" whatever the event.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from intent_ls.agents.events import Decision, Outcome
+
+#: Seconds a hook may take before it refuses on its own: below the 10 s that
+#: ``hooks install`` gives every agent, leaving room for the interpreter's start.
+DEFAULT_BUDGET = 8.0
+AGENTS = ("claude-code", "codex", "gemini")
+#: Where each agent names the event in its payload, and the name of its tool gate.
+_TOOL_GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+
+
+class HookTimeout(Exception):
+    pass
+
+
+def _adapter(agent: str) -> tuple[Callable[..., Any], Callable[..., dict[str, Any]], bool]:
+    if agent == "claude-code":
+        from intent_ls.agents import claude
+
+        return claude.parse, claude.render, True
+    if agent == "codex":
+        from intent_ls.agents import codex
+
+        return codex.parse, codex.render, codex.ASK_SUPPORTED
+    from intent_ls.agents import gemini
+
+    return gemini.parse, gemini.render, gemini.ASK_SUPPORTED
+
+
+def _root(agent: str, cwd: str, workspace: Path | None) -> Path:
+    if workspace is not None:
+        return Path(os.path.realpath(workspace))
+    project = os.environ.get("CLAUDE_PROJECT_DIR") if agent == "claude-code" else None
+    if agent == "gemini":
+        project = os.environ.get("GEMINI_PROJECT_DIR")
+    start = Path(os.path.realpath(project or cwd or "."))
+    for candidate in (start, *start.parents):
+        if (candidate / ".orchestration").is_dir():
+            return candidate
+    return start
+
+
+def refusal(agent: str, event_name: str, reason: str) -> dict[str, Any]:
+    """The fail-closed answer in the agent's own format."""
+    _, render, _ = _adapter(agent)
+    name = event_name or _TOOL_GATE[agent]
+    if name == _TOOL_GATE[agent]:
+        return render(name, Outcome(Decision.DENY, reason))
+    return render(name, Outcome(context=reason))
+
+
+def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str, Any], int]:
+    """The answer to one payload and the exit status."""
+    from intent_ls.agents import gate
+
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+        if not isinstance(payload, dict):
+            raise ValueError("the payload is not a JSON object")
+    except ValueError as exc:
+        reason = f"[intent-ls] governance-error: unreadable hook input ({exc}); refused."
+        return refusal(agent, "", reason), 2
+    event_name = str(payload.get("hook_event_name") or "")
+    try:
+        parse, render, ask = _adapter(agent)
+        event = parse(payload)
+        root = _root(agent, event.cwd, workspace)
+        outcome = gate.handle(event, root, ask_supported=ask)
+        return render(event_name, outcome), 0
+    except HookTimeout:
+        reason = "the governance check took too long"
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+    text = (
+        f"[intent-ls] governance-error: intent-ls could not check this action ({reason}), so it "
+        "is refused. Next step: tell the human; `intent-ls validate` and `intent-ls trace "
+        "verify` show what is wrong with the workspace."
+    )
+    return refusal(agent, event_name, text), 0
+
+
+def main(agent: str, workspace: Path | None = None, budget: float = DEFAULT_BUDGET) -> int:
+    out = sys.stdout
+    sys.stdout = sys.stderr  # nothing but the final JSON reaches the agent's stdout
+
+    def expire(signum: int, frame: Any) -> None:
+        raise HookTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, budget)
+    try:
+        raw = sys.stdin.buffer.read()
+        answer, status = run(agent, raw, workspace)
+    except HookTimeout:
+        answer = refusal(agent, "", "[intent-ls] governance-error: the hook timed out; refused.")
+        status = 2
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if status == 2:
+        sys.stderr.write(_reason_of(answer) + "\n")
+    out.write(json.dumps(answer, ensure_ascii=False))
+    out.write("\n")
+    out.flush()
+    return status
+
+
+def _reason_of(answer: dict[str, Any]) -> str:
+    specific = answer.get("hookSpecificOutput") or {}
+    return str(
+        answer.get("reason")
+        or specific.get("permissionDecisionReason")
+        or specific.get("additionalContext")
+        or "refused by intent-ls"
+    )

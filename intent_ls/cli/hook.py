@@ -1,0 +1,60 @@
+"""``intent-ls hook claude-code|codex|gemini``: the agents' hook command (docs/agents.md).
+
+It runs on every tool call of an agent, so it has a fast path in
+:func:`intent_ls.cli.main.main` that skips building the other verbs' parsers.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+AGENTS = ("claude-code", "codex", "gemini")
+
+
+WORKSPACE_HELP = (
+    "workspace root (default: the nearest folder holding .orchestration/ at or above the "
+    "agent's project directory, or the cwd in the hook's payload)"
+)
+
+
+def _add_arguments(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument("agent", choices=AGENTS, help="which agent's hook format")
+    parser.add_argument(
+        "--workspace", "-w", metavar="DIR", type=Path, default=default, help=WORKSPACE_HELP
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=8.0,
+        metavar="SECONDS",
+        help="refuse on its own after this long (keep it below the agent's hook timeout)",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "hook",
+        help="agent hook: read the agent's hook JSON on stdin, answer on stdout",
+        description="Governs one agent hook event (Claude Code, Codex CLI, Gemini CLI): "
+        "selection, scope, stale files, protected paths, shell commands, ledger records. "
+        "Fails closed: any internal error refuses the action.",
+    )
+    _add_arguments(parser, argparse.SUPPRESS)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The workspace comes from the payload unless ``--workspace`` was given: an agent
+    runs hooks from its own working directory, which is not always the project's."""
+    from intent_ls.agents.hook import main
+
+    given = getattr(args, "workspace_given", args.workspace is not None)
+    return main(args.agent, args.workspace if given else None, args.budget)
+
+
+def fast_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="intent-ls hook")
+    _add_arguments(parser, None)
+    return run(parser.parse_args(list(argv)))

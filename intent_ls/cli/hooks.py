@@ -1,0 +1,50 @@
+"""``intent-ls hooks install claude-code|codex|gemini [--workspace DIR] [--uninstall]``."""
+
+from __future__ import annotations
+
+import argparse
+
+from intent_ls.cli.common import add_workspace_arg, workspace_root
+
+AGENTS = ("claude-code", "codex", "gemini")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "hooks",
+        help="install intent-ls into a coding agent's project settings",
+        description="Manage the agent integrations (hooks + MCP server).",
+    )
+    verbs = parser.add_subparsers(
+        dest="hooks_verb", metavar="VERB", required=True, help="what to do (install)"
+    )
+    install = verbs.add_parser(
+        "install",
+        help="merge intent-ls's hooks and MCP server into an agent's project settings",
+        description="Idempotently add (or with --uninstall remove) intent-ls's hooks and "
+        "MCP server in the agent's project settings, keeping every other entry; prints "
+        "each change.",
+    )
+    install.add_argument("agent", choices=AGENTS, help="the coding agent to set up")
+    add_workspace_arg(install)
+    install.add_argument("--uninstall", action="store_true", help="remove intent-ls's entries")
+    install.set_defaults(func=run_install)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from intent_ls.agents.install import INSTALLERS, InstallError
+    from intent_ls.cli.main import CliError
+
+    root = workspace_root(args)
+    try:
+        changes = INSTALLERS[args.agent](root, args.uninstall)
+    except InstallError as exc:
+        raise CliError(str(exc)) from None
+    for change in changes:
+        print(change)
+    if not changes:
+        print(
+            f"{args.agent}: already {'uninstalled' if args.uninstall else 'installed'}; "
+            "nothing changed"
+        )
+    return 0

@@ -1,0 +1,122 @@
+"""A compiled copy of the spec for short-lived processes (agent hooks).
+
+Validating a 1,000-intent spec with positions takes about half a second, and an agent
+hook runs as a fresh process on every tool call. The hook needs the intents, not the
+positions, so after one full validation the usable spec is kept as plain JSON under
+``.orchestration/.local/`` keyed on the spec file's identity (mtime, size, inode) and a
+hash of its bytes. Any mismatch, or a spec with problems, falls back to the full load,
+which also refreshes the copy. Writing the copy is best-effort: a read-only sidecar
+only costs speed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from intent_ls.local_state import local_dir
+from intent_ls.model import Glob, Intent, Span, Spec, Status
+
+if TYPE_CHECKING:
+    from intent_ls.model import Problem
+
+CACHE_FILE = "spec-cache.json"
+_FORMAT = 1
+#: :data:`intent_ls.spec.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
+#: YAML parser (a test keeps the two equal).
+MAX_SPEC_BYTES = 1024 * 1024
+
+
+def _identity(path: Path) -> tuple[list[int], bytes] | None:
+    try:
+        st = path.stat()
+        with path.open("rb") as fh:
+            data = fh.read(MAX_SPEC_BYTES + 1)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino], data
+
+
+def _encode(spec: Spec) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": i.id,
+            "name": i.name,
+            "status": i.status.value,
+            "scope": list(i.patterns),
+            "constraints": list(i.constraints),
+            "acceptance": list(i.acceptance_criteria),
+            "related": list(i.related_files),
+            "history": list(i.recent_history),
+        }
+        for i in spec.intents
+    ]
+
+
+def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Spec:
+    point = Span.point()
+    return Spec(
+        tuple(
+            Intent(
+                item["id"],
+                item["name"],
+                Status(item["status"]),
+                tuple(Glob(p, point) for p in item["scope"]),
+                tuple(item["constraints"]),
+                tuple(item["acceptance"]),
+                tuple(item["related"]),
+                tuple(item["history"]),
+            )
+            for item in items
+        ),
+        legacy,
+        active,
+    )
+
+
+def load_spec_cached(root: Path, spec_path: Path) -> tuple[Spec | None, tuple[Problem, ...]]:
+    """The spec at ``spec_path`` and its problems, as :func:`~intent_ls.spec.load_spec_file`
+    finds them; a usable spec may come from the compiled copy (then without positions and
+    without the warnings, which only an editor or ``validate`` shows)."""
+    found = _identity(spec_path)
+    if found is None:
+        from intent_ls.spec import load_spec_file
+
+        missing = load_spec_file(spec_path)
+        return missing.spec, missing.problems
+    key, data = found
+    digest = hashlib.sha256(data).hexdigest()
+    cache = local_dir(root) / CACHE_FILE
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        if saved.get("format") == _FORMAT and saved["key"] == key and saved["sha256"] == digest:
+            return _decode(saved["intents"], saved["legacy"], saved["active"]), ()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    from intent_ls.spec import load_spec_bytes
+
+    result = load_spec_bytes(data)
+    if result.spec is not None and not result.has_errors:
+        _store(root, cache, key, digest, result.spec)
+    return result.spec, result.problems
+
+
+def _store(root: Path, cache: Path, key: list[int], digest: str, spec: Spec) -> None:
+    body = {
+        "format": _FORMAT,
+        "key": key,
+        "sha256": digest,
+        "legacy": spec.legacy,
+        "active": spec.active_intent_id,
+        "intents": _encode(spec),
+    }
+    try:
+        local_dir(root, create=True)
+        tmp = cache.with_name(f".{CACHE_FILE}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(body), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass

@@ -1,0 +1,258 @@
+"""One write, judged and recorded the same way by every front door.
+
+The editor, the agent hooks and ``intent-ls record``/``approve`` all need the same two
+steps, with plain inputs and no protocol types:
+
+1. :func:`judge_write` (or :func:`judge_file_operation` for a delete or rename) — the
+   policy's verdicts for one change, *all* of them (approved ones too, because the
+   record must carry what was present at save time), with the human approvals from the
+   ledger that let some of them through. The :class:`WriteDecision` says what still
+   blocks; each front door decides what blocking means for it (an agent is refused, an
+   editor keeps its governance baseline and asks).
+2. :func:`build_record` / :func:`record` — the Agent Trace record of the change with
+   those verdicts and approvals, appended through the ledger's public append so the
+   chain rules stay in one place.
+
+``policy.evaluate`` runs once per write here; nothing filters its result by code.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from intent_ls.ledger.records import (
+    Approval,
+    Clock,
+    Contributor,
+    IdFactory,
+    RecordedVerdict,
+    build_mutation_record,
+    utc_now,
+)
+from intent_ls.policy import ApprovalSet, Change, FileOperation, PolicyConfig, Verdict, evaluate
+from intent_ls.verdicts import (
+    APPROVABLE,
+    DESTRUCTIVE_EDIT,
+    SCOPE_CODES,
+    STALE_FILE,
+    approval_key,
+)
+
+if TYPE_CHECKING:
+    from intent_ls.ledger.store import Ledger
+    from intent_ls.scope import ScopeIndex
+    from intent_ls.session import Session
+    from intent_ls.stale import DiskState
+    from intent_ls.syntax.document import DocumentSyntax
+
+
+@attrs.frozen
+class WriteDecision:
+    """The verdicts of one write and the approvals that cover some of them."""
+
+    rel: str
+    #: Every verdict present, approved or not, in the policy's order.
+    verdicts: tuple[Verdict, ...] = ()
+    #: The recorded approvals matching approvable verdicts, in verdict order.
+    approvals: tuple[Approval, ...] = ()
+    #: The verdicts no approval covers.
+    open: tuple[Verdict, ...] = ()
+
+    def blocking(self, *, stale_blocks: bool = True) -> tuple[Verdict, ...]:
+        """The open verdicts that refuse the write. An editor passes
+        ``stale_blocks=False``: the human saw the conflict and is asked after the save;
+        an agent must re-read the file instead."""
+        return tuple(v for v in self.open if v.blocking and (stale_blocks or v.code != STALE_FILE))
+
+    @property
+    def allowed(self) -> bool:
+        return not self.blocking()
+
+    @property
+    def scope_allowed(self) -> bool:
+        return not any(v.code in SCOPE_CODES for v in self.open)
+
+    def recorded(self) -> list[RecordedVerdict]:
+        return recorded(self.verdicts)
+
+
+def recorded(verdicts: Iterable[Verdict]) -> list[RecordedVerdict]:
+    """Verdicts as the ledger keeps them (a plain copy that outlives the policy types)."""
+    return [RecordedVerdict(v.code, v.message, dict(v.details)) for v in verdicts]
+
+
+def decide(
+    rel: str, verdicts: Iterable[Verdict], approvals: ApprovalSet | Iterable[Approval] = ()
+) -> WriteDecision:
+    """Splits ``verdicts`` into approved (with their approval) and open ones."""
+    known = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    found: list[Approval] = []
+    still: list[Verdict] = []
+    listed = tuple(verdicts)
+    for verdict in listed:
+        path = verdict.details.get("path", rel)
+        key = approval_key(verdict)
+        # A destructive verdict without a key (a file operation on content nobody read)
+        # takes any destructive approval of the path; the others need their exact key.
+        keyed = key is not None or verdict.code == DESTRUCTIVE_EDIT
+        hit = (
+            known.find(verdict.code, str(path), key)
+            if keyed and verdict.code in APPROVABLE
+            else None
+        )
+        if hit is None:
+            still.append(verdict)
+        elif hit not in found:
+            found.append(hit)
+    return WriteDecision(rel, listed, tuple(found), tuple(still))
+
+
+def judge_write(
+    session: Session,
+    scope: ScopeIndex,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    *,
+    language: str | None = None,
+    disk: DiskState | None = None,
+    config: PolicyConfig | None = None,
+    approvals: ApprovalSet | Iterable[Approval] = (),
+    old_syntax: DocumentSyntax | None = None,
+    new_syntax: DocumentSyntax | None = None,
+) -> WriteDecision:
+    """Judges writing ``new_text`` over ``old_text`` (the governance baseline: what the
+    front door last saw) at the workspace-relative ``rel``. ``disk`` enables the
+    ``stale-file`` check; the syntax trees, when the front door keeps live ones, spare
+    a reparse."""
+    change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
+    verdicts = evaluate(session, scope, rel, change, config=config)
+    return decide(rel, verdicts, approvals)
+
+
+def judge_path(session: Session, scope: ScopeIndex, rel: str) -> WriteDecision:
+    """The path rules alone (``no-active-intent``, ``out-of-scope``): what a front door
+    decides at once, before it has the change (the editor, on every keystroke)."""
+    return decide(rel, evaluate(session, scope, rel))
+
+
+def judge_change(
+    session: Session,
+    scope: ScopeIndex,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    *,
+    language: str | None = None,
+    disk: DiskState | None = None,
+    config: PolicyConfig | None = None,
+    approvals: ApprovalSet | Iterable[Approval] = (),
+    old_syntax: DocumentSyntax | None = None,
+    new_syntax: DocumentSyntax | None = None,
+) -> WriteDecision:
+    """The change rules alone (``stale-file``, ``destructive-edit``), for a front door
+    that judged the path with :func:`judge_path` already."""
+    change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
+    verdicts = evaluate(session, scope, rel, change, config=config, path_rules=False)
+    return decide(rel, verdicts, approvals)
+
+
+def judge_file_operation(
+    session: Session,
+    scope: ScopeIndex,
+    rel: str,
+    new_rel: str | None = None,
+    *,
+    text: str | None = None,
+    approvals: ApprovalSet | Iterable[Approval] = (),
+) -> WriteDecision:
+    """Judges deleting ``rel`` (``new_rel`` None) or moving it to ``new_rel``."""
+    verdicts = evaluate(session, scope, rel, FileOperation(new_rel, text))
+    return decide(rel, verdicts, approvals)
+
+
+def build_record(
+    root: Path,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    decision: WriteDecision | None,
+    *,
+    intent_id: str | None,
+    session_id: str | None,
+    contributor: Contributor,
+    extra_verdicts: Sequence[RecordedVerdict] = (),
+    extra_approvals: Sequence[Approval] = (),
+    language: str | None = None,
+    syntax: DocumentSyntax | None = None,
+    old_syntax: DocumentSyntax | None = None,
+    clock: Clock = utc_now,
+    new_id: IdFactory = uuid.uuid4,
+) -> dict[str, Any] | None:
+    """The mutation record of a write: the decision's verdicts and approvals plus any the
+    front door collected elsewhere (the editor's willSave re-check). None when the text
+    did not change. ``clock``/``new_id`` fix the record's time and id (the editor takes
+    both when the save arrives, so a journalled save replays to the same record)."""
+    verdicts = [*extra_verdicts, *(decision.recorded() if decision else ())]
+    approvals = unique_approvals([*extra_approvals, *(decision.approvals if decision else ())])
+    return build_mutation_record(
+        root,
+        rel,
+        old_text,
+        new_text,
+        intent_id=intent_id,
+        session_id=session_id,
+        contributor=contributor,
+        verdicts=verdicts,
+        approvals=approvals,
+        syntax=syntax,
+        old_syntax=old_syntax,
+        language=language,
+        clock=clock,
+        new_id=new_id,
+    )
+
+
+def record(
+    ledger: Ledger,
+    root: Path,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    decision: WriteDecision | None,
+    **options: Any,
+) -> dict[str, Any] | None:
+    """Builds (:func:`build_record`, same options) and appends the record; returns it
+    sealed, or None when nothing changed. An append failure propagates as ``OSError``:
+    the caller decides whether to keep the record for a retry (the editor) or report it
+    (the CLI, a hook)."""
+    built = build_record(root, rel, old_text, new_text, decision, **options)
+    return None if built is None else ledger.append(built)
+
+
+def recorded_approvals(root: Path, rel: str) -> ApprovalSet:
+    """The approvals the ledger holds for ``rel``, through the shared trace index (so a
+    long ledger is read incrementally). Only front doors without a live index call this,
+    and only once a verdict that an approval could lift is present."""
+    from intent_ls.ledger.index import TraceIndex
+    from intent_ls.policy import approvals_from_records
+
+    index = TraceIndex.for_workspace(root)
+    try:
+        index.refresh()
+        records = [index.load_record(ref) for ref in index.records_for_path(rel)]
+    finally:
+        index.close()
+    return ApprovalSet(approvals_from_records(records))
+
+
+def unique_approvals(approvals: Iterable[Approval]) -> list[Approval]:
+    seen: dict[tuple[str, str, str], Approval] = {}
+    for a in approvals:
+        seen.setdefault((a.verdict_code, a.path, a.content_hash), a)
+    return list(seen.values())

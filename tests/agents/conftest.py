@@ -1,0 +1,102 @@
+"""A governed workspace and a runner for ``intent-ls hook`` as the agents call it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SPEC = """\
+active_intents:
+  - id: INT-APP
+    name: Application
+    status: IN_PROGRESS
+    owned_scope:
+      - src/**
+  - id: INT-DOCS
+    name: Documentation
+    status: IN_PROGRESS
+    owned_scope:
+      - docs/**
+  - id: INT-OLD
+    name: Finished
+    status: COMPLETED
+    owned_scope:
+      - legacy/**
+"""
+
+APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
+
+
+@pytest.fixture
+def governed(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / ".orchestration").mkdir(parents=True)
+    (root / ".orchestration" / "active_intents.yaml").write_text(SPEC)
+    (root / "src").mkdir()
+    (root / "docs").mkdir()
+    (root / "src" / "app.py").write_text(APP)
+    (root / "docs" / "guide.md").write_text("# Guide\n")
+    return root
+
+
+class Hook:
+    def __init__(self, root: Path, agent: str = "claude-code", session: str = "s1") -> None:
+        self.root = root
+        self.agent = agent
+        self.session = session
+
+    def raw(
+        self, data: bytes, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "intent_ls", "hook", self.agent],
+            input=data,
+            capture_output=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, **(env or {})},
+        )
+
+    def __call__(
+        self,
+        event: str,
+        tool: str | None = None,
+        args: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "session_id": self.session,
+            "cwd": str(self.root),
+            "hook_event_name": event,
+            **extra,
+        }
+        if tool is not None:
+            payload["tool_name"] = tool
+            payload["tool_input"] = args or {}
+        done = self.raw(json.dumps(payload).encode(), env)
+        assert done.returncode == 0, done.stderr.decode()
+        out = json.loads(done.stdout)  # stdout is exactly one JSON document
+        assert isinstance(out, dict)
+        return out
+
+
+def decision(out: dict[str, Any]) -> tuple[str | None, str]:
+    """(decision, reason) from a Claude/Codex or a Gemini answer."""
+    if "decision" in out:
+        return out["decision"], out.get("reason", "")
+    spec = out.get("hookSpecificOutput") or {}
+    return spec.get("permissionDecision"), spec.get("permissionDecisionReason", "")
+
+
+def records(root: Path) -> list[dict[str, Any]]:
+    path = root / ".orchestration" / "agent_trace.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

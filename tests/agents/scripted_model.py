@@ -1,0 +1,373 @@
+"""A scripted Anthropic Messages endpoint on 127.0.0.1, so the real Claude Code CLI runs
+its real tool loop, hooks and MCP servers offline (``../shared/design/real-agents.md``).
+
+A request whose tool list offers ``Write`` is the *main loop*: it gets the next scripted
+turn (one tool call, or a final text). Every other request (titles, summaries) gets a
+short text; ``count_tokens`` gets a count. Every main-loop request is logged, so a test
+reads what the model saw: the ``tool_result`` of each scripted call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedModel:
+    def __init__(self, turns: list[dict[str, Any] | str]) -> None:
+        self.turns = list(turns)
+        self.main_requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def next_turn(self, body: dict[str, Any]) -> dict[str, Any] | str:
+        with self.lock:
+            self.main_requests.append(body)
+            return self.turns.pop(0) if self.turns else "done"
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every ``tool_result`` block the model received, in order (the last request
+        carries the whole conversation)."""
+        if not self.main_requests:
+            return []
+        out = []
+        for message in self.main_requests[-1].get("messages", []):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    out.append(block)
+        return out
+
+
+def result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or () if isinstance(c, dict))
+
+
+def _handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _json(self, value: dict[str, Any]) -> None:
+            data = json.dumps(value).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if "count_tokens" in self.path:
+                self._json({"input_tokens": 1})
+                return
+            tools = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
+            turn: dict[str, Any] | str = "ok"
+            if "Write" in tools:
+                turn = model.next_turn(body)
+            message: dict[str, Any] = {
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            }
+            if isinstance(turn, str):
+                block: dict[str, Any] = {"type": "text", "text": turn}
+                stop = "end_turn"
+            else:
+                block = {
+                    "type": "tool_use",
+                    "id": turn["id"],
+                    "name": turn["name"],
+                    "input": turn["input"],
+                }
+                stop = "tool_use"
+            if not body.get("stream"):
+                self._json({**message, "content": [block], "stop_reason": stop})
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+
+            def event(kind: str, data: dict[str, Any]) -> None:
+                self.wfile.write(
+                    f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+                )
+
+            event("message_start", {"message": message})
+            if block["type"] == "text":
+                event(
+                    "content_block_start",
+                    {"index": 0, "content_block": {"type": "text", "text": ""}},
+                )
+                delta = {"type": "text_delta", "text": block["text"]}
+            else:
+                event("content_block_start", {"index": 0, "content_block": {**block, "input": {}}})
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            event("content_block_delta", {"index": 0, "delta": delta})
+            event("content_block_stop", {"index": 0})
+            event(
+                "message_delta",
+                {
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            )
+            event("message_stop", {})
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve(model: ScriptedModel) -> Iterator[str]:
+    """Serves ``model``; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": f"toolu_{n:02d}", "name": name, "input": arguments}
+
+
+class ScriptedGemini(ScriptedModel):
+    """The Gemini API side: ``:streamGenerateContent`` offering ``write_file`` is the main
+    loop; ``:generateContent`` side requests (routing) get a JSON value filling their
+    ``responseJsonSchema``."""
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        if not self.main_requests:
+            return []
+        out = []
+        for content in self.main_requests[-1].get("contents", []):
+            for part in content.get("parts") or ():
+                if isinstance(part, dict) and "functionResponse" in part:
+                    out.append(part["functionResponse"])
+        return out
+
+
+def _fill(schema: dict[str, Any]) -> Any:
+    kind = str(schema.get("type", "string")).lower()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        return {k: _fill(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "x"
+
+
+def _gemini_handler(model: ScriptedGemini) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+            names = {
+                f.get("name")
+                for t in body.get("tools") or ()
+                for f in t.get("functionDeclarations") or ()
+            }
+            if ":generateContent" in self.path:
+                config = body.get("generationConfig") or {}
+                schema = config.get("responseJsonSchema") or config.get("responseSchema")
+                text = json.dumps(_fill(schema)) if schema else "ok"
+                parts: list[dict[str, Any]] = [{"text": text}]
+            else:
+                # The model is named in the URL (``models/<model>:streamGenerateContent``).
+                body["model"] = self.path.split("/models/", 1)[-1].split(":", 1)[0]
+                turn = model.next_turn(body) if "write_file" in names else "ok"
+                if isinstance(turn, str):
+                    parts = [{"text": turn}]
+                else:
+                    call = {"name": turn["name"], "args": turn["input"], "id": turn["id"]}
+                    parts = [{"functionCall": call}]
+            answer = {
+                "candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
+                ],
+                "usageMetadata": usage,
+            }
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            if ":generateContent" in self.path:
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"data: " + data + b"\n\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve_gemini(model: ScriptedGemini) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _gemini_handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class ScriptedCodex(ScriptedModel):
+    """The OpenAI Responses API side for Codex CLI: a request offering ``apply_patch`` is
+    the main loop. A scripted turn is a ``custom_tool_call`` (``apply_patch``: the patch
+    is the ``input``), a ``function_call`` (JSON ``arguments``; MCP tools carry their
+    ``namespace``), or a final message.
+
+    Codex defers MCP tools behind ``tool_search``, and its MCP servers start in the
+    background: before a scripted MCP call the model searches until the search result
+    lists the call's namespace (the server is up), as a real model would search again."""
+
+    MAX_SEARCHES = 200
+
+    def __init__(self, turns: list[dict[str, Any] | str]) -> None:
+        super().__init__(turns)
+        self.searches = 0
+
+    def next_turn(self, body: dict[str, Any]) -> dict[str, Any] | str:
+        with self.lock:
+            upcoming = self.turns[0] if self.turns else None
+            namespace = upcoming.get("namespace") if isinstance(upcoming, dict) else None
+            if namespace and not _discovered(body, namespace):
+                self.main_requests.append(body)
+                self.searches += 1
+                if self.searches > self.MAX_SEARCHES:
+                    raise RuntimeError(f"{namespace} never appeared in tool_search")
+                query = {"query": str(upcoming["name"]) if upcoming else ""}
+                return {"id": f"search_{self.searches}", "name": "tool_search", "input": query}
+        return super().next_turn(body)
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        if not self.main_requests:
+            return []
+        return [
+            item
+            for item in self.main_requests[-1].get("input", [])
+            if isinstance(item, dict) and str(item.get("type", "")).endswith("_output")
+        ]
+
+
+def _discovered(body: dict[str, Any], namespace: str) -> bool:
+    return any(
+        isinstance(item, dict)
+        and item.get("type") == "tool_search_output"
+        and any(t.get("name") == namespace for t in item.get("tools") or ())
+        for item in body.get("input") or ()
+    )
+
+
+def codex_item(turn: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(turn, str):
+        return {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_scripted",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": turn, "annotations": []}],
+        }
+    if turn["name"] == "tool_search":
+        return {
+            "type": "tool_search_call",
+            "id": f"ts_{turn['id']}",
+            "call_id": turn["id"],
+            "execution": "client",
+            "arguments": turn["input"],
+            "status": "completed",
+        }
+    if turn["name"] == "apply_patch":
+        return {
+            "type": "custom_tool_call",
+            "id": f"ctc_{turn['id']}",
+            "call_id": turn["id"],
+            "name": "apply_patch",
+            "input": turn["input"]["patch"],
+            "status": "completed",
+        }
+    item = {
+        "type": "function_call",
+        "id": f"fc_{turn['id']}",
+        "call_id": turn["id"],
+        "name": turn["name"],
+        "arguments": json.dumps(turn["input"]),
+        "status": "completed",
+    }
+    if "namespace" in turn:
+        item["namespace"] = turn["namespace"]
+    return item
+
+
+def _codex_handler(model: ScriptedCodex) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            names = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
+            turn = model.next_turn(body) if "apply_patch" in names else "ok"
+            item = codex_item(turn)
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            usage = {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 2,
+            }
+            for data in (
+                {"type": "response.created", "response": {"id": "resp_scripted"}},
+                {"type": "response.output_item.added", "output_index": 0, "item": item},
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+                {"type": "response.completed", "response": {"id": "resp_scripted", "usage": usage}},
+            ):
+                self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serve_codex(model: ScriptedCodex) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _codex_handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,326 @@
+"""``intent-ls hook`` as a real subprocess, fed the payloads the agents send."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from intent_ls.hashing import text_hash
+from tests.agents.conftest import APP, Hook, decision, records
+
+SELECT = "mcp__intent-ls__select_active_intent"
+
+
+def write(root: Path, rel: str, content: str) -> dict[str, object]:
+    return {"file_path": str(root / rel), "content": content}
+
+
+def test_write_before_the_handshake_is_denied_with_the_next_step(governed: Path) -> None:
+    hook = Hook(governed)
+    verdict, reason = decision(hook("PreToolUse", "Write", write(governed, "src/new.py", "x\n")))
+    assert verdict == "deny"
+    assert "no-active-intent" in reason and "INT-APP (Application, IN_PROGRESS)" in reason
+    assert (
+        'select_active_intent tool of the MCP server intent-ls with intent_id "INT-APP"' in reason
+    )
+
+
+def test_select_then_in_scope_write_is_recorded_as_ai_with_the_model(governed: Path) -> None:
+    hook = Hook(governed)
+    allowed = hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    assert decision(allowed)[0] == "allow"  # our own MCP tool needs no manual grant
+    args = write(governed, "src/new.py", "x = 1\n")
+    assert hook("PreToolUse", "Write", args) == {}  # no opinion: the agent's rules apply
+    (governed / "src" / "new.py").write_text("x = 1\n")
+    assert hook("PostToolUse", "Write", args, env={"ANTHROPIC_MODEL": "claude-test-1"}) == {}
+    [record] = records(governed)
+    meta = record["metadata"]["intent_ls"]
+    assert meta["intent_id"] == "INT-APP" and meta["session_id"] == "s1"
+    assert meta["kind"] == "mutation" and meta["verdicts"] == []
+    assert meta["after_hash"] == text_hash("x = 1\n")
+    conv = record["files"][0]["conversations"][0]
+    assert conv["contributor"] == {"type": "ai", "model_id": "claude-test-1"}
+    assert conv["ranges"][0]["start_line"] == 1
+    verify = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "trace", "verify", "--workspace", str(governed)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stderr
+
+
+def test_model_id_from_the_claude_transcript(governed: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "assistant", "message": {"model": "claude-from-transcript"}}) + "\n"
+    )
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    args = write(governed, "src/t.py", "t\n")
+    hook("PreToolUse", "Write", args)
+    (governed / "src" / "t.py").write_text("t\n")
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_MODEL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hook", "claude-code"],
+        input=json.dumps(
+            {
+                "session_id": "s1",
+                "cwd": str(governed),
+                "hook_event_name": "PostToolUse",
+                "transcript_path": str(transcript),
+                "tool_name": "Write",
+                "tool_input": args,
+            }
+        ).encode(),
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0
+    conv = records(governed)[0]["files"][0]["conversations"][0]
+    assert conv["contributor"]["model_id"] == "claude-from-transcript"
+
+
+def test_out_of_scope_and_spec_writes_are_denied(governed: Path) -> None:
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    verdict, reason = decision(hook("PreToolUse", "Write", write(governed, "docs/guide.md", "x")))
+    assert verdict == "deny" and "out-of-scope" in reason
+    assert "INT-DOCS (Documentation, IN_PROGRESS)" in reason and '"INT-DOCS"' in reason
+    spec = write(governed, ".orchestration/active_intents.yaml", "active_intents: []\n")
+    verdict, reason = decision(hook("PreToolUse", "Write", spec))
+    assert verdict == "deny" and "protected-path" in reason and ".orchestration/" in reason
+    ledger = write(governed, ".orchestration/agent_trace.jsonl", "{}\n")
+    assert decision(hook("PreToolUse", "Write", ledger))[0] == "deny"
+
+
+def test_sessions_keep_their_own_selection(governed: Path) -> None:
+    first, second = Hook(governed, session="one"), Hook(governed, session="two")
+    first("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    args = write(governed, "src/x.py", "x\n")
+    assert first("PreToolUse", "Write", args) == {}
+    assert decision(second("PreToolUse", "Write", args))[0] == "deny"
+
+
+def test_unknown_or_finished_intent_is_not_selected(governed: Path) -> None:
+    hook = Hook(governed)
+    assert decision(hook("PreToolUse", SELECT, {"intent_id": "INT-OLD"}))[0] == "allow"
+    verdict, reason = decision(hook("PreToolUse", "Write", write(governed, "legacy/a.py", "x")))
+    assert verdict == "deny" and "no-active-intent" in reason
+    assert "no IN_PROGRESS intent owns this path" in reason
+
+
+def test_destructive_shell_is_held_and_redirects_are_scoped(governed: Path) -> None:
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    verdict, reason = decision(hook("PreToolUse", "Bash", {"command": "rm -rf src"}))
+    assert verdict == "ask" and "destructive-command" in reason
+    verdict, reason = decision(hook("PreToolUse", "Bash", {"command": "echo x > docs/guide.md"}))
+    assert verdict == "deny" and "out-of-scope" in reason
+    verdict, _ = decision(hook("PreToolUse", "Bash", {"command": "cat .x > .orchestration/a"}))
+    assert verdict == "deny"
+    assert hook("PreToolUse", "Bash", {"command": "git status && pytest -q"}) == {}
+    assert decision(hook("PreToolUse", "Bash", {"command": "python run.py"}))[0] == "ask"
+
+
+def test_shell_write_in_scope_is_recorded(governed: Path) -> None:
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    command = {"command": "echo generated > src/gen.txt"}
+    assert hook("PreToolUse", "Bash", command) == {}
+    (governed / "src" / "gen.txt").write_text("generated\n")
+    hook("PostToolUse", "Bash", command)
+    [record] = records(governed)
+    assert record["files"][0]["path"] == "src/gen.txt"
+
+
+def test_codex_denies_what_needs_a_human_and_names_the_approval(governed: Path) -> None:
+    hook = Hook(governed, agent="codex")
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"}, model="gpt-5.5")
+    verdict, reason = decision(
+        hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5")
+    )
+    assert verdict == "deny"
+    assert "intent-ls approve" in reason and "--command 'rm -rf src'" in reason
+    approve = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "intent_ls",
+            "approve",
+            "--workspace",
+            str(governed),
+            "destructive-command",
+            "--command",
+            "rm -rf src",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert approve.returncode == 0, approve.stderr
+    assert hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5") == {}
+
+
+def test_codex_patch_judges_every_file(governed: Path) -> None:
+    hook = Hook(governed, agent="codex")
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    patch = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return 1\n+    return 3\n"
+        "*** Add File: docs/new.md\n+x\n*** End Patch\n"
+    )
+    verdict, reason = decision(hook("PreToolUse", "apply_patch", {"command": patch}))
+    assert verdict == "deny" and "docs/new.md" in reason and "out-of-scope" in reason
+    in_scope = "*** Begin Patch\n*** Delete File: src/app.py\n*** End Patch\n"
+    verdict, reason = decision(hook("PreToolUse", "apply_patch", {"command": in_scope}))
+    assert verdict == "deny" and "destructive-edit" in reason and "intent-ls approve" in reason
+    edit = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return 1\n+    return 3\n"
+        "*** End Patch\n"
+    )
+    assert hook("PreToolUse", "apply_patch", {"command": edit}, model="gpt-5.5") == {}
+    (governed / "src" / "app.py").write_text(APP_EDITED)
+    hook("PostToolUse", "apply_patch", {"command": edit}, model="gpt-5.5")
+    [record] = records(governed)
+    conv = record["files"][0]["conversations"][0]
+    assert conv["contributor"] == {"type": "ai", "model_id": "gpt-5.5"}
+    assert [n["name"] for n in record["metadata"]["intent_ls"]["ast_nodes"]] == ["main"]
+
+
+APP_EDITED = "def main():\n    return 3\n\n\ndef helper():\n    return 2\n"
+
+
+def test_stale_file_names_the_writer(governed: Path) -> None:
+    reader = Hook(governed, session="reader")
+    writer = Hook(governed, session="writer")
+    for hook in (reader, writer):
+        hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+        hook("PostToolUse", "Read", {"file_path": str(governed / "src/app.py")})
+    args = write(governed, "src/app.py", APP_EDITED)
+    assert writer("PreToolUse", "Write", args) == {}
+    (governed / "src" / "app.py").write_text(APP_EDITED)
+    writer("PostToolUse", "Write", args, env={"ANTHROPIC_MODEL": "m-writer"})
+    mine = write(governed, "src/app.py", APP.replace("2", "5"))
+    verdict, reason = decision(reader("PreToolUse", "Write", mine))
+    assert verdict == "deny" and "stale-file" in reason
+    assert "by ai m-writer for INT-APP" in reason and "read src/app.py again" in reason
+
+
+def test_destructive_edit_asks_claude(governed: Path) -> None:
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    hook("PostToolUse", "Read", {"file_path": str(governed / "src/app.py")})
+    edit = {
+        "file_path": str(governed / "src/app.py"),
+        "old_string": "\n\ndef helper():\n    return 2\n",
+        "new_string": "",
+    }
+    verdict, reason = decision(hook("PreToolUse", "Edit", edit))
+    assert verdict == "ask" and "deletes function `helper`" in reason
+    # The command the reason names is the approval that lets exactly this edit through.
+    command = re.search(r"`(intent-ls approve [^`]+)`", reason)
+    assert command is not None
+    approve = subprocess.run(
+        [sys.executable, "-m", "intent_ls", *shlex.split(command.group(1))[1:]],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert approve.returncode == 0, approve.stderr
+    assert hook("PreToolUse", "Edit", edit) == {}
+
+
+def test_gemini_format_and_model_from_before_model(governed: Path) -> None:
+    hook = Hook(governed, agent="gemini")
+    assert hook("BeforeModel", llm_request={"model": "gemini-test"}) == {}
+    verdict, reason = decision(
+        hook("BeforeTool", "write_file", {"file_path": "src/g.py", "content": "g\n"})
+    )
+    assert verdict == "deny" and "no-active-intent" in reason
+    own = hook(
+        "BeforeTool",
+        "mcp_intent-ls_select_active_intent",
+        {"intent_id": "INT-APP"},
+        mcp_context={"server_name": "intent-ls", "tool_name": "select_active_intent"},
+    )
+    assert own == {"decision": "allow"}
+    args = {"file_path": "src/g.py", "content": "g\n"}
+    assert hook("BeforeTool", "write_file", args) == {}
+    (governed / "src" / "g.py").write_text("g\n")
+    hook("AfterTool", "write_file", args, tool_response={})
+    conv = records(governed)[0]["files"][0]["conversations"][0]
+    assert conv["contributor"] == {"type": "ai", "model_id": "gemini-test"}
+
+
+def test_session_context(governed: Path) -> None:
+    hook = Hook(governed)
+    start = hook("SessionStart", source="startup")
+    context = start["hookSpecificOutput"]["additionalContext"]
+    assert "select_active_intent" in context and "INT-APP: Application" in context
+    assert "INT-OLD" not in context
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    prompt = hook("UserPromptSubmit", prompt="go")
+    assert '<intent_context id="INT-APP">' in prompt["hookSpecificOutput"]["additionalContext"]
+
+
+def test_fail_closed(governed: Path) -> None:
+    hook = Hook(governed)
+    garbage = hook.raw(b"not json")
+    assert garbage.returncode == 2
+    assert decision(json.loads(garbage.stdout))[0] == "deny"
+    assert b"governance-error" in garbage.stderr
+    # A corrupted spec still denies, naming the problem.
+    spec = governed / ".orchestration" / "active_intents.yaml"
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    good = spec.read_text()
+    spec.write_text("active_intents: [\n")
+    verdict, reason = decision(hook("PreToolUse", "Write", write(governed, "src/a.py", "x")))
+    assert verdict == "deny" and "governance-error" in reason and "cannot be used" in reason
+    spec.write_text(good)
+    # An internal failure (the session store cannot be written) denies, naming the error.
+    agents = governed / ".orchestration" / ".local" / "agents"
+    for child in agents.iterdir():
+        child.unlink()
+    agents.rmdir()
+    agents.write_text("not a directory")
+    verdict, reason = decision(hook("PreToolUse", SELECT, {"intent_id": "INT-APP"}))
+    assert verdict == "deny" and "governance-error" in reason and "Error" in reason
+
+
+def test_hook_path_never_imports_pygls(governed: Path) -> None:
+    """Nor the YAML parser once the spec is compiled (the first call compiles it)."""
+    Hook(governed)("PreToolUse", "Bash", {"command": "ls"})
+    probe = (
+        "import sys, io, json\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', 'cwd': "
+        f"{str(governed)!r}, 'hook_event_name': 'PreToolUse', 'tool_name': 'Bash', "
+        "'tool_input': {'command': 'ls'}}).encode()))\n"
+        "from intent_ls.cli.main import main\n"
+        "main(['hook', 'claude-code'])\n"
+        "print([m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'yaml')],"
+        " file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(governed),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": write(governed, "src/new.py", "x\n"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hook", "claude-code", "--budget", "0.001"],
+        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    verdict, reason = decision(json.loads(done.stdout))
+    assert verdict == "deny" and "governance-error" in reason

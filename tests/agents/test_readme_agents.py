@@ -1,0 +1,39 @@
+"""The README's "With your coding agent" commands, run as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def section_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## With your coding agent", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+
+
+def test_readme_agent_commands_work_as_written(workspace: Path) -> None:
+    commands = section_commands()
+    assert len(commands) == 4
+    (workspace / "src" / "auth" / "tokens_gen.py").write_text("TOKENS = []\n")
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    outputs = []
+    for command in commands:
+        done = subprocess.run(
+            command, shell=True, cwd=workspace, env=env, capture_output=True, text=True,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (command, done.stderr)
+        outputs.append(done.stdout)
+    settings = json.loads((workspace / ".claude" / "settings.json").read_text())
+    assert "PreToolUse" in settings["hooks"]
+    assert outputs[1].splitlines()[0] == "destructive"
+    assert "writes: notes.txt" in outputs[1]
+    assert outputs[2].startswith("approved destructive-command")
+    assert outputs[3].startswith("src/auth/tokens_gen.py: recorded")

@@ -1,0 +1,165 @@
+"""The real Claude Code CLI, offline against a scripted model, governed by intent-ls.
+
+The agent runs its real tool loop: our hooks (installed by ``intent-ls hooks install``)
+decide, our MCP server answers the handshake, and the test reads what the model was
+told. Claude Code comes from npm (``@anthropic-ai/claude-code``); ``.ci/run`` installs it
+and sets ``INTENT_LS_AGENTS`` (and ``INTENT_LS_REQUIRE_AGENTS=1`` so a missing CLI
+fails there instead of skipping).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.conftest import APP, records
+from tests.agents.scripted_model import ScriptedModel, result_text, serve, tool
+
+SELECT = "mcp__intent-ls__select_active_intent"
+
+
+def find_claude() -> str | None:
+    folder = os.environ.get("INTENT_LS_AGENTS") or str(Path.home() / ".cache/intent-ls-agents")
+    candidate = Path(folder) / "node_modules" / ".bin" / "claude"
+    if candidate.exists():
+        return str(candidate)
+    return shutil.which("claude")
+
+
+CLAUDE = find_claude()
+if CLAUDE is None and os.environ.get("INTENT_LS_REQUIRE_AGENTS") == "1":
+    raise RuntimeError("INTENT_LS_REQUIRE_AGENTS=1 but the Claude Code CLI is not installed")
+pytestmark = pytest.mark.skipif(
+    CLAUDE is None,
+    reason="Claude Code CLI not installed (npm install @anthropic-ai/claude-code into "
+    "$INTENT_LS_AGENTS; .ci/run does)",
+)
+
+
+def install_hooks(root: Path) -> None:
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hooks", "install", "claude-code", "--workspace",
+         str(root)],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def run_claude(root: Path, home: Path, model: ScriptedModel) -> dict[str, Any]:
+    assert CLAUDE is not None
+    bin_dir = str(Path(sys.executable).parent)
+    with serve(model) as url:
+        env = {
+            "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+        done = subprocess.run(
+            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits",
+             "--output-format", "json"],
+            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def test_claude_code_is_governed_end_to_end(governed: Path, home: Path) -> None:
+    install_hooks(governed)
+    spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
+    spec_path = str(governed / ".orchestration/active_intents.yaml")
+    model = ScriptedModel(
+        [
+            tool(1, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
+            tool(2, SELECT, intent_id="INT-APP"),
+            tool(3, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
+            tool(4, "Write", file_path=str(governed / "docs/new.md"), content="# Mine\n"),
+            tool(5, "Read", file_path=spec_path),
+            tool(6, "Write", file_path=spec_path, content="active_intents: []\n"),
+            tool(7, "Bash", command="rm -rf src", description="clean"),
+            tool(8, "Bash", command="echo hacked > docs/guide.md", description="redirect"),
+            "finished",
+        ]
+    )
+    result = run_claude(governed, home, model)
+    results = {r["tool_use_id"]: r for r in model.tool_results()}
+    assert len(results) == 8, model.tool_results()
+
+    denied = results["toolu_01"]
+    assert denied.get("is_error") and "no-active-intent" in result_text(denied)
+    assert "select_active_intent" in result_text(denied)  # the next step reached the model
+
+    selected = result_text(results["toolu_02"])
+    assert '<intent_context id="INT-APP">' in selected and not results["toolu_02"].get("is_error")
+
+    assert not results["toolu_03"].get("is_error"), result_text(results["toolu_03"])
+    assert (governed / "src" / "new.py").read_text() == "x = 1\n"
+
+    out_of_scope = results["toolu_04"]
+    assert out_of_scope.get("is_error") and "out-of-scope" in result_text(out_of_scope)
+    assert not (governed / "docs" / "new.md").exists()
+    spec_write = results["toolu_06"]
+    assert spec_write.get("is_error") and "protected-path" in result_text(spec_write)
+    assert (governed / ".orchestration" / "active_intents.yaml").read_text() == spec
+
+    held = results["toolu_07"]
+    assert held.get("is_error") and "destructive-command" in result_text(held)
+    assert (governed / "src" / "app.py").read_text() == APP  # nothing deleted
+
+    redirect = results["toolu_08"]
+    assert redirect.get("is_error") and "out-of-scope" in result_text(redirect)
+    assert (governed / "docs" / "guide.md").read_text() == "# Guide\n"
+
+    denials = {d.get("tool_use_id") for d in result.get("permission_denials", [])}
+    assert {"toolu_01", "toolu_04", "toolu_06", "toolu_08"} <= denials
+
+    [record] = records(governed)
+    meta = record["metadata"]["intent_ls"]
+    assert record["files"][0]["path"] == "src/new.py" and meta["intent_id"] == "INT-APP"
+    contributor = record["files"][0]["conversations"][0]["contributor"]
+    assert contributor == {"type": "ai", "model_id": model.main_requests[0]["model"]}
+    assert meta["session_id"] == result["session_id"]
+    verify = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "trace", "verify", "--workspace", str(governed)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert verify.returncode == 0, verify.stderr
+
+
+@pytest.mark.parametrize("breakage", ["corrupted-spec", "crashing-policy"])
+def test_claude_code_fails_closed(governed: Path, home: Path, breakage: str) -> None:
+    install_hooks(governed)
+    if breakage == "corrupted-spec":
+        (governed / ".orchestration" / "active_intents.yaml").write_text("active_intents: [\n")
+    else:  # the session store cannot be opened: the gate raises inside the hook
+        local = governed / ".orchestration" / ".local"
+        local.mkdir()
+        (local / "agents").write_text("not a directory")
+    model = ScriptedModel(
+        [tool(1, "Write", file_path=str(governed / "src/fresh.py"), content="x\n"), "finished"]
+    )
+    run_claude(governed, home, model)
+    [denied] = model.tool_results()
+    assert denied.get("is_error") and "governance-error" in result_text(denied)
+    assert not (governed / "src" / "fresh.py").exists()
