@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -146,55 +147,61 @@ def run_vscode(
     code_server = _code_server()
     chromium = require_binary("chromium", "apt-get install -y chromium (.ci/install-vscode)")
     node = require_binary("node", "apt-get install -y nodejs")
-    env = {
-        **os.environ,
-        **editor_env(tmp_path),
-        "TMPDIR": str(tmp_path),
-        # As when launched from a terminal: the extension host gets this environment, not
-        # one resolved from a login shell (which would reset PATH).
-        "VSCODE_CLI": "1",
-        **(env_extra or {}),
-    }
-    data, extensions = tmp_path / "user-data", tmp_path / "extensions"
-    profile = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
-    for package in (vsix, *also_install):
-        installed = subprocess.run(
-            [str(code_server), *profile, "--install-extension", str(package)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-    (data / "User").mkdir(parents=True, exist_ok=True)
-    (data / "User" / "settings.json").write_text(json.dumps({**QUIET_WORKBENCH, **settings}))
-    port = _free_port()
-    shots = tmp_path / "shots"
-    shots.mkdir()
-    argv = [
-        str(code_server),
-        *("--bind-addr", f"127.0.0.1:{port}", "--auth", "none"),
-        *("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"),
-        *profile,
-        str(folder),
-    ]
-    with _running(argv, env, tmp_path / "code-server.log", port):
-        run = run_editor(
-            [node, str(HERE / "vscode_flow.mjs")],
-            {
-                **env,
-                "INTENT_LS_FLOW": flow,
-                "INTENT_LS_URL": f"http://127.0.0.1:{port}/?folder={folder}",
-                "INTENT_LS_WS": str(folder),
-                "INTENT_LS_VSCODE_DIR": str(INSTALL_DIR),
-                "INTENT_LS_CHROMIUM": chromium,
-                "INTENT_LS_SHOTS": str(shots),
-            },
-            tmp_path / "vscode-result.json",
-            timeout=300,
-            cwd=tmp_path,
-        )
-    return Session(run.result, run.seconds, data)
+    # Chromium and code-server put Unix sockets in TMPDIR, and a socket path is limited to
+    # 107 bytes: pytest's tmp_path (long test names, high run numbers) can exceed it.
+    short_tmp = Path(tempfile.mkdtemp(prefix="ils-", dir="/tmp"))
+    try:
+        env = {
+            **os.environ,
+            **editor_env(tmp_path),
+            "TMPDIR": str(short_tmp),
+            # As when launched from a terminal: the extension host gets this environment, not
+            # one resolved from a login shell (which would reset PATH).
+            "VSCODE_CLI": "1",
+            **(env_extra or {}),
+        }
+        data, extensions = tmp_path / "user-data", tmp_path / "extensions"
+        profile = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
+        for package in (vsix, *also_install):
+            installed = subprocess.run(
+                [str(code_server), *profile, "--install-extension", str(package)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert installed.returncode == 0, installed.stdout + installed.stderr
+        (data / "User").mkdir(parents=True, exist_ok=True)
+        (data / "User" / "settings.json").write_text(json.dumps({**QUIET_WORKBENCH, **settings}))
+        port = _free_port()
+        shots = tmp_path / "shots"
+        shots.mkdir()
+        argv = [
+            str(code_server),
+            *("--bind-addr", f"127.0.0.1:{port}", "--auth", "none"),
+            *("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"),
+            *profile,
+            str(folder),
+        ]
+        with _running(argv, env, tmp_path / "code-server.log", port):
+            run = run_editor(
+                [node, str(HERE / "vscode_flow.mjs")],
+                {
+                    **env,
+                    "INTENT_LS_FLOW": flow,
+                    "INTENT_LS_URL": f"http://127.0.0.1:{port}/?folder={folder}",
+                    "INTENT_LS_WS": str(folder),
+                    "INTENT_LS_VSCODE_DIR": str(INSTALL_DIR),
+                    "INTENT_LS_CHROMIUM": chromium,
+                    "INTENT_LS_SHOTS": str(shots),
+                },
+                tmp_path / "vscode-result.json",
+                timeout=300,
+                cwd=tmp_path,
+            )
+        return Session(run.result, run.seconds, data)
+    finally:
+        shutil.rmtree(short_tmp, ignore_errors=True)
 
 
 QUIET_WORKBENCH: dict[str, Any] = {
