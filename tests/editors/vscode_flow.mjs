@@ -1,7 +1,7 @@
 // Drives real VS Code (code-server in headless Debian chromium, through playwright-core)
 // with this repository's extension installed, as a user would: status bar, intent quick
 // pick, an out-of-scope edit in Problems and its quick fix, save → ledger record, hover
-// blame, and the Intents view. Run by tests/editors/test_vscode_real.py, which starts
+// blame, the Intents view, and completing an intent from the status item. Run by tests/editors/test_vscode_real.py, which starts
 // code-server and reads the JSON this writes to $INTENT_LS_RESULT.
 //
 // Environment: INTENT_LS_URL (code-server with ?folder=), INTENT_LS_WS (that folder),
@@ -226,6 +226,30 @@ async function governedFlow(page) {
     return texts.some((t) => t.startsWith('list_orders')) ? texts : false;
   });
   step('intents view');
+
+  // The lifecycle from the status item: "Complete intent" for the active intent. The
+  // server asks first (a notification with buttons), then edits the spec in its buffer,
+  // which the user saves.
+  await page.locator('.statusbar-item', { hasText: 'INT-001' }).first().click();
+  await until('the intent quick pick', async () => (await pick.count()) >= 2);
+  result.lifecycle_pick = (await pick.allInnerTexts()).map((t) => t.split('\n')[0]);
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Complete intent');
+  await until('"Complete intent" alone in the pick', async () => (await pick.count()) === 1);
+  await page.keyboard.press('Enter');
+  const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Complete INT-001' });
+  result.confirmation = await until('the confirmation', async () =>
+    (await confirm.count()) ? (await confirm.first().innerText()).replace(/\s+/g, ' ') : false,
+  );
+  await confirm.first().locator('.monaco-button', { hasText: /^Complete INT-001/ }).first().click();
+  await quickOpen(page, '.orchestration/active_intents.yaml');
+  await page.locator('.monaco-editor textarea').first().focus();
+  await page.keyboard.press('Control+S');
+  const spec = path.join(WS, '.orchestration', 'active_intents.yaml');
+  result.completed_intent = await until('status: COMPLETED for INT-001 in the spec file', async () => {
+    const block = readFileSync(spec, 'utf8').split(/^\s*- id: /m).find((b) => b.startsWith('INT-001'));
+    return block && /^\s*status: COMPLETED\s*$/m.test(block) ? block : false;
+  });
+  step('completed');
 }
 
 async function toasts(page) {
