@@ -262,6 +262,8 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     assert any(t.startswith("Start intent INT-003") for t in lifecycle), lifecycle
     assert "Complete INT-001" in r["confirmation"]
     assert "status: COMPLETED" in r["completed_intent"]
+    assert r["start_pick"].startswith("Start intent INT-003"), r["start_pick"]
+    assert "status: IN_PROGRESS" in r["started_intent"]
     spec = (workspace / ".orchestration" / "active_intents.yaml").read_text()
     assert "status: IN_PROGRESS" in spec.split("- id: INT-002")[1].split("- id:")[0]
     # Logs once, at their level; the LSP trace in its own channel, from the setting alone.

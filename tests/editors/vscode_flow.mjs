@@ -250,6 +250,21 @@ async function governedFlow(page) {
     return block && /^\s*status: COMPLETED\s*$/m.test(block) ? block : false;
   });
   step('completed');
+
+  // "Start intent" for the DRAFT one: no question, the same edit of the spec buffer.
+  await page.locator('.statusbar-item').filter({ has: page.locator('.codicon-shield') }).first().click();
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Start intent');
+  await until('"Start intent" alone in the pick', async () => (await pick.count()) === 1);
+  result.start_pick = (await pick.first().innerText()).trim();
+  await page.keyboard.press('Enter');
+  await until('the pick closed', async () => !(await page.locator('.quick-input-widget').isVisible()));
+  await page.locator('.monaco-editor textarea').first().focus();
+  await page.keyboard.press('Control+S');
+  result.started_intent = await until('status: IN_PROGRESS for INT-003 in the spec file', async () => {
+    const block = readFileSync(spec, 'utf8').split(/^\s*- id: /m).find((b) => b.startsWith('INT-003'));
+    return block && /^\s*status: IN_PROGRESS\s*$/m.test(block) ? block : false;
+  });
+  step('started');
 }
 
 async function toasts(page) {
