@@ -104,6 +104,25 @@ async function problemRows(page) {
   return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
 }
 
+/** The spec's block for intent `id` once its status on disk is `status`, else false. */
+function specBlock(id, status) {
+  const text = readFileSync(path.join(WS, '.orchestration', 'active_intents.yaml'), 'utf8');
+  const block = text.split(/^\s*- id: /m).find((b) => b.startsWith(id));
+  return block && new RegExp(`^\\s*status: ${status}\\s*$`, 'm').test(block) ? block : false;
+}
+
+/** Waits for the server's edit of the spec (open in the active editor) to land in its
+ * buffer, saves it as the user would, and returns the intent's block from the file. */
+async function savedSpec(page, id, status) {
+  const dirty = page.locator('.tab.active.dirty', { hasText: 'active_intents.yaml' });
+  await until(`the spec edited for ${id}`, async () => specBlock(id, status) || (await dirty.count()) > 0);
+  if (!specBlock(id, status)) {
+    await page.locator('.monaco-editor textarea').first().focus();
+    await page.keyboard.press('Control+S');
+  }
+  return until(`status: ${status} for ${id} in the spec file`, async () => specBlock(id, status));
+}
+
 /** The governed example workspace: everything a user meets, in order. */
 async function governedFlow(page) {
   // The status bar shows the folder's state once the server announced it.
@@ -242,13 +261,7 @@ async function governedFlow(page) {
   );
   await confirm.first().locator('.monaco-button', { hasText: /^Complete INT-001/ }).first().click();
   await quickOpen(page, '.orchestration/active_intents.yaml');
-  await page.locator('.monaco-editor textarea').first().focus();
-  await page.keyboard.press('Control+S');
-  const spec = path.join(WS, '.orchestration', 'active_intents.yaml');
-  result.completed_intent = await until('status: COMPLETED for INT-001 in the spec file', async () => {
-    const block = readFileSync(spec, 'utf8').split(/^\s*- id: /m).find((b) => b.startsWith('INT-001'));
-    return block && /^\s*status: COMPLETED\s*$/m.test(block) ? block : false;
-  });
+  result.completed_intent = await savedSpec(page, 'INT-001', 'COMPLETED');
   step('completed');
 
   // "Start intent" for the DRAFT one: no question, the same edit of the spec buffer.
@@ -257,13 +270,7 @@ async function governedFlow(page) {
   await until('"Start intent" alone in the pick', async () => (await pick.count()) === 1);
   result.start_pick = (await pick.first().innerText()).trim();
   await page.keyboard.press('Enter');
-  await until('the pick closed', async () => !(await page.locator('.quick-input-widget').isVisible()));
-  await page.locator('.monaco-editor textarea').first().focus();
-  await page.keyboard.press('Control+S');
-  result.started_intent = await until('status: IN_PROGRESS for INT-003 in the spec file', async () => {
-    const block = readFileSync(spec, 'utf8').split(/^\s*- id: /m).find((b) => b.startsWith('INT-003'));
-    return block && /^\s*status: IN_PROGRESS\s*$/m.test(block) ? block : false;
-  });
+  result.started_intent = await savedSpec(page, 'INT-003', 'IN_PROGRESS');
   step('started');
 }
 
