@@ -243,7 +243,10 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     run = run_vscode(vsix, workspace, tmp_path, "governed", settings)
     r = run.result
     assert r["status_initial"].endswith("no intent · awaiting selection")
-    assert [t[:7] for t in r["quick_pick"]] == ["INT-001", "INT-002"]
+    # The IN_PROGRESS intents to select, then the DRAFT one to start.
+    assert [t[:7] for t in r["quick_pick"][:2]] == ["INT-001", "INT-002"]
+    [start] = r["quick_pick"][2:]
+    assert start.strip().startswith("Start intent INT-003"), r["quick_pick"]
     assert r["status_selected"].endswith("INT-001 · context loaded")
     # One truth: typing the out-of-scope edit shows it as blocked in the status bar too.
     assert r["status_blocked"].endswith("INT-001 · blocked")
@@ -260,6 +263,16 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     assert any(t.startswith("INT-002: Order API pagination") for t in view), view
     assert any(t.startswith("src/api/routes.py") for t in view), view
     assert any(t.startswith("list_orders") for t in view), view
+    # Completing the active intent from the status item: the server asks, then edits the spec.
+    lifecycle = [t.strip() for t in r["lifecycle_pick"]]
+    assert any(t.startswith("Complete intent INT-001") for t in lifecycle), lifecycle
+    assert any(t.startswith("Start intent INT-003") for t in lifecycle), lifecycle
+    assert "Complete INT-001" in r["confirmation"]
+    assert "status: COMPLETED" in r["completed_intent"]
+    assert r["start_pick"].startswith("Start intent INT-003"), r["start_pick"]
+    assert "status: IN_PROGRESS" in r["started_intent"]
+    spec = (workspace / ".orchestration" / "active_intents.yaml").read_text()
+    assert "status: IN_PROGRESS" in spec.split("- id: INT-002")[1].split("- id:")[0]
     # Logs once, at their level; the LSP trace in its own channel, from the setting alone.
     lines = run.log("*/exthost*/intent-ls.intent-ls/intent-ls.log").splitlines()
     assert sum("intent-ls: using" in line for line in lines) == 1, lines

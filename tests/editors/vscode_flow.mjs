@@ -1,7 +1,7 @@
 // Drives real VS Code (code-server in headless Debian chromium, through playwright-core)
 // with this repository's extension installed, as a user would: status bar, intent quick
 // pick, an out-of-scope edit in Problems and its quick fix, save → ledger record, hover
-// blame, and the Intents view. Run by tests/editors/test_vscode_real.py, which starts
+// blame, the Intents view, and completing an intent from the status item. Run by tests/editors/test_vscode_real.py, which starts
 // code-server and reads the JSON this writes to $INTENT_LS_RESULT.
 //
 // Environment: INTENT_LS_URL (code-server with ?folder=), INTENT_LS_WS (that folder),
@@ -102,6 +102,25 @@ async function gotoLine(page, line) {
 
 async function problemRows(page) {
   return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+}
+
+/** The spec's block for intent `id` once its status on disk is `status`, else false. */
+function specBlock(id, status) {
+  const text = readFileSync(path.join(WS, '.orchestration', 'active_intents.yaml'), 'utf8');
+  const block = text.split(/^\s*- id: /m).find((b) => b.startsWith(id));
+  return block && new RegExp(`^\\s*status: ${status}\\s*$`, 'm').test(block) ? block : false;
+}
+
+/** Waits for the server's edit of the spec (open in the active editor) to land in its
+ * buffer, saves it as the user would, and returns the intent's block from the file. */
+async function savedSpec(page, id, status) {
+  const dirty = page.locator('.tab.active.dirty', { hasText: 'active_intents.yaml' });
+  await until(`the spec edited for ${id}`, async () => specBlock(id, status) || (await dirty.count()) > 0);
+  if (!specBlock(id, status)) {
+    await page.locator('.monaco-editor textarea').first().focus();
+    await page.keyboard.press('Control+S');
+  }
+  return until(`status: ${status} for ${id} in the spec file`, async () => specBlock(id, status));
 }
 
 /** The governed example workspace: everything a user meets, in order. */
@@ -226,6 +245,33 @@ async function governedFlow(page) {
     return texts.some((t) => t.startsWith('list_orders')) ? texts : false;
   });
   step('intents view');
+
+  // The lifecycle from the status item: "Complete intent" for the active intent. The
+  // server asks first (a notification with buttons), then edits the spec in its buffer,
+  // which the user saves.
+  await page.locator('.statusbar-item', { hasText: 'INT-001' }).first().click();
+  await until('the intent quick pick', async () => (await pick.count()) >= 2);
+  result.lifecycle_pick = (await pick.allInnerTexts()).map((t) => t.split('\n')[0]);
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Complete intent');
+  await until('"Complete intent" alone in the pick', async () => (await pick.count()) === 1);
+  await page.keyboard.press('Enter');
+  const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Complete INT-001' });
+  result.confirmation = await until('the confirmation', async () =>
+    (await confirm.count()) ? (await confirm.first().innerText()).replace(/\s+/g, ' ') : false,
+  );
+  await confirm.first().locator('.monaco-button', { hasText: /^Complete INT-001/ }).first().click();
+  await quickOpen(page, '.orchestration/active_intents.yaml');
+  result.completed_intent = await savedSpec(page, 'INT-001', 'COMPLETED');
+  step('completed');
+
+  // "Start intent" for the DRAFT one: no question, the same edit of the spec buffer.
+  await page.locator('.statusbar-item').filter({ has: page.locator('.codicon-shield') }).first().click();
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Start intent');
+  await until('"Start intent" alone in the pick', async () => (await pick.count()) === 1);
+  result.start_pick = (await pick.first().innerText()).trim();
+  await page.keyboard.press('Enter');
+  result.started_intent = await savedSpec(page, 'INT-003', 'IN_PROGRESS');
+  step('started');
 }
 
 async function toasts(page) {

@@ -317,13 +317,19 @@ async function execute<T>(command: string, args: unknown[]): Promise<T | undefin
   }
 }
 
+/** What a row of the status item's pick does: select an intent, or move one through its lifecycle. */
+type IntentPickItem = vscode.QuickPickItem & { id?: string; command?: string };
+
+/** Intent statuses from which the server's `intent.complete` moves an intent on. */
+const COMPLETABLE = ['IN_PROGRESS', 'BLOCKED'];
+
 async function selectIntent(): Promise<void> {
   const hint = await folderHint();
   const intents = await execute<ListedIntent[]>('intent.list', hint ? [hint] : []);
   if (!intents) {
     return;
   }
-  const items = intents
+  const items: IntentPickItem[] = intents
     .filter((i) => i.selectable)
     .map((i) => ({
       label: i.id,
@@ -331,17 +337,25 @@ async function selectIntent(): Promise<void> {
       detail: i.owned_scope.join(', '),
       id: i.id,
     }));
-  if (items.length === 0) {
+  const lifecycle = lifecycleItems(intents);
+  if (items.length === 0 && lifecycle.length === 0) {
     void vscode.window.showWarningMessage('intent-ls: no IN_PROGRESS intent to select in the spec');
     return;
   }
+  if (lifecycle.length > 0) {
+    items.push({ label: 'Lifecycle', kind: vscode.QuickPickItemKind.Separator }, ...lifecycle);
+  }
   const picked = await vscode.window.showQuickPick(items, {
     title: 'intent-ls: Select active intent',
-    placeHolder: 'Intent to work under',
+    placeHolder: 'Intent to work under, or one to start or complete',
     matchOnDescription: true,
     matchOnDetail: true,
   });
-  if (!picked) {
+  if (!picked?.id) {
+    return;
+  }
+  if (picked.command) {
+    await moveIntent(picked.command, picked.id, hint);
     return;
   }
   const result = await execute<{ intent: { id: string; name: string } }>('intent.select', [
@@ -350,6 +364,52 @@ async function selectIntent(): Promise<void> {
   ]);
   if (result) {
     void vscode.window.setStatusBarMessage(`intent-ls: ${result.intent.id} ${result.intent.name} selected`, 4000);
+  }
+}
+
+/** "Complete intent" for the active intent and "Start intent" for each DRAFT one: the
+ * transitions the spec's code lenses offer, reachable without opening the spec. */
+function lifecycleItems(intents: ListedIntent[]): IntentPickItem[] {
+  const out: IntentPickItem[] = [];
+  for (const intent of intents) {
+    if (intent.active && COMPLETABLE.includes(intent.status)) {
+      out.push({
+        label: `$(pass) Complete intent ${intent.id}`,
+        description: intent.name,
+        id: intent.id,
+        command: 'intent.complete',
+      });
+    }
+  }
+  for (const intent of intents) {
+    if (intent.status === 'DRAFT') {
+      out.push({
+        label: `$(play) Start intent ${intent.id}`,
+        description: intent.name,
+        id: intent.id,
+        command: 'intent.start',
+      });
+    }
+  }
+  return out;
+}
+
+/** Runs `intent.start` / `intent.complete`; the server asks for confirmation itself and
+ * edits the spec through the editor, so the change is in the user's buffer to save. */
+async function moveIntent(command: string, id: string, hint: string | undefined): Promise<void> {
+  const result = await execute<{ intent: string; status: string; applied: boolean; reason?: string }>(command, [
+    id,
+    ...(hint ? [hint] : []),
+  ]);
+  if (!result) {
+    return;
+  }
+  if (result.applied) {
+    void vscode.window.setStatusBarMessage(`intent-ls: ${result.intent} is now ${result.status}`, 4000);
+  } else if (result.reason !== 'not confirmed') {
+    void vscode.window.showWarningMessage(
+      `intent-ls: ${result.intent} was not changed: ${result.reason ?? 'the editor refused the edit'}`,
+    );
   }
 }
 
