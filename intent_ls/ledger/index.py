@@ -373,8 +373,8 @@ class TraceIndex:
                 worker.stop()
             with contextlib.suppress(FileNotFoundError):
                 part.unlink()
-        os.replace(tmp, self.cache)
         self.close()
+        _install(tmp, self.cache)
         self._seen = None
         self._connect()
         return added
@@ -694,6 +694,34 @@ def _create(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _DDL)
     return db
+
+
+def _install(built: Path, cache: Path) -> None:
+    """Puts a cold build in place without ever replacing a cache file another server may
+    have open: a connection left on a replaced file keeps writing its rollback journal
+    under the cache's name, where a connection to the new file takes it for a hot
+    journal of its own and rolls it back into it (corruption, then "disk I/O error" in
+    the other process). A first build is linked in only if no cache exists yet; over an
+    existing cache the pages are copied in through SQLite, under its locks."""
+    try:
+        os.link(built, cache)
+    except FileExistsError:
+        pass
+    else:
+        built.unlink()
+        return
+    try:
+        with (
+            contextlib.closing(sqlite3.connect(built)) as src,
+            contextlib.closing(sqlite3.connect(cache, isolation_level=None)) as live,
+        ):
+            live.execute("PRAGMA busy_timeout=10000")
+            src.backup(live)
+    except sqlite3.DatabaseError:
+        # Not a database at all: nothing can be reading it, so a rename is safe.
+        os.replace(built, cache)
+        return
+    built.unlink()
 
 
 def _meta(db: sqlite3.Connection) -> dict[str, str]:
