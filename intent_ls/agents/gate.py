@@ -498,6 +498,17 @@ def session_context(gov: Governance, state: dict[str, Any]) -> str:
     return selection_help(gov.spec)
 
 
+def clone_setup_note(root: Path) -> str:
+    """Once per agent session (like ``serve`` and ``check``): a clone without the merge
+    driver produces ledger conflicts on the next merge, and only a human can run ``init``."""
+    from intent_ls.repo_setup import clone_setup_problems
+
+    problems = clone_setup_problems(root)
+    if not problems:
+        return ""
+    return "\n\nintent-ls setup warning (tell the human): " + "; ".join(problems) + "."
+
+
 def selection_help(spec: Spec) -> str:
     selectable = [i for i in spec.intents if i.selectable]
     lines = [
@@ -539,7 +550,10 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     tool = event.tool
     if event.phase in (Phase.SESSION_START, Phase.PROMPT):
         state = sessions.read_state(gov.root, event.agent, event.session_id)
-        return Outcome(context=session_context(gov, state))
+        context = session_context(gov, state)
+        if event.phase is Phase.SESSION_START:
+            context += clone_setup_note(gov.root)
+        return Outcome(context=context)
     if event.phase is Phase.BEFORE_MODEL:
         if event.model:
             with sessions.updating(gov.root, event.agent, event.session_id) as state:

@@ -267,6 +267,25 @@ def test_session_context(governed: Path) -> None:
     assert '<intent_context id="INT-APP">' in prompt["hookSpecificOutput"]["additionalContext"]
 
 
+def test_session_start_warns_when_the_clone_lacks_the_merge_driver(governed: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(governed)], check=True)
+    (governed / ".orchestration" / "agent_trace.jsonl").write_text("")
+    hook = Hook(governed)
+    context = hook("SessionStart", source="startup")["hookSpecificOutput"]["additionalContext"]
+    assert "setup warning" in context and "intent-ls init" in context
+    prompt = hook("UserPromptSubmit", prompt="go")["hookSpecificOutput"]["additionalContext"]
+    assert "setup warning" not in prompt  # once per session, not on every prompt
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "init", "--workspace", str(governed)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    context = hook("SessionStart", source="startup")["hookSpecificOutput"]["additionalContext"]
+    assert "setup warning" not in context
+
+
 def test_fail_closed(governed: Path) -> None:
     hook = Hook(governed)
     garbage = hook.raw(b"not json")
