@@ -338,7 +338,8 @@ class TraceIndex:
         return added
 
     def rebuild(self) -> int:
-        """Cold build into a fresh file, swapped in atomically so readers never see half.
+        """Cold build into a fresh file, put in place (:func:`_install`) only once complete
+        so readers never see half.
         A large ledger is split at a line boundary and a second process parses the second
         half into a file of its own, merged in at the end: parsing is most of the work and
         the GIL would keep it on one core. Indexes are created after the bulk insert,
@@ -686,7 +687,7 @@ class TraceIndex:
 
 
 def _create(path: Path) -> sqlite3.Connection:
-    """A new cache file for a cold build: nobody reads it until it is renamed into place,
+    """A new cache file for a cold build: nobody reads it until it is put into place,
     so a crash just leaves a stale temporary file and journaling buys nothing. The page
     cache stays at SQLite's small default: appending rows in rowid order does not need
     more, and CREATE INDEX sorts in runs of up to the cache size, which it does fastest
