@@ -338,7 +338,8 @@ class TraceIndex:
         return added
 
     def rebuild(self) -> int:
-        """Cold build into a fresh file, swapped in atomically so readers never see half.
+        """Cold build into a fresh file, put in place (:func:`_install`) only once complete
+        so readers never see half.
         A large ledger is split at a line boundary and a second process parses the second
         half into a file of its own, merged in at the end: parsing is most of the work and
         the GIL would keep it on one core. Indexes are created after the bulk insert,
@@ -373,8 +374,8 @@ class TraceIndex:
                 worker.stop()
             with contextlib.suppress(FileNotFoundError):
                 part.unlink()
-        os.replace(tmp, self.cache)
         self.close()
+        _install(tmp, self.cache)
         self._seen = None
         self._connect()
         return added
@@ -686,7 +687,7 @@ class TraceIndex:
 
 
 def _create(path: Path) -> sqlite3.Connection:
-    """A new cache file for a cold build: nobody reads it until it is renamed into place,
+    """A new cache file for a cold build: nobody reads it until it is put into place,
     so a crash just leaves a stale temporary file and journaling buys nothing. The page
     cache stays at SQLite's small default: appending rows in rowid order does not need
     more, and CREATE INDEX sorts in runs of up to the cache size, which it does fastest
@@ -694,6 +695,34 @@ def _create(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _DDL)
     return db
+
+
+def _install(built: Path, cache: Path) -> None:
+    """Puts a cold build in place without ever replacing a cache file another server may
+    have open: a connection left on a replaced file keeps writing its rollback journal
+    under the cache's name, where a connection to the new file takes it for a hot
+    journal of its own and rolls it back into it (corruption, then "disk I/O error" in
+    the other process). A first build is linked in only if no cache exists yet; over an
+    existing cache the pages are copied in through SQLite, under its locks."""
+    try:
+        os.link(built, cache)
+    except FileExistsError:
+        pass
+    else:
+        built.unlink()
+        return
+    try:
+        with (
+            contextlib.closing(sqlite3.connect(built)) as src,
+            contextlib.closing(sqlite3.connect(cache, isolation_level=None)) as live,
+        ):
+            live.execute("PRAGMA busy_timeout=10000")
+            src.backup(live)
+    except sqlite3.DatabaseError:
+        # Not a database at all: nothing can be reading it, so a rename is safe.
+        os.replace(built, cache)
+        return
+    built.unlink()
 
 
 def _meta(db: sqlite3.Connection) -> dict[str, str]:

@@ -229,6 +229,7 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
     text = ls.workspace.get_text_document(doc.uri).source
+    stale.take_back_early_save(doc, text)
     known = approvals_of(doc)
     context = stale.save_context(ls, doc, text, known)
     scope = workflow.judge_path(folder.session, folder.scope, rel)

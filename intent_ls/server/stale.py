@@ -67,6 +67,15 @@ class SaveContext:
     disk: DiskState
 
 
+@attrs.frozen
+class EarlySave:
+    """What a possible reload replaced: put back if it was a save seen early."""
+
+    text_hash: str
+    record_text: str | None
+    baseline: list[str]
+
+
 class DiskTracker:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -85,6 +94,10 @@ class DiskTracker:
         #: The disk already differed from the opened text when didOpen was handled: an
         #: unrecorded content there may be this editor's own save seen early.
         self.differed_at_open = False
+        #: A reload recognised from a write nobody recorded, seen after the buffer already
+        #: held its content: this editor's own save (sent without willSave) looks the
+        #: same until its didSave arrives, which then takes the reload back.
+        self.early_save: EarlySave | None = None
 
     def open(self, opened: str, session_start_ns: int) -> str:
         """Fixes the baseline at didOpen and returns the old side of the first record.
@@ -206,8 +219,24 @@ def ledger_grew(ls: IntentLanguageServer, folder: Folder) -> None:
 
 def buffer_changed(doc: TrackedDocument) -> None:
     disk = tracker(doc)
-    if disk is not None and disk.changed:
+    if disk is None:
+        return
+    disk.early_save = None  # the buffer moved on without a save: it was a reload
+    if disk.changed:
         disk.reload_pending = True
+
+
+def take_back_early_save(doc: TrackedDocument, text: str) -> None:
+    """At didSave: a reload recognised from the disk holding exactly this text was the
+    save's own write, seen before its didSave. The record and the governance judgement
+    are then against what the buffer was judged against before that write."""
+    disk = tracker(doc)
+    if disk is None or disk.early_save is None:
+        return
+    early, disk.early_save = disk.early_save, None
+    if early.text_hash == text_hash(text):
+        doc.record_text = early.record_text
+        doc.restore_baseline(early.baseline)
 
 
 def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: bool) -> bool:
@@ -224,8 +253,14 @@ def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: 
     # is most likely this editor's own save landing before its didSave: that save must
     # still be recorded against the opened text.
     own_early_write = disk.differed_at_open and disk.changed_by is None
+    # The buffer held this content before the disk did, and nobody recorded writing it:
+    # a reload that beat the watcher, or this editor's save without willSave.
+    early = None
+    if from_watch and not disk.reload_pending and disk.changed_by is None:
+        early = EarlySave(text_hash(text), doc.record_text, list(doc.baseline))
     disk.reloaded()
     doc.rebase()
+    disk.early_save = early
     if not own_early_write:
         doc.record_text = text  # another writer's content, recorded by them (or not at all)
     ls.evaluate(doc)

@@ -134,3 +134,34 @@ def test_intent_map_is_deterministic(tmp_path: Path) -> None:
     assert "i_INT_002 --> f_cart_py" in text
     assert "generated at" not in text.lower()
     again.close()
+
+
+def test_a_rebuild_keeps_the_cache_file_other_servers_have_open(tmp_path: Path) -> None:
+    """Every server on a workspace shares the cache: a rebuild copies into the file they
+    have open instead of renaming a new one over it, so their connections (and any
+    journal they write under its name) stay on the live index."""
+    _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    other = TraceIndex.for_workspace(tmp_path)
+    assert other.record_count == 1
+    inode = other.cache.stat().st_ino
+    _save(tmp_path, "cart.py", NEW, OLD, "INT-002")
+    rebuilder = TraceIndex.for_workspace(tmp_path)
+    assert rebuilder.rebuild() == 2
+    assert other.cache.stat().st_ino == inode
+    assert other._db is not None
+    assert other._db.execute("SELECT count(*) FROM records").fetchone() == (2,)
+    assert sorted(r.intent_id for r in other.all_records()) == ["INT-001", "INT-002"]
+    assert [p.name for p in other.cache.parent.iterdir() if p.name.endswith(".tmp")] == []
+    rebuilder.close()
+    other.close()
+
+
+def test_a_cache_that_is_not_a_database_is_rebuilt(tmp_path: Path) -> None:
+    _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    cache = tmp_path / ".orchestration/.local/trace-index.sqlite"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(b"not sqlite at all\n" * 100)
+    index = TraceIndex.for_workspace(tmp_path)
+    assert [r.intent_id for r in index.all_records()] == ["INT-001"]
+    assert [p.name for p in cache.parent.iterdir() if p.name.endswith(".tmp")] == []
+    index.close()

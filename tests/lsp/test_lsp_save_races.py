@@ -134,3 +134,32 @@ async def test_many_servers_many_fast_saves_give_exact_counts(
     finally:
         for editor in editors:
             await stop_editor(editor)
+
+
+async def test_a_save_seen_on_disk_before_its_did_save_is_recorded(editor: Editor) -> None:
+    """A client that skips willSave for a save (a scripted client, an agent driving the
+    editor): the server sees the write (the disk now equals the edited buffer) and looks
+    up who wrote it before didSave arrives. That is the save landing early, not the
+    editor reloading another writer's content: it is recorded, against the opened text."""
+    path = editor.root / JWT
+    opened = path.read_text(encoding="utf-8")
+    uri = editor.open(JWT, text=opened)
+    editor.insert(uri, 0, 0, "# saved without willSave\n")
+    await editor.settled()
+    path.write_text(editor.texts[uri], encoding="utf-8")
+    editor.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)]
+        )
+    )
+    # Answered on the index thread after the look-up of who wrote the file, so the
+    # server has taken its view of the write before it reads the didSave.
+    await editor.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    did_save(editor, uri)
+    [note] = await editor.wait_recorded(0)
+    [record] = records(editor.root)
+    assert note["id"] == record["id"]
+    assert meta(record)["before_hash"] == text_hash(opened)
+    assert meta(record)["after_hash"] == text_hash(editor.texts[uri])
