@@ -125,13 +125,16 @@ def judge_write(
     approvals: ApprovalSet | Iterable[Approval] = (),
     old_syntax: DocumentSyntax | None = None,
     new_syntax: DocumentSyntax | None = None,
+    path_rules: bool = True,
 ) -> WriteDecision:
     """Judges writing ``new_text`` over ``old_text`` (the governance baseline: what the
     front door last saw) at the workspace-relative ``rel``. ``disk`` enables the
     ``stale-file`` check; the syntax trees, when the front door keeps live ones, spare
-    a reparse."""
+    a reparse. ``path_rules=False`` judges the change alone (``stale-file``,
+    ``destructive-edit``), for a front door that judged the path with :func:`judge_path`
+    already."""
     change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
-    verdicts = evaluate(session, scope, rel, change, config=config)
+    verdicts = evaluate(session, scope, rel, change, config=config, path_rules=path_rules)
     return decide(rel, verdicts, approvals)
 
 
@@ -139,27 +142,6 @@ def judge_path(session: Session, scope: ScopeIndex, rel: str) -> WriteDecision:
     """The path rules alone (``no-active-intent``, ``out-of-scope``): what a front door
     decides at once, before it has the change (the editor, on every keystroke)."""
     return decide(rel, evaluate(session, scope, rel))
-
-
-def judge_change(
-    session: Session,
-    scope: ScopeIndex,
-    rel: str,
-    old_text: str,
-    new_text: str,
-    *,
-    language: str | None = None,
-    disk: DiskState | None = None,
-    config: PolicyConfig | None = None,
-    approvals: ApprovalSet | Iterable[Approval] = (),
-    old_syntax: DocumentSyntax | None = None,
-    new_syntax: DocumentSyntax | None = None,
-) -> WriteDecision:
-    """The change rules alone (``stale-file``, ``destructive-edit``), for a front door
-    that judged the path with :func:`judge_path` already."""
-    change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
-    verdicts = evaluate(session, scope, rel, change, config=config, path_rules=False)
-    return decide(rel, verdicts, approvals)
 
 
 def judge_file_operation(

@@ -130,6 +130,16 @@ def _servers_of(settings: dict[str, Any], key: str, path: Path) -> dict[str, Any
     return servers
 
 
+def _apply_hooks(
+    settings: dict[str, Any], path: Path, wanted: dict[str, list[Any]], uninstall: bool
+) -> list[str]:
+    """Merges ``wanted`` into the settings' hooks; an emptied ``hooks`` key is removed."""
+    touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
+    if not settings["hooks"]:
+        settings.pop("hooks")
+    return touched
+
+
 def _set_server(servers: dict[str, Any], entry: dict[str, Any], uninstall: bool) -> bool:
     if uninstall:
         return servers.pop(MCP_SERVER, None) is not None
@@ -151,9 +161,7 @@ def install_claude(root: Path, uninstall: bool = False) -> list[str]:
         "PreToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_BEFORE)],
         "PostToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_AFTER)],
     }
-    touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
-    if not settings["hooks"]:
-        settings.pop("hooks")
+    touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     mcp_path = root / ".mcp.json"
     mcp = _load_json(mcp_path)
@@ -177,9 +185,7 @@ def install_gemini(root: Path, uninstall: bool = False) -> list[str]:
         "BeforeTool": [_entry(hook, ms, GEMINI_BEFORE)],
         "AfterTool": [_entry(hook, ms, GEMINI_AFTER)],
     }
-    touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
-    if not settings["hooks"]:
-        settings.pop("hooks")
+    touched = _apply_hooks(settings, path, wanted, uninstall)
     servers = _servers_of(settings, "mcpServers", path)
     server_changed = _set_server(
         servers, {"command": exe, "args": ["mcp"], "trust": True}, uninstall
@@ -205,9 +211,7 @@ def install_codex(root: Path, uninstall: bool = False) -> list[str]:
         "PreToolUse": [_entry(hook, TIMEOUT_S, None)],
         "PostToolUse": [_entry(hook, TIMEOUT_S, None)],
     }
-    touched = _merge_hooks(_hooks_of(settings, path), wanted, uninstall)
-    if not settings["hooks"]:
-        settings.pop("hooks")
+    touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     _codex_config(root / ".codex" / "config.toml", exe, uninstall, changes)
     return changes

@@ -180,7 +180,7 @@ def record_save(
     if job.destructive is not None:
         change = workflow.decide(job.rel, job.destructive, job.known)
     else:
-        change = workflow.judge_change(
+        change = workflow.judge_write(
             job.session,
             job.scope,
             job.rel,
@@ -191,6 +191,7 @@ def record_save(
             approvals=job.known,
             old_syntax=governed,
             new_syntax=syntax,
+            path_rules=False,
         )
     allowed = job.scope_allowed and change.allowed
     record = workflow.build_record(

@@ -143,7 +143,9 @@ def test_path_and_change_judged_apart_equal_judged_together(
     for rel in ("src/auth/mod.py", "services/billing/mod.py"):
         whole = workflow.judge_write(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
         path = workflow.judge_path(session, ws.scope(), rel)
-        change = workflow.judge_change(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
+        change = workflow.judge_write(
+            session, ws.scope(), rel, OLD, WITHOUT_B, language="python", path_rules=False
+        )
         assert [v.code for v in whole.verdicts] == [
             v.code for v in (*path.verdicts, *change.verdicts)
         ]
