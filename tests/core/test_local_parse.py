@@ -339,3 +339,25 @@ def test_a_definition_added_between_two_others_is_answered_locally(language: str
         is mutation.MutationClass.INTENT_EVOLUTION
     )
     assert (live.reparses, old.reparses) == (0, 0)
+
+
+def test_a_node_the_edit_cut_into_is_no_boundary() -> None:
+    """Deleting whole statements and the head of the next one leaves zero-width and
+    partly deleted nodes at the edit's end; the remaining body lines belong to the new
+    function, so the stretch must not end there."""
+    filler = "".join(f"v_{i} = {i}\n" for i in range(200))
+    text = (
+        filler + '# one\ny = 1  # trailing\n@decorator\ndef b(v):\n    """Doc."""\n    return v\n'
+    )
+    text += filler.replace("v_", "w_")
+    old = DocumentSyntax.parse(text, "python")
+    live = old.copy()
+    new_text = _edit(live, text, 200, 4, "def added(a):\n    return a\n")
+    hunks = diff_lines(split_lines(text), split_lines(new_text))
+    spans = changed_spans(hunks)
+    nodes = live.definitions_for_spans(spans)
+    assert [(n.name, n.start_line, n.end_line) for n in nodes] == [("added", 201, 204)]
+    fresh = DocumentSyntax.parse(new_text, "python")
+    assert nodes == fresh.definitions_for_spans(spans)
+    assert live.definitions_at(201) == fresh.definitions_at(201) == nodes
+    assert live.reparses == 0

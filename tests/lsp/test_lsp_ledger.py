@@ -342,3 +342,53 @@ async def test_a_failing_append_is_reported_and_retried(editor: Editor) -> None:
     await editor.wait_for(
         lambda: any("writable again" in m.message for m in editor.client.messages), "recovery"
     )
+
+
+async def test_saves_right_after_changes_in_a_large_file_record_exact_nodes(
+    editor: Editor,
+) -> None:
+    """Each save comes at once after its change, so the tree has pending edits and the
+    record's nodes and mutation class come from local parses: they must be exactly what
+    a fresh parse of each saved text gives."""
+    from intent_ls.ledger.records import Contributor, build_mutation_record
+
+    rel = "src/auth/big.py"
+    text = "".join(f"def f_{i}(x):\n    y = x + {i}\n    return y\n" for i in range(400))
+    (editor.root / rel).write_text(text, encoding="utf-8")
+    await select(editor)
+    uri = editor.open(rel)
+    edits = [
+        ((600, 0), (600, 0), "def added(a):\n    return a\n"),
+        ((303, 10), (303, 11), "*"),
+        ((1000, 0), (1000, 0), "# a note\n"),
+        ((901, 4), (903, 12), "return x + 300"),
+        ((5, 0), (8, 0), ""),
+    ]
+    saved = [text]
+    since = editor.recorded_count()
+    for start, end, new in edits:
+        editor.replace(uri, start, end, new)
+        await editor.save(uri)
+        saved.append(editor.texts[uri])
+    await editor.wait_recorded(since, count=len(edits))
+    records = check_valid(editor.root)
+    assert len(records) == len(edits)
+    for record, old, new in zip(records, saved[:-1], saved[1:], strict=True):
+        expected = build_mutation_record(
+            editor.root,
+            rel,
+            old,
+            new,
+            intent_id=None,
+            session_id=None,
+            contributor=Contributor("unknown"),
+            language="python",
+            revision=None,
+        )
+        assert expected is not None
+        got, want = meta(record), meta(expected)
+        assert got["ast_nodes"] == want["ast_nodes"]
+        assert got["mutation_class"] == want["mutation_class"]
+        assert got["after_hash"] == text_hash(new)
+    added = meta(records[0])["ast_nodes"]
+    assert [(n["name"], n["start_line"], n["end_line"]) for n in added] == [("added", 601, 602)]
