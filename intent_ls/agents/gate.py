@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from intent_ls import glob_cache
 from intent_ls.agents import sessions
 from intent_ls.agents.events import (
     Decision,
@@ -70,7 +71,9 @@ class Governance:
 
 
 def load_governance(root: Path) -> Governance | None:
-    """None when the workspace is not governed at all (no ``.orchestration/``)."""
+    """None when the workspace is not governed at all (no ``.orchestration/``). The
+    workspace's glob translations are loaded too (:func:`handle` saves new ones), so a
+    hook process compiles its scopes without importing pathspec."""
     from intent_ls.spec_cache import load_spec_cached
 
     if not (root / ".orchestration").is_dir():
@@ -91,6 +94,7 @@ def load_governance(root: Path) -> Governance | None:
         ignores = (root / INTENTIGNORE).read_text(encoding="utf-8", errors="replace")
     except OSError:
         ignores = ""
+    glob_cache.load(root)
     return Governance(root, spec, ScopeIndex(spec, ignores.splitlines()), broken)
 
 
@@ -547,6 +551,12 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     gov = load_governance(root)
     if gov is None:
         return Outcome()
+    outcome = _handle(gov, event, ask_supported)
+    glob_cache.save(gov.root)
+    return outcome
+
+
+def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
     tool = event.tool
     if event.phase in (Phase.SESSION_START, Phase.PROMPT):
         state = sessions.read_state(gov.root, event.agent, event.session_id)
