@@ -35,9 +35,10 @@ import enum
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING
 
 from intent_ls.diff import Hunk, diff_lines, split_lines
+from intent_ls.syntax.region import Children, end_row, start_row
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -77,12 +78,29 @@ def classify(
     new = _syntax_for(new_syntax, new_text, language) or DocumentSyntax.parse(new_text, language)
     if hunks is None:
         hunks = diff_lines(split_lines(old_text), split_lines(new_text))
-    old_window, new_window = _windows(old.tree.root_node, new.tree.root_node, hunks)
+    old_window, new_window = _windows(*_roots(old, new, hunks), hunks)
     if _canonical(old, old_window) == _canonical(new, new_window):
         return MutationClass.AST_REFACTOR
     if _consistent_rename(old, old_window, new, new_window):
         return MutationClass.AST_REFACTOR
     return MutationClass.INTENT_EVOLUTION
+
+
+def _roots(
+    old: DocumentSyntax, new: DocumentSyntax, hunks: list[Hunk]
+) -> tuple[tree_sitter.Node, tree_sitter.Node]:
+    """The two roots to compare: local parses around the change while edits are pending
+    (the same top-level stretch on both sides), else the full trees."""
+    from intent_ls.syntax.document import local_pair
+
+    old_iv, new_iv = _intervals(hunks, True), _intervals(hunks, False)
+    pair = local_pair(
+        old,
+        new,
+        (min(lo for lo, _ in old_iv), max(hi for _, hi in old_iv)),
+        (min(lo for lo, _ in new_iv), max(hi for _, hi in new_iv)),
+    )
+    return pair if pair is not None else (old.tree.root_node, new.tree.root_node)
 
 
 def _syntax_for(doc: DocumentSyntax | None, text: str, language: str) -> DocumentSyntax | None:
@@ -101,37 +119,6 @@ def _intervals(hunks: list[Hunk], old_side: bool) -> list[tuple[int, int]]:
     return out
 
 
-def _end_row(node: tree_sitter.Node) -> int:
-    return node.end_point[0]
-
-
-def _start_row(node: tree_sitter.Node) -> int:
-    return node.start_point[0]
-
-
-class _Children(Sequence["tree_sitter.Node"]):
-    """A node's children, fetched one at a time: bisecting a 10,000-statement module
-    visits a few of them instead of building a list of all."""
-
-    def __init__(self, node: tree_sitter.Node) -> None:
-        self._node = node
-
-    def __len__(self) -> int:
-        return self._node.child_count
-
-    @overload
-    def __getitem__(self, index: int) -> tree_sitter.Node: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[tree_sitter.Node]: ...
-    def __getitem__(self, index: int | slice) -> tree_sitter.Node | list[tree_sitter.Node]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        child = self._node.child(index)
-        if child is None:
-            raise IndexError(index)
-        return child
-
-
 def _sole_container(
     children: Sequence[tree_sitter.Node], intervals: list[tuple[int, int]]
 ) -> int | None:
@@ -141,7 +128,7 @@ def _sole_container(
     lo = min(lo for lo, _ in intervals)
     hi = max(hi for _, hi in intervals)
     found = None
-    index = bisect.bisect_left(children, lo, key=_end_row)
+    index = bisect.bisect_left(children, lo, key=end_row)
     while index < len(children) and children[index].start_point[0] <= hi:
         child = children[index]
         touches = any(child.start_point[0] <= b and child.end_point[0] >= a for a, b in intervals)
@@ -159,21 +146,21 @@ def _windows(
     old_root: tree_sitter.Node, new_root: tree_sitter.Node, hunks: list[Hunk]
 ) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node]]:
     old_iv, new_iv = _intervals(hunks, True), _intervals(hunks, False)
-    old_c, new_c = _Children(old_root), _Children(new_root)
+    old_c, new_c = Children(old_root), Children(new_root)
     while True:
         i, j = _sole_container(old_c, old_iv), _sole_container(new_c, new_iv)
         if i is None or i != j or old_c[i].type != new_c[j].type:
             break
-        old_c, new_c = _Children(old_c[i]), _Children(new_c[j])
+        old_c, new_c = Children(old_c[i]), Children(new_c[j])
     first_old, first_new = min(lo for lo, _ in old_iv), min(lo for lo, _ in new_iv)
     last_old, last_new = max(hi for _, hi in old_iv), max(hi for _, hi in new_iv)
     lead = min(
-        bisect.bisect_left(old_c, first_old, key=_end_row),
-        bisect.bisect_left(new_c, first_new, key=_end_row),
+        bisect.bisect_left(old_c, first_old, key=end_row),
+        bisect.bisect_left(new_c, first_new, key=end_row),
     )
     trail = min(
-        len(old_c) - bisect.bisect_right(old_c, last_old, key=_start_row),
-        len(new_c) - bisect.bisect_right(new_c, last_new, key=_start_row),
+        len(old_c) - bisect.bisect_right(old_c, last_old, key=start_row),
+        len(new_c) - bisect.bisect_right(new_c, last_new, key=start_row),
     )
     return old_c[lead : len(old_c) - trail], new_c[lead : len(new_c) - trail]
 
