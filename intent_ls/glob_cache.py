@@ -36,6 +36,9 @@ _FORMAT = 1
 _MAX_BYTES = 8 * 1024 * 1024
 #: Above this many entries a save keeps only the lines this process used.
 MAX_ENTRIES = 20_000
+#: A long-lived process (the language server, re-validating as a spec is typed) starts
+#: its memo afresh past this many lines rather than growing without bound.
+_MEMO_LIMIT = 5 * MAX_ENTRIES
 
 #: (include, regex source): ``(None, None)`` for a comment, which matches nothing.
 Translation = tuple[bool | None, str | None]
@@ -50,6 +53,9 @@ def translate(lines: Sequence[str]) -> list[Translation]:
     would compile them; only lines never seen before go through pathspec."""
     global _unsaved
     wanted = [line for line in lines if line]
+    if len(_known) > _MEMO_LIMIT:
+        _known.clear()
+        _used.clear()
     for line in wanted:
         if line not in _known:
             import pathspec

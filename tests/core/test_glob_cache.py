@@ -82,6 +82,7 @@ def test_one_line_at_a_time_translates_like_the_whole_list() -> None:
     assert glob_cache.translate(list(reversed(CORPUS))) == by_pathspec(list(reversed(CORPUS)))
 
 
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="ab/*?[]!\\#. -", max_size=10), max_size=8))
 def test_any_lines_translate_alone_as_in_their_list(lines: list[str]) -> None:
@@ -228,3 +229,13 @@ def test_a_full_cache_keeps_the_lines_in_use(
     forget(monkeypatch)
     assert glob_cache.load(root) == 1
     assert list(glob_cache._known) == ["c/**"]
+
+
+def test_a_long_lived_memo_starts_afresh_instead_of_growing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(glob_cache, "_MEMO_LIMIT", 2)
+    glob_cache.translate(["a/**", "b/**", "c/**"])
+    assert len(glob_cache._known) == 3
+    assert glob_cache.translate(["d/**"]) == by_pathspec(["d/**"])
+    assert list(glob_cache._known) == ["d/**"]
