@@ -79,8 +79,9 @@ def run_fast_process(words: Sequence[str]) -> NoReturn:
     answer written by the time it returns; only the standard streams need flushing."""
     gc.disable()
     status = int(importlib.import_module(FAST_VERBS[words[0]]).fast_main(words[1:]))
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is not None:
+            stream.flush()
     os._exit(status)
 
 
