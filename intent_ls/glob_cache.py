@@ -56,16 +56,19 @@ def translate(lines: Sequence[str]) -> list[Translation]:
     if len(_known) > _MEMO_LIMIT:
         _known.clear()
         _used.clear()
+    found: list[Translation] = []
     for line in wanted:
-        if line not in _known:
+        known = _known.get(line)
+        if known is None:
             import pathspec
 
             [pattern] = pathspec.GitIgnoreSpec.from_lines([line]).patterns
             regex = pattern.regex
-            _known[line] = (pattern.include, None if regex is None else regex.pattern)
+            known = _known[line] = (pattern.include, None if regex is None else regex.pattern)
             _unsaved = True
+        found.append(known)
     _used.update(wanted)
-    return [_known[line] for line in wanted]
+    return found
 
 
 def _pathspec_identity() -> list[object] | None:
