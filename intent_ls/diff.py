@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from functools import lru_cache
 
 import attrs
 
@@ -40,8 +41,17 @@ class LineSpan:
 
 
 def split_lines(text: str) -> list[str]:
-    """Splits like an editor does: CRLF, CR and LF all end a line; no trailing empty line."""
-    return text.splitlines()
+    """Splits like an editor does: CRLF, CR and LF all end a line; no trailing empty line.
+
+    A fresh list each call, of the line strings of the last few texts split: one save
+    splits the same whole document at several steps, and the diffs compare unchanged
+    lines by identity first."""
+    return list(_lines(text))
+
+
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
 
 
 def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:

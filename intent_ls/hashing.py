@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from functools import lru_cache
 
 PREFIX = "sha256:"
 
@@ -27,8 +28,12 @@ def content_hash(lines: Iterable[str]) -> str:
     return _digest("\n".join(normalize_newlines(line) for line in lines).encode("utf-8"))
 
 
+@lru_cache(maxsize=8)
 def text_hash(text: str) -> str:
-    """Hash of a text by the same rule: a final newline does not change the hash."""
+    """Hash of a text by the same rule: a final newline does not change the hash.
+
+    Remembered for the last few texts: one save hashes the same whole document at
+    several steps (the disk stamp, the record's before/after, the open verdicts)."""
     text = normalize_newlines(text)
     if text.endswith("\n"):
         text = text[:-1]

@@ -157,10 +157,16 @@ def _compute(inputs: _Inputs) -> Live:
     )
 
 
+#: Seconds without a change after which an open document's tree is reparsed whole
+#: (:meth:`LiveTree.settle`), so that edits do not pile up for local parses.
+SETTLE_DELAY = 1.0
+
+
 class Analyzer:
     def __init__(self, ls: IntentLanguageServer) -> None:
         self.ls = ls
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._settle: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._again: set[str] = set()
 
@@ -176,6 +182,7 @@ class Analyzer:
         timer = self._timers.pop(doc.uri, None)
         if timer is not None:
             timer.cancel()
+        self._cancel_settle(doc.uri)
         wait = self.ls.config.analysis_delay if delay is None else delay
         loop = asyncio.get_running_loop()
         self._timers[doc.uri] = loop.call_later(
@@ -191,6 +198,29 @@ class Analyzer:
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        self._cancel_settle(uri)
+
+    def _cancel_settle(self, uri: str) -> None:
+        timer = self._settle.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _arm_settle(self, doc: TrackedDocument) -> None:
+        """After a pause, the whole tree is reparsed on the worker: the one GIL-holding
+        parse of a large file happens while nobody types or saves."""
+        self._cancel_settle(doc.uri)
+        if doc.tree is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._settle[doc.uri] = loop.call_later(SETTLE_DELAY, self._settle_now, doc)
+
+    def _settle_now(self, doc: TrackedDocument) -> None:
+        self._settle.pop(doc.uri, None)
+        tree = doc.tree
+        if tree is None or self.ls.documents.get(doc.uri) is not doc:
+            return
+        text = self.ls.workspace.get_text_document(doc.uri).source
+        self.ls.workers.submit(tree.settle, tree.take(), text)
 
     async def _run(self, uri: str) -> None:
         self._timers.pop(uri, None)
@@ -214,6 +244,7 @@ class Analyzer:
                 if live.version == doc.version:
                     self._apply(doc, live)
                 if uri not in self._again:
+                    self._arm_settle(doc)
                     return
         finally:
             self._running.discard(uri)

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from intent_ls.server.server import IntentLanguageServer
 
 
-
 @attrs.define
 class ApprovalStore:
     """The approvals made in this session (the status bar counts them)."""

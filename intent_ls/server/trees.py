@@ -4,8 +4,11 @@ Every ``didChange`` is queued here as it arrives (a list append on the event loo
 queue is flushed into the :class:`~intent_ls.syntax.document.DocumentSyntax` on the
 worker thread when a tree is needed (the debounced analysis, a save, hover, code lens):
 each change becomes a ``tree.edit`` (the server's trees get changes already converted to
-code-point columns, ``utf-32``), and the whole burst costs one incremental reparse. A
-full-document change replaces the text.
+code-point columns, ``utf-32``); a full-document change becomes the one edit that turns
+the old text into the new. The tree is reparsed only when a question needs all of it:
+the definitions on a few changed lines come from a parse of just the top-level nodes
+around them (:mod:`intent_ls.syntax.region`), so a save does not wait for (nor hold the
+GIL through) a whole-file parse.
 
 Besides the live tree, two snapshots (``DocumentSyntax.copy()``, which shares the tree)
 are kept with the exact text they belong to: ``record``, the content at the last trace
@@ -89,6 +92,10 @@ class LiveTree:
             self.resyncs += 1
             self.syntax.replace_all(text)
         return self.syntax
+
+    def settle(self, batch: Batch, text: str) -> None:
+        """Brings the tree to ``text`` and reparses it whole (at a pause in editing)."""
+        self.apply(batch, text).reparse()
 
     def current(self, text: str) -> Snapshot:
         """A snapshot of the live tree, which must be at ``text`` (after :meth:`apply`)."""

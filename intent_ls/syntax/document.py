@@ -70,12 +70,17 @@ class DocumentSyntax:
     @property
     def tree(self) -> tree_sitter.Tree:
         """The tree of ``source``, brought up to date first if edits are pending."""
+        self.reparse()
+        return self._tree
+
+    def reparse(self) -> None:
+        """Reparses (incrementally) if edits are pending; done at a pause in editing so
+        that later questions are answered from the full tree, not local parses."""
         if self._dirty is not None:
             self._tree = self._parser.parse(self.source, self._tree)
             self._dirty = None
             self._local = None
             self.reparses += 1
-        return self._tree
 
     def copy(self) -> DocumentSyntax:
         """An independent snapshot (e.g. the baseline at the last recorded save)."""

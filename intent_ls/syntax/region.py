@@ -104,6 +104,11 @@ def stretch(
     if dirty is not None:
         first = min(first, bisect.bisect_left(children, dirty[0], key=_end_byte))
         after = max(after, bisect.bisect_left(children, dirty[1], key=_start_byte))
+    # A node the edits cut into keeps a position but is no boundary: a partly deleted
+    # one starts where the edit ended, whatever stood before it. (Nodes before the first
+    # edit are untouched.)
+    while after < len(children) and children[after].has_changes:
+        after += 1
     first -= MARGIN
     after += MARGIN
     if first <= 0:
@@ -122,16 +127,19 @@ def stretch(
 
 
 def starts_node(root: tree_sitter.Node, byte: int, source: bytes) -> Point | None:
-    """The point of ``byte`` if a top-level node starts exactly there (or it is an end
-    of the document), else None: only such bytes are boundaries a local parse may use."""
+    """The point of ``byte`` if a top-level node untouched by the edits starts exactly
+    there (or it is an end of the document), else None: only such bytes are boundaries
+    a local parse may use."""
     if byte == 0:
         return (0, 0)
     if byte == len(source):
         return end_point(source)
     children = Children(root)
     index = bisect.bisect_left(children, byte, key=_start_byte)
-    if index < len(children) and children[index].start_byte == byte:
-        return children[index].start_point
+    while index < len(children) and children[index].start_byte == byte:
+        if not children[index].has_changes:
+            return children[index].start_point
+        index += 1
     return None
 
 

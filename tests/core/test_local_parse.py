@@ -178,16 +178,31 @@ def test_local_answers_equal_a_full_parse(language: str, plan: Plan) -> None:
     new = old.copy()
     new_text = _apply_all(new, old_text, language, plan)
     assert new.source == new_text.encode()
-    fresh = DocumentSyntax.parse(new_text, language)
     hunks = diff_lines(split_lines(old_text), split_lines(new_text))
     spans = changed_spans(hunks)
-    assert new.definitions_for_spans(spans) == fresh.definitions_for_spans(spans)
-    for span in spans[:2]:
-        assert new.definitions_at(span.start) == fresh.definitions_at(span.start)
-    assert mutation.classify(
-        old_text, new_text, language, old_syntax=old, new_syntax=new, hunks=hunks
-    ) == mutation.classify(old_text, new_text, language)
-    assert str(new.tree.root_node) == str(fresh.tree.root_node)
+    got = (
+        new.definitions_for_spans(spans),
+        [new.definitions_at(span.start) for span in spans[:2]],
+        mutation.classify(
+            old_text, new_text, language, old_syntax=old, new_syntax=new, hunks=hunks
+        ),
+    )
+    fresh = DocumentSyntax.parse(new_text, language)
+    if _comparable(fresh, new):
+        assert got == (
+            fresh.definitions_for_spans(spans),
+            [fresh.definitions_at(span.start) for span in spans[:2]],
+            mutation.classify(old_text, new_text, language),
+        )
+        assert str(new.tree.root_node) == str(fresh.tree.root_node)
+
+
+def _comparable(fresh: DocumentSyntax, *used: DocumentSyntax) -> bool:
+    """Whether answers must equal the fresh parse's: always when they came from local
+    parses (nothing was reparsed); after a fallback to the full incremental reparse
+    only for valid text, as tree-sitter's error recovery may differ between an
+    incremental and a fresh parse of the same broken text."""
+    return all(doc.reparses == 0 for doc in used) or not fresh.tree.root_node.has_error
 
 
 @pytest.mark.parametrize("language", sorted(SOURCES))
@@ -201,14 +216,20 @@ def test_both_sides_pending(language: str, before: Plan, after: Plan) -> None:
     recorded = live.copy()
     new_text = _apply_all(live, recorded_text, language, after)
     hunks = diff_lines(split_lines(recorded_text), split_lines(new_text))
-    expected = mutation.classify(recorded_text, new_text, language)
-    got = mutation.classify(
-        recorded_text, new_text, language, old_syntax=recorded, new_syntax=live, hunks=hunks
-    )
-    assert got == expected
     spans = changed_spans(hunks)
+    got = (
+        mutation.classify(
+            recorded_text, new_text, language, old_syntax=recorded, new_syntax=live, hunks=hunks
+        ),
+        live.definitions_for_spans(spans),
+    )
+    fresh_old = DocumentSyntax.parse(recorded_text, language)
     fresh = DocumentSyntax.parse(new_text, language)
-    assert live.definitions_for_spans(spans) == fresh.definitions_for_spans(spans)
+    if _comparable(fresh_old, recorded, live) and _comparable(fresh, recorded, live):
+        assert got == (
+            mutation.classify(recorded_text, new_text, language),
+            fresh.definitions_for_spans(spans),
+        )
 
 
 FLAT = "".join(f"value_{i} = {i}  # line {i}\n" for i in range(10_000))

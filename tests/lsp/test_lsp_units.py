@@ -277,3 +277,35 @@ def test_live_tree_follows_changes_in_client_units(encoding: str) -> None:
     tree.push([types.TextDocumentContentChangeWholeDocument(text="x = 1\n")])
     assert tree.apply(tree.take(), "x = 1\n").definitions() == []
     assert tree.resyncs == 0
+
+
+def test_live_tree_edits_without_reparsing_until_it_settles() -> None:
+    """A save's questions are answered from local parses while edits are pending; the
+    whole-file reparse (which holds the GIL) waits for the pause in editing."""
+    from intent_ls.diff import LineSpan
+    from intent_ls.server.trees import LiveTree
+    from intent_ls.syntax.document import DocumentSyntax
+
+    lines = [f"value_{i} = {i}\n" for i in range(5_000)]
+    text = "".join(lines)
+    tree = LiveTree("python", text, "utf-32")
+    syntax = tree.apply(tree.take(), text)
+    lines[2_500] = "def added():\n    return 1\n"
+    tree.push(
+        [
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(2_500, 0), end=types.Position(2_501, 0)),
+                text=lines[2_500],
+            )
+        ]
+    )
+    text = "".join(lines)
+    assert tree.apply(tree.take(), text) is syntax
+    snapshot = tree.current(text)
+    assert snapshot.syntax is not None
+    nodes = snapshot.syntax.definitions_for_spans([LineSpan(2_501, 2_502)])
+    assert [n.name for n in nodes] == ["added"]
+    assert (syntax.reparses, snapshot.syntax.reparses) == (0, 0)
+    tree.settle(tree.take(), text)
+    assert (syntax.reparses, syntax.dirty) == (1, None)
+    assert str(syntax.tree.root_node) == str(DocumentSyntax.parse(text, "python").tree.root_node)
