@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,7 +263,7 @@ def _exclusive_temp(dir_fd: int, name: str) -> tuple[str, int]:
     """A new file no one else can have prepared: random name, ``O_CREAT | O_EXCL``."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _ in range(100):
-        tmp = f".{name}.{secrets.token_hex(8)}.tmp"
+        tmp = f".{name}.{os.urandom(8).hex()}.tmp"
         try:
             return tmp, os.open(tmp, flags, 0o644, dir_fd=dir_fd)
         except FileExistsError:

@@ -1,9 +1,10 @@
 """Which intents own a path, and which paths are not governed at all.
 
-Globs follow gitignore semantics (pathspec's ``GitIgnoreSpec``) on workspace-relative
-POSIX paths. A :class:`ScopeIndex` is compiled once per spec version; lookups only test
-the intents whose globs could match the path's first directory, plus the "floating"
-ones (``*.py``, ``**/x``), which keeps a 1,000-intent spec fast.
+Globs follow gitignore semantics (pathspec's ``GitIgnoreSpec``, through the translations
+:mod:`intent_ls.glob_cache` keeps) on workspace-relative POSIX paths. A
+:class:`ScopeIndex` is compiled once per spec version; lookups only test the intents
+whose globs could match the path's first directory, plus the "floating" ones (``*.py``,
+``**/x``), which keeps a 1,000-intent spec fast.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-import pathspec
-
+from intent_ls.glob_cache import translate
 from intent_ls.model import Intent, Spec
 
 #: Never governed whatever the spec says: version-control internals.
@@ -32,20 +32,20 @@ def _literal_key(pattern: str) -> tuple[tuple[str, ...], str]:
     the segment after them (``src/mod_*.py`` -> ``(("src",), "mod_")``).
 
     Unanchored globs (``*.py``, ``build/`` without an inner slash) can match at any depth
-    and get the empty key, as do globs whose first segment starts with a wildcard.
+    and get the empty key, as do globs whose first segment starts with a wildcard. An
+    empty segment (``a//b``) ends the literal directories.
     """
     body = pattern.rstrip("/")
     if not (body.startswith("/") or "/" in body):
         return (), ""
-    prefix: list[str] = []
-    for segment in body.lstrip("/").split("/"):
-        wildcard = _GLOB_CHARS.search(segment)
-        if not segment:
-            break
-        if wildcard:
-            return tuple(prefix), segment[: wildcard.start()]
-        prefix.append(segment)
-    return tuple(prefix), ""
+    body = body.lstrip("/")
+    wildcard = _GLOB_CHARS.search(body)
+    *prefix, stem = (body if wildcard is None else body[: wildcard.start()]).split("/")
+    if "" in prefix:
+        return tuple(prefix[: prefix.index("")]), ""
+    if wildcard is None:
+        return (*prefix, stem), ""
+    return tuple(prefix), stem
 
 
 def _level_regex(regex: re.Pattern[str]) -> re.Pattern[str]:
@@ -73,19 +73,18 @@ class GitMatcher:
     """
 
     def __init__(self, lines: Iterable[str]) -> None:
-        self._spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
-        compiled = [p for p in self._spec.patterns if p.include is not None and p.regex]
-        self._negated = any(not p.include for p in compiled)
+        compiled = [(bool(i), s) for i, s in translate(list(lines)) if s is not None]
+        self._negated = any(not include for include, _ in compiled)
         self._compiled = compiled
         self._levels: list[tuple[bool, re.Pattern[str]]] | None = None
-        positives = [p.regex.pattern for p in self._spec.patterns if p.include and p.regex]
+        positives = [source for include, source in compiled if include]
         self._any_positive = re.compile(
             "|".join(f"(?:{_NAMED_GROUP.sub('(', p)})" for p in positives) or "(?!)"
         )
 
     def _decide(self, candidate: str) -> bool | None:
         if self._levels is None:
-            self._levels = [(bool(p.include), _level_regex(p.regex)) for p in self._compiled]
+            self._levels = [(i, _level_regex(re.compile(s))) for i, s in self._compiled]
         for include, regex in reversed(self._levels):
             if regex.search(candidate):
                 return include

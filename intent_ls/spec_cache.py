@@ -57,7 +57,7 @@ def _encode(spec: Spec) -> list[dict[str, Any]]:
 
 
 def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Spec:
-    point = Span.point()
+    point = Span.point()  # one shared position: a hook builds 1,000 intents per call
     return Spec(
         tuple(
             Intent(
@@ -69,6 +69,7 @@ def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Sp
                 tuple(item["acceptance"]),
                 tuple(item["related"]),
                 tuple(item["history"]),
+                span=point,
             )
             for item in items
         ),

@@ -79,6 +79,7 @@ def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -
         model=_text(payload.get("model")),
         tool=tool,
         transcript_path=_text(payload.get("transcript_path")),
+        permission_mode=_text(payload.get("permission_mode")),
     )
 
 

@@ -71,6 +71,9 @@ class HookEvent:
     tool: ToolCall | None = None
     #: Where the agent keeps its transcript (Claude: the model id is read from it).
     transcript_path: str | None = None
+    #: The agent's permission mode where it says (Claude Code's ``permission_mode``):
+    #: whether an ``ask`` reaches a human.
+    permission_mode: str | None = None
 
 
 class Decision(enum.StrEnum):

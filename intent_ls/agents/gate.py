@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from intent_ls import glob_cache
 from intent_ls.agents import sessions
 from intent_ls.agents.events import (
     Decision,
@@ -56,6 +57,9 @@ SELECT_TOOL = "select_active_intent"
 LISTED = 25
 #: The shell "path" a command approval is recorded under (a command has no file).
 COMMAND_PATH = "."
+#: Claude Code permission modes in which an ``ask`` may be answered without a human
+#: (skipped, or settled by a classifier): a write there never counts as approved.
+UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
 
 
 @attrs.frozen
@@ -70,7 +74,9 @@ class Governance:
 
 
 def load_governance(root: Path) -> Governance | None:
-    """None when the workspace is not governed at all (no ``.orchestration/``)."""
+    """None when the workspace is not governed at all (no ``.orchestration/``). The
+    workspace's glob translations are loaded too (:func:`handle` saves new ones), so a
+    hook process compiles its scopes without importing pathspec."""
     from intent_ls.spec_cache import load_spec_cached
 
     if not (root / ".orchestration").is_dir():
@@ -91,6 +97,7 @@ def load_governance(root: Path) -> Governance | None:
         ignores = (root / INTENTIGNORE).read_text(encoding="utf-8", errors="replace")
     except OSError:
         ignores = ""
+    glob_cache.load(root)
     return Governance(root, spec, ScopeIndex(spec, ignores.splitlines()), broken)
 
 
@@ -149,6 +156,8 @@ class _Judged:
     outcome: Outcome
     #: (rel, content before the write) of every governed file the call may write.
     pending: tuple[tuple[str, str | None], ...] = ()
+    #: (rel, the change a human is asked about): see :func:`_asked`.
+    asked: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 def _judge_file(
@@ -189,6 +198,7 @@ def _judge_file(
         if moved is not None:
             targets.append(moved)
     old = _read(gov, rel)
+    new: str | None = None
     if change.delete or change.move_to is not None:
         decision = workflow.judge_file_operation(
             session, gov.scope, rel, targets[1] if len(targets) > 1 else None, text=old
@@ -253,7 +263,32 @@ def _judge_file(
         f"{approve} — then retry. If the change was not meant to destroy this, redo it "
         "without the deletion."
     )
-    return _Judged(Outcome(Decision.ASK if ask_supported else Decision.DENY, reason))
+    if not ask_supported:
+        return _Judged(Outcome(Decision.DENY, reason))
+    asked = () if new is None else ((rel, _asked(rel, old, new, findings)),)
+    return _Judged(Outcome(Decision.ASK, reason), pending, asked)
+
+
+def _asked(rel: str, old: str | None, new: str, findings: Sequence[Any]) -> dict[str, Any]:
+    """What the agent's permission prompt asks a human about: the content the write will
+    leave (its hash) and the approvals the ask's ``intent-ls approve`` commands would
+    record. A yes at the prompt is recorded as those approvals once the after-tool event
+    finds exactly that content (:func:`_prompt_approvals`)."""
+    approvals = []
+    for verdict in findings:
+        wanted = verdict.details.get("approval")
+        if not isinstance(wanted, dict):  # `intent-ls approve CODE PATH`: the whole file
+            text = old or ""
+            lines = max(1, len(text.splitlines()))
+            wanted = {
+                "verdict_code": verdict.code,
+                "path": rel,
+                "start_line": 1,
+                "end_line": lines,
+                "content_hash": text_hash(text),
+            }
+        approvals.append(dict(wanted))
+    return {"after": text_hash(new), "approvals": approvals}
 
 
 def _approve_command(gov: Governance, details: dict[str, Any]) -> str:
@@ -313,6 +348,7 @@ def _judge_files(
     session = _session(gov, state)
     pending: list[tuple[str, str | None]] = []
     asks: list[Outcome] = []
+    asked: list[tuple[str, dict[str, Any]]] = []
     for change in changes:
         judged = _judge_file(gov, session, state, event, change, ask_supported)
         if judged.outcome.decision is Decision.DENY:
@@ -320,8 +356,10 @@ def _judge_files(
         if judged.outcome.decision is Decision.ASK:
             asks.append(judged.outcome)
         pending.extend(judged.pending)
+        asked.extend(judged.asked)
     if asks:
-        return _Judged(Outcome(Decision.ASK, " ".join(o.reason for o in asks)), tuple(pending))
+        reason = " ".join(o.reason for o in asks)
+        return _Judged(Outcome(Decision.ASK, reason), tuple(pending), tuple(asked))
     return _Judged(Outcome(), tuple(pending))
 
 
@@ -395,7 +433,7 @@ def _command_approved(gov: Governance, code: str, command: str) -> bool:
 def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report."""
     from intent_ls import workflow
-    from intent_ls.ledger.records import Contributor
+    from intent_ls.ledger.records import Contributor, build_approval_record
     from intent_ls.ledger.store import Ledger, ledger_path
 
     problems: list[str] = []
@@ -410,10 +448,23 @@ def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]
                 continue
             entry = pending.pop(rel)
             old = entry.get("old") if isinstance(entry, dict) else None
+            asked = entry.get("asked") if isinstance(entry, dict) else None
             new = _read(gov, rel)
             seen[rel] = None if new is None else text_hash(new)
             if (old or "") == (new or ""):
                 continue
+            try:
+                for approval in _prompt_approvals(event.agent, rel, asked, new):
+                    ledger.append(
+                        build_approval_record(
+                            gov.root,
+                            approval,
+                            intent_id=session.intent_id,
+                            session_id=event.session_id,
+                        )
+                    )
+            except OSError as exc:  # the change is still recorded, its verdict open
+                problems.append(f"{rel}: {exc}")
             decision = workflow.judge_write(session, gov.scope, rel, old or "", new or "")
             if any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
                 decision = workflow.decide(
@@ -434,6 +485,37 @@ def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]
             except OSError as exc:
                 problems.append(f"{rel}: {exc}")
     return problems
+
+
+def _prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> list[Any]:
+    """The approvals a human gave at the agent's permission prompt for this write: those
+    the before-tool event asked about (:func:`_asked`), when the file now holds exactly
+    the content it asked about — anything else the human never saw. Recorded as
+    ``intent-ls approve`` records them (same key, a human approver), with a reason
+    saying where the yes came from."""
+    from intent_ls.ledger.records import Approval, Contributor
+
+    if not isinstance(asked, dict) or new is None or asked.get("after") != text_hash(new):
+        return []
+    found = []
+    for item in asked.get("approvals") or ():
+        try:
+            if item["verdict_code"] != DESTRUCTIVE_EDIT or item["path"] != rel:
+                continue
+            found.append(
+                Approval(
+                    DESTRUCTIVE_EDIT,
+                    rel,
+                    int(item["start_line"]),
+                    int(item["end_line"]),
+                    str(item["content_hash"]),
+                    Contributor("human"),
+                    f"approved at the {agent} permission prompt",
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found
 
 
 def _model(event: HookEvent, state: dict[str, Any]) -> str | None:
@@ -547,6 +629,12 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     gov = load_governance(root)
     if gov is None:
         return Outcome()
+    outcome = _handle(gov, event, ask_supported)
+    glob_cache.save(gov.root)
+    return outcome
+
+
+def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
     tool = event.tool
     if event.phase in (Phase.SESSION_START, Phase.PROMPT):
         state = sessions.read_state(gov.root, event.agent, event.session_id)
@@ -589,10 +677,13 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
     else:
         judged = _judge_files(gov, state, event, tool.files, ask_supported)
     if judged.outcome.decision is not Decision.DENY and judged.pending:
+        asked = dict(judged.asked) if event.permission_mode not in UNATTENDED_MODES else {}
         with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
             pending = fresh.setdefault("pending", {})
             for rel, old in judged.pending:
                 pending[rel] = {"old": old}
+                if rel in asked:
+                    pending[rel]["asked"] = asked[rel]
     return judged.outcome
 
 

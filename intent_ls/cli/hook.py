@@ -6,11 +6,17 @@ It runs on every tool call of an agent, so it has a fast path in
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 AGENTS = ("claude-code", "codex", "gemini")
+DEFAULT_BUDGET = 8.0
+#: The options :func:`quick_parse` reads, and where each goes.
+_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--budget": "budget"}
 
 
 WORKSPACE_HELP = (
@@ -27,13 +33,15 @@ def _add_arguments(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--budget",
         type=float,
-        default=8.0,
+        default=DEFAULT_BUDGET,
         metavar="SECONDS",
         help="refuse on its own after this long (keep it below the agent's hook timeout)",
     )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    import argparse
+
     parser = subparsers.add_parser(
         "hook",
         help="agent hook: read the agent's hook JSON on stdin, answer on stdout",
@@ -54,7 +62,42 @@ def run(args: argparse.Namespace) -> int:
     return main(args.agent, args.workspace if given else None, args.budget)
 
 
+def quick_parse(argv: Sequence[str]) -> tuple[str, Path | None, float] | None:
+    """``AGENT [--workspace DIR] [--budget SECONDS]``, the forms ``hooks install`` writes,
+    read without argparse (whose import and formatter cost ~4 ms on every tool call);
+    None for anything else (help, abbreviations, a mistake), which argparse answers."""
+    agent: str | None = None
+    found: dict[str, str] = {}
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name in _OPTIONS:
+            value = value if equals else next(words, "")
+            if not value or value.startswith("-"):
+                return None
+            found[_OPTIONS[name]] = value
+        elif word in AGENTS and agent is None:
+            agent = word
+        else:
+            return None
+    if agent is None:
+        return None
+    try:
+        budget = float(found.get("budget", DEFAULT_BUDGET))
+    except ValueError:
+        return None
+    workspace = found.get("workspace")
+    return agent, None if workspace is None else Path(workspace), budget
+
+
 def fast_main(argv: Sequence[str]) -> int:
+    quick = quick_parse(argv)
+    if quick is not None:
+        from intent_ls.agents.hook import main
+
+        return main(*quick)
+    import argparse
+
     parser = argparse.ArgumentParser(prog="intent-ls hook")
     _add_arguments(parser, None)
     return run(parser.parse_args(list(argv)))

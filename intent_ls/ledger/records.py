@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,6 +21,8 @@ from intent_ls.hashing import content_hash, text_hash
 from intent_ls.safe_io import read_regular
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from intent_ls.syntax.document import DocumentSyntax
     from intent_ls.syntax.model import AstNode
 
@@ -31,11 +32,15 @@ METADATA_KEY = "intent_ls"
 
 RecordKind = Literal["mutation", "approval"]
 ContributorType = Literal["human", "ai", "mixed", "unknown"]
-Clock = Callable[[], datetime]
+#: A record's time; datetime is imported only where a record is built (a hook that only
+#: judges never needs it).
+Clock = Callable[[], "datetime"]
 IdFactory = Callable[[], uuid.UUID]
 
 
 def utc_now() -> datetime:
+    from datetime import UTC, datetime
+
     return datetime.now(UTC)
 
 
@@ -106,6 +111,8 @@ def intent_urn(intent_id: str) -> str:
 
 
 def _timestamp(clock: Clock) -> str:
+    from datetime import UTC
+
     now = clock().astimezone(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond:06d}Z"
 

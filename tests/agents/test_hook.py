@@ -329,6 +329,33 @@ def test_hook_path_never_imports_pygls(governed: Path) -> None:
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
 
 
+def test_a_warm_hook_imports_no_pathspec_and_compiles_no_ledger_grammar(governed: Path) -> None:
+    """The biggest import costs a hook had: pathspec (its translations are cached per
+    workspace), the trace index's fast-path grammar (only worth it for a long catch-up)
+    and argparse, here on the path that consults the index: a destructive edit."""
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    (governed / ".intentignore").write_text("*.log\n!keep.log\n")
+    destroy = write(governed, "src/app.py", "def main():\n    return 1\n")
+    assert decision(hook("PreToolUse", "Write", destroy))[0] == "ask"  # warms the cache
+    probe = (
+        "import sys, io, json\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's1', 'cwd': "
+        f"{str(governed)!r}, 'hook_event_name': 'PreToolUse', 'tool_name': 'Write', "
+        f"'tool_input': {destroy!r}}}).encode()))\n"
+        "from intent_ls.cli.main import main\n"
+        "main(['hook', 'claude-code'])\n"
+        "index = sys.modules['intent_ls.ledger.index']\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pathspec', 'argparse')),"
+        " index._grammar.cache_info().currsize, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert '"permissionDecision": "ask"' in done.stdout, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[] 0", done.stderr
+
+
 def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
     payload = {
         "session_id": "s1",

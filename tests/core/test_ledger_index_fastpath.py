@@ -131,3 +131,20 @@ def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: st
     assert [r.seq for r in split.records_for_intent("INT-LAST")] == [31]
     split.close()
     assert not list(ledger.path.parent.glob(".local/*.part"))
+
+
+def test_small_ledger_is_read_as_json_a_large_one_fast(tmp_path: Path, monkeypatch) -> None:
+    """Compiling the fast path's grammar costs an agent hook ~12 ms: a small ledger is read
+    with json.loads instead, and both ways index exactly the same rows."""
+    _sealed_lines(tmp_path)
+    index_module._grammar.cache_clear()
+    slow = TraceIndex.for_workspace(tmp_path)
+    expected = (slow.all_records(), slow.summary(), slow.records_for_path("cart.py"))
+    slow.close()
+    assert index_module._grammar.cache_info().currsize == 0
+    monkeypatch.setattr(index_module, "_FAST_MIN", 0)
+    fast = TraceIndex.for_workspace(tmp_path)
+    assert fast.rebuild() == 5
+    assert (fast.all_records(), fast.summary(), fast.records_for_path("cart.py")) == expected
+    fast.close()
+    assert index_module._grammar.cache_info().currsize == 1

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from intent_ls.model import Glob, Intent, Span, Spec, Status
-from intent_ls.scope import ScopeIndex
+from intent_ls.scope import ScopeIndex, _literal_key
 
 
 def intent(intent_id: str, *patterns: str, status: Status = Status.IN_PROGRESS) -> Intent:
@@ -135,3 +135,25 @@ def test_agrees_with_git_check_ignore(git_tree: Path, lines: list[str]) -> None:
     scope = index(*lines)
     ours = {p for p in paths if scope.owns("A", p)}
     assert ours == expected, lines
+
+
+def _literal_key_by_segments(pattern: str) -> tuple[tuple[str, ...], str]:
+    """The plain reading of a glob's literal key, segment by segment (the reference)."""
+    body = pattern.rstrip("/")
+    if not (body.startswith("/") or "/" in body):
+        return (), ""
+    prefix: list[str] = []
+    for segment in body.lstrip("/").split("/"):
+        cut = min((segment.find(c) for c in "*?[\\" if c in segment), default=-1)
+        if not segment:
+            break
+        if cut >= 0:
+            return tuple(prefix), segment[:cut]
+        prefix.append(segment)
+    return tuple(prefix), ""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="ab/*?[]\\!.", max_size=14))
+def test_literal_key_matches_the_segment_by_segment_reading(pattern: str) -> None:
+    assert _literal_key(pattern) == _literal_key_by_segments(pattern)
