@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
@@ -81,7 +82,9 @@ def run_fast_process(words: Sequence[str]) -> NoReturn:
     status = int(importlib.import_module(FAST_VERBS[words[0]]).fast_main(words[1:]))
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         if stream is not None:
-            stream.flush()
+            # A closed pipe (the agent gave up on the hook) leaves nothing to tell.
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     os._exit(status)
 
 
