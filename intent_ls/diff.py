@@ -76,9 +76,10 @@ def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:
     ]
 
 
-def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the common prefix, by bisection on slices: the comparisons run at C
-    speed (and by identity first, for lines shared between the two lists)."""
+def common_prefix(a: Sequence[str] | bytes, b: Sequence[str] | bytes) -> int:
+    """Length of the common prefix (of two line lists, or two byte strings), by bisection
+    on slices: the comparisons run at C speed (and by identity first, for lines shared
+    between the two lists)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -89,7 +90,7 @@ def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return lo
 
 
-def common_suffix(a: Sequence[str], b: Sequence[str], prefix: int) -> int:
+def common_suffix(a: Sequence[str] | bytes, b: Sequence[str] | bytes, prefix: int) -> int:
     """Length of the common suffix not overlapping the first ``prefix`` items."""
     la, lb = len(a), len(b)
     lo, hi = 0, min(la, lb) - prefix

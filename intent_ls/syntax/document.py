@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import tree_sitter
 
-from intent_ls.diff import LineSpan
+from intent_ls.diff import LineSpan, common_prefix, common_suffix
 from intent_ls.hashing import content_hash
 from intent_ls.syntax import grammar, region
 from intent_ls.syntax.model import AstNode
@@ -142,8 +142,8 @@ class DocumentSyntax:
         the unchanged head and tail of the tree are reused like after a range change."""
         new = text.encode("utf-8")
         old = self.source
-        head = _common_prefix(old, new)
-        tail = _common_prefix(old[head:][::-1], new[head:][::-1])
+        head = common_prefix(old, new)
+        tail = common_suffix(old, new, head)
         old_end, new_end = len(old) - tail, len(new) - tail
         if head == old_end == new_end:
             return
@@ -298,20 +298,6 @@ def _widen(
     lo = lo if lo <= start else lo + shift if lo >= old_end else start
     hi = hi if hi <= start else hi + shift if hi >= old_end else new_end
     return min(lo, start), max(hi, new_end)
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the longest common prefix, by halving (each comparison runs in C)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _point_at(source: bytes, byte: int) -> Point:

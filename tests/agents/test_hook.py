@@ -9,6 +9,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from intent_ls.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, records
@@ -310,23 +311,41 @@ def test_fail_closed(governed: Path) -> None:
     assert verdict == "deny" and "governance-error" in reason and "Error" in reason
 
 
-def test_hook_path_never_imports_pygls(governed: Path) -> None:
-    """Nor the YAML parser once the spec is compiled (the first call compiles it)."""
-    Hook(governed)("PreToolUse", "Bash", {"command": "ls"})
+def _probe(governed: Path, payload: dict[str, Any], report: str) -> tuple[str, str]:
+    """Runs one hook call as ``intent-ls hook claude-code`` would, in a fresh interpreter,
+    then prints ``report`` (an expression over ``sys``) as the last line of stderr."""
     probe = (
         "import sys, io, json\n"
-        "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', 'cwd': "
-        f"{str(governed)!r}, 'hook_event_name': 'PreToolUse', 'tool_name': 'Bash', "
-        "'tool_input': {'command': 'ls'}}).encode()))\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({json.dumps(payload).encode()!r}))\n"
         "from intent_ls.cli.main import main\n"
         "main(['hook', 'claude-code'])\n"
-        "print([m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'yaml')],"
-        " file=sys.stderr)\n"
+        f"print({report}, file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
     )
-    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+    return done.stdout, done.stderr.strip().splitlines()[-1]
+
+
+def _pre_tool(governed: Path, session: str, tool: str, tool_input: object) -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "cwd": str(governed),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
+def test_hook_path_never_imports_pygls(governed: Path) -> None:
+    """Nor the YAML parser once the spec is compiled (the first call compiles it)."""
+    Hook(governed)("PreToolUse", "Bash", {"command": "ls"})
+    _, last = _probe(
+        governed,
+        _pre_tool(governed, "s", "Bash", {"command": "ls"}),
+        "[m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'yaml')]",
+    )
+    assert last == "[]"
 
 
 def test_a_warm_hook_imports_no_pathspec_and_compiles_no_ledger_grammar(governed: Path) -> None:
@@ -338,22 +357,14 @@ def test_a_warm_hook_imports_no_pathspec_and_compiles_no_ledger_grammar(governed
     (governed / ".intentignore").write_text("*.log\n!keep.log\n")
     destroy = write(governed, "src/app.py", "def main():\n    return 1\n")
     assert decision(hook("PreToolUse", "Write", destroy))[0] == "ask"  # warms the cache
-    probe = (
-        "import sys, io, json\n"
-        "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's1', 'cwd': "
-        f"{str(governed)!r}, 'hook_event_name': 'PreToolUse', 'tool_name': 'Write', "
-        f"'tool_input': {destroy!r}}}).encode()))\n"
-        "from intent_ls.cli.main import main\n"
-        "main(['hook', 'claude-code'])\n"
-        "index = sys.modules['intent_ls.ledger.index']\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pathspec', 'argparse')),"
-        " index._grammar.cache_info().currsize, file=sys.stderr)\n"
+    out, last = _probe(
+        governed,
+        _pre_tool(governed, "s1", "Write", destroy),
+        "sorted(m for m in sys.modules if m.split('.')[0] in ('pathspec', 'argparse')), "
+        "sys.modules['intent_ls.ledger.index']._grammar.cache_info().currsize",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
-    )
-    assert '"permissionDecision": "ask"' in done.stdout, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "[] 0", done.stderr
+    assert '"permissionDecision": "ask"' in out, last
+    assert last == "[] 0"
 
 
 def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
