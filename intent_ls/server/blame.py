@@ -155,14 +155,32 @@ def _row(ls: IntentLanguageServer, doc: TrackedDocument, e: dict[str, Any]) -> s
     if known is not None:
         intent = f"{known.id} {known.name}"
     who = " ".join(p for p in (e["contributor"], e["model"]) if p) or "unknown"
-    change = e["class"] or ""
+    change = _cell(e["class"] or "")
     if e["elsewhere"]:
-        change += f" (in `{e['elsewhere']}`)"
-    return f"| {_when(e['timestamp'])} | {_cell(intent)} | {_cell(who)} | {_cell(change)} |"
+        change += f" (in {_code(e['elsewhere'])})"
+    return f"| {_cell(_when(e['timestamp']))} | {_cell(intent)} | {_cell(who)} | {change} |"
+
+
+#: Characters that could start a link, an image, HTML, a code span or emphasis, or end
+#: the table cell: the ledger is data from anyone with push access, never markup.
+_MARKUP = re.compile(r"([\\`*\[\]<>|!~#])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Ledger text shown literally in one table cell."""
+    return _MARKUP.sub(r"\\\1", _CONTROL.sub(" ", text))
+
+
+def _code(text: str) -> str:
+    """A path as a code span that no backtick in it can close, no line break split and
+    no pipe end the cell (GFM reads ``\\|`` as a pipe even inside code)."""
+    text = _CONTROL.sub(" ", text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    body = text.replace("|", "\\|")
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _when(timestamp: str) -> str:

@@ -117,3 +117,27 @@ async def test_no_history_for_files_nobody_governs(editor: Editor) -> None:
     uri = editor.open("build/bundle.js")
     assert await hover(editor, uri, 0) is None
     assert await lenses(editor, uri) == {}
+
+
+async def test_hover_shows_ledger_text_literally(client_name: str, workspace: Path) -> None:
+    """The ledger is data from anyone who can push: a model id carrying a link, HTML, a
+    pipe and a line break must not become markup, a new cell or a new row."""
+    hostile = "[docs](https://evil.example/) <img src=x> | `tick`\n| forged | row |"
+    options = {"intentLs": {**FAST, "contributor": {"type": "ai", "model_id": hostile}}}
+    editor = await start_editor(client_name, [workspace], options=options)
+    try:
+        await editor.execute("intent.select", "INT-001")
+        uri = editor.open(JWT)
+        verify = line_of(editor, uri, "    def verify_token")
+        editor.insert(uri, verify + 1, 0, "        token = token.strip()\n")
+        await saved(editor, uri)
+        text = await hover(editor, uri, verify + 1)
+    finally:
+        await stop_editor(editor)
+    assert text is not None
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert len(rows) == 3  # header, rule, the one record
+    assert rows[2].endswith("| INTENT_EVOLUTION |")
+    assert rows[2].count(" | ") == 3  # four cells: every pipe of the model id is escaped
+    assert "\\[docs\\](https://evil.example/) \\<img src=x\\> \\| \\`tick\\` \\| forged" in rows[2]
+    assert "[docs](" not in text.replace("\\[docs\\](", "")
