@@ -47,6 +47,11 @@ export class C_{i} {{
   total(): number {{ return {i}; }}
 }}
 """
+TSX_UNIT = (
+    TS_UNIT
+    + """export const V_{i} = (p: {{ n: number }}) => <div title="v">{{p.n}}</div>;
+"""
+)
 GO_UNIT = """// section {i}
 type T_{i} struct {{
 \ta int
@@ -80,6 +85,7 @@ SOURCES = {
     "python": "import os\n\n" + "".join(PYTHON_UNIT.format(i=i) for i in range(40)),
     "javascript": "".join(JS_UNIT.format(i=i) for i in range(40)),
     "typescript": "".join(TS_UNIT.format(i=i) for i in range(40)),
+    "tsx": "".join(TSX_UNIT.format(i=i) for i in range(40)),
     "go": "package p\n\n" + "".join(GO_UNIT.format(i=i) for i in range(40)),
     "rust": "".join(RUST_UNIT.format(i=i) for i in range(40)),
     "java": "".join(JAVA_UNIT.format(i=i) for i in range(60)),
@@ -122,6 +128,15 @@ SNIPPETS = {
             "  total(): number { return 0; }\n",
         ],
         ["}\n", "/*\n"],
+    ),
+    "tsx": (
+        [
+            "",
+            "function Added(): JSX.Element { return <p/>; }\n",
+            "const W = () => <span>w</span>;\n",
+            "  total(): number { return 0; }\n",
+        ],
+        ["}\n", "<div>\n", "/*\n"],
     ),
     "go": (
         ["", "func Added() {}\n", "type U int\n", "\treturn 0\n", 'var s = "x"\n'],
@@ -316,6 +331,7 @@ LAYOUT = {
     "python": (2, PYTHON_UNIT.count("\n")),
     "javascript": (0, JS_UNIT.count("\n")),
     "typescript": (0, TS_UNIT.count("\n")),
+    "tsx": (0, TSX_UNIT.count("\n")),
     "go": (2, GO_UNIT.count("\n")),
     "rust": (0, RUST_UNIT.count("\n")),
     "java": (0, JAVA_UNIT.count("\n")),
