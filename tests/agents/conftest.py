@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,25 @@ def governed(tmp_path: Path) -> Path:
     (root / "src" / "app.py").write_text(APP)
     (root / "docs" / "guide.md").write_text("# Guide\n")
     return root
+
+
+@pytest.fixture
+def agent_path(tmp_path: Path) -> Iterator[str]:
+    """PATH for a real agent CLI with intent-ls first, through a wrapper that appends the
+    stderr of every hook and MCP server process to a log: the agents only show it in
+    debug logs, yet a traceback there is a crash the agent failed open on. After the
+    test the log must exist (the agent ran intent-ls) and hold no traceback."""
+    wrapper = tmp_path / "watched-bin"
+    wrapper.mkdir()
+    log = tmp_path / "intent-ls-stderr.log"
+    real = Path(sys.executable).parent / "intent-ls"
+    script = wrapper / "intent-ls"
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(str(real))} "$@" 2>>{shlex.quote(str(log))}\n')
+    script.chmod(0o755)
+    yield os.pathsep.join([str(wrapper), str(real.parent), os.environ.get("PATH", "")])
+    assert log.exists(), "the agent never ran intent-ls"
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert "Traceback" not in text, text[-4000:]
 
 
 class Hook:

@@ -43,9 +43,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def install_hooks(root: Path) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+def install_hooks(root: Path, path: str) -> None:
+    env = {**os.environ, "PATH": path}
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hooks", "install", "claude-code", "--workspace",
          str(root)],
@@ -54,12 +53,11 @@ def install_hooks(root: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def run_claude(root: Path, home: Path, model: ScriptedModel) -> dict[str, Any]:
+def run_claude(root: Path, home: Path, model: ScriptedModel, path: str) -> dict[str, Any]:
     assert CLAUDE is not None
-    bin_dir = str(Path(sys.executable).parent)
     with serve(model) as url:
         env = {
-            "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+            "PATH": path,
             "HOME": str(home),
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": "sk-ant-test",
@@ -85,8 +83,8 @@ def home(tmp_path: Path) -> Path:
     return path
 
 
-def test_claude_code_is_governed_end_to_end(governed: Path, home: Path) -> None:
-    install_hooks(governed)
+def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_path: str) -> None:
+    install_hooks(governed, agent_path)
     spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
     spec_path = str(governed / ".orchestration/active_intents.yaml")
     model = ScriptedModel(
@@ -102,7 +100,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path) -> None:
             "finished",
         ]
     )
-    result = run_claude(governed, home, model)
+    result = run_claude(governed, home, model, agent_path)
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 8, model.tool_results()
 
@@ -148,8 +146,10 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path) -> None:
 
 
 @pytest.mark.parametrize("breakage", ["corrupted-spec", "crashing-policy"])
-def test_claude_code_fails_closed(governed: Path, home: Path, breakage: str) -> None:
-    install_hooks(governed)
+def test_claude_code_fails_closed(
+    governed: Path, home: Path, breakage: str, agent_path: str
+) -> None:
+    install_hooks(governed, agent_path)
     if breakage == "corrupted-spec":
         (governed / ".orchestration" / "active_intents.yaml").write_text("active_intents: [\n")
     else:  # the session store cannot be opened: the gate raises inside the hook
@@ -159,7 +159,7 @@ def test_claude_code_fails_closed(governed: Path, home: Path, breakage: str) -> 
     model = ScriptedModel(
         [tool(1, "Write", file_path=str(governed / "src/fresh.py"), content="x\n"), "finished"]
     )
-    run_claude(governed, home, model)
+    run_claude(governed, home, model, agent_path)
     [denied] = model.tool_results()
     assert denied.get("is_error") and "governance-error" in result_text(denied)
     assert not (governed / "src" / "fresh.py").exists()

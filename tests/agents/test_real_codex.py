@@ -41,9 +41,9 @@ def patch(*lines: str) -> dict[str, str]:
     return {"patch": "\n".join(["*** Begin Patch", *lines, "*** End Patch", ""])}
 
 
-def test_codex_cli_is_governed_end_to_end(governed: Path, tmp_path: Path) -> None:
+def test_codex_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert CODEX is not None
-    path = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    path = agent_path
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hooks", "install", "codex", "--workspace",
          str(governed)],

@@ -37,10 +37,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_gemini_cli_is_governed_end_to_end(governed: Path, tmp_path: Path) -> None:
+def test_gemini_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert GEMINI is not None
-    bin_dir = str(Path(sys.executable).parent)
-    path = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    path = agent_path
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hooks", "install", "gemini", "--workspace",
          str(governed)],
