@@ -20,6 +20,7 @@ from intent_ls.agents.events import (
     Phase,
     ToolCall,
     ToolKind,
+    text_of,
 )
 from intent_ls.agents.gate import MCP_SERVER
 
@@ -33,10 +34,6 @@ PHASES = {
 _OWN_PREFIX = f"mcp__{MCP_SERVER}__"
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def replace(before: str, after: str, every: bool, text: str | None) -> str | None:
     """A string-replacing edit applied to the disk text; None when it does not apply."""
     if text is None or before not in text:
@@ -45,11 +42,11 @@ def replace(before: str, after: str, every: bool, text: str | None) -> str | Non
 
 
 def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
-    path = _text(args.get("file_path")) or _text(args.get("notebook_path"))
+    path = text_of(args.get("file_path")) or text_of(args.get("notebook_path"))
     if name == "Write" and path is not None:
-        return ToolCall(ToolKind.WRITE, name, (FileChange(path, _text(args.get("content"))),))
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
     if name == "Edit" and path is not None:
-        before, after = _text(args.get("old_string")), _text(args.get("new_string"))
+        before, after = text_of(args.get("old_string")), text_of(args.get("new_string"))
         transform = None
         if before and after is not None:
             transform = functools.partial(replace, before, after, bool(args.get("replace_all")))
@@ -57,7 +54,7 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     if name == "NotebookEdit" and path is not None:
         return ToolCall(ToolKind.WRITE, name, (FileChange(path),))
     if name == "Bash":
-        return ToolCall(ToolKind.SHELL, name, command=_text(args.get("command")) or "")
+        return ToolCall(ToolKind.SHELL, name, command=text_of(args.get("command")) or "")
     if name == "Read" and path is not None:
         return ToolCall(ToolKind.READ, name, (FileChange(path),))
     if name.startswith(_OWN_PREFIX):
@@ -76,10 +73,10 @@ def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -
         phase=phase,
         session_id=str(payload.get("session_id") or "none"),
         cwd=str(payload.get("cwd") or "."),
-        model=_text(payload.get("model")),
+        model=text_of(payload.get("model")),
         tool=tool,
-        transcript_path=_text(payload.get("transcript_path")),
-        permission_mode=_text(payload.get("permission_mode")),
+        transcript_path=text_of(payload.get("transcript_path")),
+        permission_mode=text_of(payload.get("permission_mode")),
     )
 
 

@@ -14,6 +14,12 @@ from collections.abc import Callable
 import attrs
 
 
+def text_of(value: object) -> str | None:
+    """A payload field that should be a string, or None when it is anything else: hook
+    input comes from another program and is checked, never trusted."""
+    return value if isinstance(value, str) else None
+
+
 class Phase(enum.StrEnum):
     SESSION_START = "session-start"
     PROMPT = "prompt"

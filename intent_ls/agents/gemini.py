@@ -20,6 +20,7 @@ from intent_ls.agents.events import (
     Phase,
     ToolCall,
     ToolKind,
+    text_of,
 )
 from intent_ls.agents.gate import MCP_SERVER
 
@@ -35,23 +36,19 @@ PHASES = {
 _OWN_PREFIX = f"mcp_{MCP_SERVER}_"
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None) -> ToolCall:
     from intent_ls.agents.claude import replace
 
-    path = _text(args.get("file_path")) or _text(args.get("absolute_path"))
+    path = text_of(args.get("file_path")) or text_of(args.get("absolute_path"))
     if mcp and mcp.get("server_name") == MCP_SERVER:
-        own = _text(mcp.get("tool_name")) or name
+        own = text_of(mcp.get("tool_name")) or name
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=own, arguments=args)
     if name.startswith(_OWN_PREFIX):
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(_OWN_PREFIX) :], arguments=args)
     if name == "write_file" and path is not None:
-        return ToolCall(ToolKind.WRITE, name, (FileChange(path, _text(args.get("content"))),))
+        return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
     if name == "replace" and path is not None:
-        before, after = _text(args.get("old_string")), _text(args.get("new_string"))
+        before, after = text_of(args.get("old_string")), text_of(args.get("new_string"))
         every = isinstance(args.get("expected_replacements"), int) and (
             args["expected_replacements"] > 1
         )
@@ -60,7 +57,7 @@ def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None
             change = FileChange(path, None, lambda text: replace(before, after, every, text))
         return ToolCall(ToolKind.WRITE, name, (change,))
     if name == "run_shell_command":
-        return ToolCall(ToolKind.SHELL, name, command=_text(args.get("command")) or "")
+        return ToolCall(ToolKind.SHELL, name, command=text_of(args.get("command")) or "")
     if name in ("read_file", "read_many_files") and path is not None:
         return ToolCall(ToolKind.READ, name, (FileChange(path),))
     return ToolCall(ToolKind.OTHER, name)
@@ -80,7 +77,7 @@ def parse(payload: dict[str, Any]) -> HookEvent:
         )
     elif phase is Phase.BEFORE_MODEL:
         request = payload.get("llm_request")
-        model = _text(request.get("model")) if isinstance(request, dict) else None
+        model = text_of(request.get("model")) if isinstance(request, dict) else None
     return HookEvent(
         agent=AGENT,
         phase=phase,
@@ -88,7 +85,7 @@ def parse(payload: dict[str, Any]) -> HookEvent:
         cwd=str(payload.get("cwd") or "."),
         model=model,
         tool=tool,
-        transcript_path=_text(payload.get("transcript_path")),
+        transcript_path=text_of(payload.get("transcript_path")),
     )
 
 

@@ -116,6 +116,11 @@ def _entry(command: str, timeout: int, matcher: str | None) -> dict[str, Any]:
     return entry
 
 
+def _wanted(command: str, timeout: int, events: dict[str, str | None]) -> dict[str, Any]:
+    """Our one entry per hook event (event name -> tool matcher, None for all)."""
+    return {event: [_entry(command, timeout, matcher)] for event, matcher in events.items()}
+
+
 def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -155,12 +160,16 @@ def install_claude(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".claude" / "settings.json"
     settings = _load_json(path)
     hook = f"{exe} hook claude-code"
-    wanted = {
-        "SessionStart": [_entry(hook, TIMEOUT_S, None)],
-        "UserPromptSubmit": [_entry(hook, TIMEOUT_S, None)],
-        "PreToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_BEFORE)],
-        "PostToolUse": [_entry(hook, TIMEOUT_S, CLAUDE_AFTER)],
-    }
+    wanted = _wanted(
+        hook,
+        TIMEOUT_S,
+        {
+            "SessionStart": None,
+            "UserPromptSubmit": None,
+            "PreToolUse": CLAUDE_BEFORE,
+            "PostToolUse": CLAUDE_AFTER,
+        },
+    )
     touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     mcp_path = root / ".mcp.json"
@@ -177,14 +186,17 @@ def install_gemini(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".gemini" / "settings.json"
     settings = _load_json(path)
     hook = f"{exe} hook gemini"
-    ms = TIMEOUT_S * 1000
-    wanted = {
-        "SessionStart": [_entry(hook, ms, None)],
-        "BeforeAgent": [_entry(hook, ms, None)],
-        "BeforeModel": [_entry(hook, ms, None)],
-        "BeforeTool": [_entry(hook, ms, GEMINI_BEFORE)],
-        "AfterTool": [_entry(hook, ms, GEMINI_AFTER)],
-    }
+    wanted = _wanted(
+        hook,
+        TIMEOUT_S * 1000,  # Gemini counts milliseconds
+        {
+            "SessionStart": None,
+            "BeforeAgent": None,
+            "BeforeModel": None,
+            "BeforeTool": GEMINI_BEFORE,
+            "AfterTool": GEMINI_AFTER,
+        },
+    )
     touched = _apply_hooks(settings, path, wanted, uninstall)
     servers = _servers_of(settings, "mcpServers", path)
     server_changed = _set_server(
@@ -205,12 +217,8 @@ def install_codex(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".codex" / "hooks.json"
     settings = _load_json(path)
     hook = f"{exe} hook codex"
-    wanted = {
-        "SessionStart": [_entry(hook, TIMEOUT_S, None)],
-        "UserPromptSubmit": [_entry(hook, TIMEOUT_S, None)],
-        "PreToolUse": [_entry(hook, TIMEOUT_S, None)],
-        "PostToolUse": [_entry(hook, TIMEOUT_S, None)],
-    }
+    events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+    wanted = _wanted(hook, TIMEOUT_S, dict.fromkeys(events))
     touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     _codex_config(root / ".codex" / "config.toml", exe, uninstall, changes)
