@@ -17,3 +17,18 @@ def workspace(tmp_path: Path) -> Path:
     dest = tmp_path / "ws"
     shutil.copytree(EXAMPLE, dest, symlinks=True)
     return dest
+
+
+@pytest.fixture
+def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Git as on a fresh machine, whoever runs the tests: a fixed identity (a fresh
+    machine has none) and no global or system config (a developer's has their own)."""
+    for key, value in {
+        "GIT_AUTHOR_NAME": "Test Author",
+        "GIT_AUTHOR_EMAIL": "author@example.com",
+        "GIT_COMMITTER_NAME": "Test Committer",
+        "GIT_COMMITTER_EMAIL": "committer@example.com",
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "no-global-gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }.items():
+        monkeypatch.setenv(key, value)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,7 @@ from intent_ls.ledger.verify import verify_ledger
 LEDGER = ".orchestration/agent_trace.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    for key, value in {
-        "GIT_AUTHOR_NAME": "Test Author",
-        "GIT_AUTHOR_EMAIL": "author@example.com",
-        "GIT_COMMITTER_NAME": "Test Committer",
-        "GIT_COMMITTER_EMAIL": "committer@example.com",
-        "GIT_CONFIG_GLOBAL": str(tmp_path / "no-global-gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }.items():
-        monkeypatch.setenv(key, value)
-    yield
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def git(root: Path, *args: str) -> str:

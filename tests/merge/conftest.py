@@ -9,17 +9,8 @@ from git_clones import Clone, make_origin
 
 
 @pytest.fixture(autouse=True)
-def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A fresh machine has no git identity and a developer's has their own config."""
-    for key, value in {
-        "GIT_AUTHOR_NAME": "Test Author",
-        "GIT_AUTHOR_EMAIL": "author@example.com",
-        "GIT_COMMITTER_NAME": "Test Committer",
-        "GIT_COMMITTER_EMAIL": "committer@example.com",
-        "GIT_CONFIG_GLOBAL": str(tmp_path / "no-global-gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }.items():
-        monkeypatch.setenv(key, value)
+def _git(git_identity: None) -> None:
+    """Every test here runs git (``git_identity``: tests/conftest.py)."""
 
 
 @pytest.fixture
