@@ -9,6 +9,7 @@ on every publishDiagnostics / intent/status notification and re-checks its condi
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import sys
 from collections.abc import Callable
@@ -432,3 +433,21 @@ async def start_editor(
 async def stop_editor(editor: Editor) -> None:
     await editor.client.shutdown_session()
     await editor.client.stop()
+
+
+LEDGER = ".orchestration/agent_trace.jsonl"
+
+
+def records(root: Path) -> list[dict[str, Any]]:
+    """The ledger's records as the server wrote them (none when there is no ledger)."""
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return [json.loads(line) for line in lines]
+
+
+def meta(record: dict[str, Any]) -> dict[str, Any]:
+    return record["metadata"]["intent_ls"]
+
+
+def stale_of(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in diags if d.code == "stale-file"]

@@ -3,11 +3,7 @@ renaming files."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-from lsp_harness import Editor, uri_of
+from lsp_harness import Editor, meta, records, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
@@ -15,17 +11,6 @@ from intent_ls.hashing import text_hash
 from intent_ls.syntax.document import DocumentSyntax
 
 JWT = "src/auth/jwt.py"
-LEDGER = ".orchestration/agent_trace.jsonl"
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / LEDGER
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return [json.loads(line) for line in lines]
-
-
-def meta(record: dict[str, Any]) -> dict[str, Any]:
-    return record["metadata"]["intent_ls"]
 
 
 def destructive(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:

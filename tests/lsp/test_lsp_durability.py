@@ -3,26 +3,17 @@ the save is journalled when it arrives and replayed by the next server on the wo
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from pathlib import Path
-from typing import Any
 
-from lsp_harness import Editor, start_editor
+from lsp_harness import LEDGER, Editor, records, start_editor
 
 from intent_ls.hashing import text_hash
 from intent_ls.ledger.verify import verify_ledger
 
 JWT = "src/auth/jwt.py"
-LEDGER = ".orchestration/agent_trace.jsonl"
 JOURNAL = ".orchestration/.local/saves"
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / LEDGER
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return [json.loads(line) for line in lines]
 
 
 async def kill(editor: Editor) -> None:

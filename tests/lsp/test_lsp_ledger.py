@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import Editor, start_editor, stop_editor
+from lsp_harness import LEDGER, Editor, meta, records, start_editor, stop_editor
 from lsprotocol import types
 
 from intent_ls.hashing import content_hash, text_hash
@@ -16,7 +16,6 @@ from intent_ls.ledger.store import GENESIS
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.syntax.document import DocumentSyntax
 
-LEDGER = ".orchestration/agent_trace.jsonl"
 MAP = ".orchestration/intent_map.md"
 SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "agent-trace" / "trace-record.schema.json"
 
@@ -82,17 +81,6 @@ def schema_validator() -> Any:
     return Draft202012Validator(
         json.loads(SCHEMA.read_text()), format_checker=validator().format_checker
     )
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / LEDGER
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def meta(record: dict[str, Any]) -> dict[str, Any]:
-    return record["metadata"]["intent_ls"]
 
 
 def check_valid(root: Path) -> list[dict[str, Any]]:

@@ -6,31 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from pathlib import Path
-from typing import Any
 
-from lsp_harness import Editor, start_editor, stop_editor
+from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor
 from lsprotocol import types
 
 from intent_ls.hashing import text_hash
 
 JWT = "src/auth/jwt.py"
-LEDGER = ".orchestration/agent_trace.jsonl"
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / LEDGER
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return [json.loads(line) for line in lines]
-
-
-def meta(record: dict[str, Any]) -> dict[str, Any]:
-    return record["metadata"]["intent_ls"]
-
-
-def stale_of(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
-    return [d for d in diags if d.code == "stale-file"]
 
 
 def did_save(editor: Editor, uri: str) -> None:

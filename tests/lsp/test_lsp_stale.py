@@ -7,32 +7,15 @@ processes on one workspace stand for two editors.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from lsp_harness import Editor, start_editor, stop_editor, uri_of
+from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
 from intent_ls.hashing import text_hash
 
 JWT = "src/auth/jwt.py"
-LEDGER = ".orchestration/agent_trace.jsonl"
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / LEDGER
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return [json.loads(line) for line in lines]
-
-
-def meta(record: dict[str, Any]) -> dict[str, Any]:
-    return record["metadata"]["intent_ls"]
-
-
-def stale_of(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
-    return [d for d in diags if d.code == "stale-file"]
 
 
 def watched(editor: Editor, path: Path) -> None:
