@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -131,9 +131,9 @@ def _handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve(model: ScriptedModel) -> Iterator[str]:
-    """Serves ``model``; yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(model))
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serves ``handler`` on 127.0.0.1; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -141,6 +141,11 @@ def serve(model: ScriptedModel) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def serve(model: ScriptedModel) -> AbstractContextManager[str]:
+    """Serves ``model`` as the Anthropic Messages API; the context yields the base URL."""
+    return _serving(_handler(model))
 
 
 def tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
@@ -228,16 +233,8 @@ def _gemini_handler(model: ScriptedGemini) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@contextmanager
-def serve_gemini(model: ScriptedGemini) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _gemini_handler(model))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def serve_gemini(model: ScriptedGemini) -> AbstractContextManager[str]:
+    return _serving(_gemini_handler(model))
 
 
 class ScriptedCodex(ScriptedModel):
@@ -361,13 +358,5 @@ def _codex_handler(model: ScriptedCodex) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@contextmanager
-def serve_codex(model: ScriptedCodex) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _codex_handler(model))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def serve_codex(model: ScriptedCodex) -> AbstractContextManager[str]:
+    return _serving(_codex_handler(model))
