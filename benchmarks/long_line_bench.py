@@ -24,31 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
+# The same floor server and percentile as the keystroke benchmark beside this script.
+from lsp_latency import FLOOR_SERVER, p95
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
-
-FLOOR_SERVER = """
-from lsprotocol import types
-from pygls.lsp.server import LanguageServer
-
-server = LanguageServer("floor", "1")
-DIAG = types.Diagnostic(
-    range=types.Range(start=types.Position(0, 0), end=types.Position(0, 1)),
-    message="constant",
-    source="floor",
-)
-
-@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls, params):
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=params.text_document.uri, diagnostics=[DIAG], version=params.text_document.version
-        )
-    )
-
-server.start_io()
-"""
 
 SPEC = """active_intents:
   - id: INT-001
@@ -125,10 +105,6 @@ async def measure(cmd: list[str], root: Path, target: Path, changes: int) -> lis
     client.exit(None)
     await client.stop()
     return samples[2:]  # the first ones share the start-up's work
-
-
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20)[-1]
 
 
 async def run(changes: int, chars: int) -> None:
