@@ -16,7 +16,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -144,18 +144,37 @@ def _dir_refusal(part: str, fd: int, here: str, exc: OSError) -> OSError:
 def _open_in(dir_fd: int, path: str, flags: int, mode: int) -> int:
     """Opens the final component: never through a symlink, never anything but a regular file."""
     name = os.path.basename(path)
+    return _regular_fd(
+        path,
+        lambda: os.open(name, flags | _FILE_FLAGS, mode, dir_fd=dir_fd),
+        (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR, errno.EOPNOTSUPP),
+        name,
+        dir_fd,
+    )
+
+
+def _regular_fd(
+    path: Path | str,
+    opener: Callable[[], int],
+    refused: tuple[int, ...],
+    name: str,
+    dir_fd: int | None,
+) -> int:
+    """``opener()``'s descriptor if it is a regular file; an open failing with one of the
+    ``refused`` errors, or anything but a regular file, is :class:`UnsafePathError`
+    naming what ``name`` really is."""
     try:
-        fd = os.open(name, flags | _FILE_FLAGS, mode, dir_fd=dir_fd)
+        fd = opener()
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR, errno.EOPNOTSUPP):
+        if exc.errno in refused:
             why = _describe(name, dir_fd)
             if why is not None:
                 raise UnsafePathError(path, why) from None
         raise
-    mode_now = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode_now):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise UnsafePathError(path, _kind(mode_now))
+        raise UnsafePathError(path, _kind(mode))
     return fd
 
 
@@ -199,18 +218,8 @@ def read_regular(path: Path, cap: int, *, follow: bool = False) -> bytes:
     """A repository file's bytes: regular files only, at most ``cap`` bytes. Symlinks
     are refused unless ``follow`` (then the file they name must still be regular)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
-            why = _describe(str(path), None)
-            if why is not None:
-                raise UnsafePathError(path, why) from None
-        raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise UnsafePathError(path, _kind(mode))
+    refused = (errno.ELOOP, errno.ENXIO, errno.EISDIR)
+    fd = _regular_fd(path, lambda: os.open(path, flags), refused, str(path), None)
     return _read_capped(fd, path, cap)
 
 

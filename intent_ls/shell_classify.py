@@ -412,7 +412,7 @@ def _word(node: tree_sitter.Node) -> _Word:
             if child.type != "string_content":
                 return _Word(None, text=text)
             parts.append(child.text.decode("utf-8", "replace") if child.text else "")
-        return _Word(_unescape_double("".join(parts)), False, text)
+        return _Word(_unescape("".join(parts), '"\\$`'), False, text)
     if kind == "concatenation":
         words = [_word(c) for c in node.named_children]
         if any(w.value is None for w in words):
@@ -421,23 +421,14 @@ def _word(node: tree_sitter.Node) -> _Word:
     return _Word(None, text=text)
 
 
-def _unescape(text: str) -> str:
+def _unescape(text: str, escapable: str | None = None) -> str:
+    """Drops the backslash before any character (bare words), or only before those in
+    ``escapable`` (inside double quotes, where the rest keep their backslash)."""
     out, i = [], 0
     while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            out.append(text[i + 1])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def _unescape_double(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '"\\$`':
-            out.append(text[i + 1])
+        nxt = text[i + 1] if i + 1 < len(text) else None
+        if text[i] == "\\" and nxt is not None and (escapable is None or nxt in escapable):
+            out.append(nxt)
             i += 2
         else:
             out.append(text[i])
