@@ -42,6 +42,17 @@ async def lenses(editor: Editor, uri: str) -> dict[int, str]:
     return out
 
 
+async def change_verify_token(editor: Editor) -> tuple[str, int]:
+    """Selects INT-001, adds a line to ``verify_token`` and saves it; returns the
+    document and the method's line."""
+    await editor.execute("intent.select", "INT-001")
+    uri = editor.open(JWT)
+    verify = line_of(editor, uri, "    def verify_token")
+    editor.insert(uri, verify + 1, 0, "        token = token.strip()\n")
+    await saved(editor, uri)
+    return uri, verify
+
+
 def line_of(editor: Editor, uri: str, text: str) -> int:
     return next(i for i, line in enumerate(editor.lines(uri)) if line.startswith(text))
 
@@ -95,11 +106,7 @@ async def test_code_lens_format_and_switch(client_name: str, workspace: Path) ->
     options = {"intentLs": {**FAST, "codeLens": {"format": "{count} by {intents}, last {last}"}}}
     editor = await start_editor(client_name, [workspace], options=options)
     try:
-        await editor.execute("intent.select", "INT-001")
-        uri = editor.open(JWT)
-        verify = line_of(editor, uri, "    def verify_token")
-        editor.insert(uri, verify + 1, 0, "        token = token.strip()\n")
-        await saved(editor, uri)
+        uri, verify = await change_verify_token(editor)
         title = (await lenses(editor, uri))[verify]
         assert title.startswith("1 by INT-001, last 20") and title.endswith("Z")
     finally:
@@ -126,11 +133,7 @@ async def test_hover_shows_ledger_text_literally(client_name: str, workspace: Pa
     options = {"intentLs": {**FAST, "contributor": {"type": "ai", "model_id": hostile}}}
     editor = await start_editor(client_name, [workspace], options=options)
     try:
-        await editor.execute("intent.select", "INT-001")
-        uri = editor.open(JWT)
-        verify = line_of(editor, uri, "    def verify_token")
-        editor.insert(uri, verify + 1, 0, "        token = token.strip()\n")
-        await saved(editor, uri)
+        uri, verify = await change_verify_token(editor)
         text = await hover(editor, uri, verify + 1)
     finally:
         await stop_editor(editor)
