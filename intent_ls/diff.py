@@ -69,11 +69,31 @@ def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:
     if not old_mid or not new_mid or len(old_mid) * len(new_mid) > 4_000_000:
         return [Hunk(prefix, len(old) - suffix, prefix, len(new) - suffix)]
     matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-    return [
+    hunks = [
         Hunk(prefix + i1, prefix + i2, prefix + j1, prefix + j2)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes()
         if tag != "equal"
     ]
+    return _slid_down(hunks, old, new)
+
+
+def _slid_down(hunks: list[Hunk], old: Sequence[str], new: Sequence[str]) -> list[Hunk]:
+    """Moves each pure insertion or deletion as far down as equal lines allow, where the
+    prefix stripping puts a lone change: deleting a block that begins like the line
+    after it (a blank line, a closing brace) is then reported at the same place whether
+    or not another change elsewhere made difflib align the whole file."""
+    out: list[Hunk] = []
+    for n, h in enumerate(hunks):
+        old_limit = hunks[n + 1].old_start if n + 1 < len(hunks) else len(old)
+        new_limit = hunks[n + 1].new_start if n + 1 < len(hunks) else len(new)
+        if h.inserted == 0:
+            while h.old_end < old_limit and old[h.old_start] == old[h.old_end]:
+                h = Hunk(h.old_start + 1, h.old_end + 1, h.new_start + 1, h.new_end + 1)
+        elif h.deleted == 0:
+            while h.new_end < new_limit and new[h.new_start] == new[h.new_end]:
+                h = Hunk(h.old_start + 1, h.old_end + 1, h.new_start + 1, h.new_end + 1)
+        out.append(h)
+    return out
 
 
 def common_prefix(a: Sequence[str] | bytes, b: Sequence[str] | bytes) -> int:

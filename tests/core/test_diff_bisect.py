@@ -37,3 +37,19 @@ def test_hunks_rebuild_the_new_side(a: list[str], b: list[str]) -> None:
     for h in reversed(diff_lines(a, b)):
         rebuilt[h.old_start : h.old_end] = b[h.new_start : h.new_end]
     assert rebuilt == b
+
+
+def test_a_deletion_stays_put_when_a_change_elsewhere_makes_difflib_align_the_file() -> None:
+    """Deleting a block that begins with a blank line like the one after it has two
+    equal alignments; the change alone is placed by the prefix stripping (as low as
+    possible), and with another change above it difflib must not pick the other one:
+    the destructive-edit diagnostic would jump a line between keystrokes."""
+    old = ["def a():", "    return 1", "", "def b():", "    return 2", "", "def c():", "    pass"]
+    alone = old[:3] + old[6:]  # b deleted, with the blank line after it
+    [hunk] = diff_lines(old, alone)
+    assert (hunk.old_start, hunk.old_end, hunk.new_start) == (3, 6, 3)
+    shifted = ["# later", *alone]
+    assert [(h.old_start, h.old_end, h.new_start, h.new_end) for h in diff_lines(old, shifted)] == [
+        (0, 0, 0, 1),
+        (3, 6, 4, 4),
+    ]
