@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,12 +39,16 @@ class Run:
 def run_editor(
     argv: list[str], env_extra: dict[str, str], result_file: Path, timeout: float, cwd: Path
 ) -> Run:
-    """Runs a scripted editor session; fails the test with its output when it fails."""
+    """Runs a scripted editor session; fails the test with its output when it fails, or
+    when the server wrote a traceback to its stderr (which the editor would only keep
+    in a log nobody reads)."""
+    server_log = result_file.with_name(result_file.name + ".server-stderr")
+    logged = ["/bin/sh", "-c", f'exec "$@" 2>>{shlex.quote(str(server_log))}', "sh"]
     env = {
         **os.environ,
         **env_extra,
         "INTENT_LS_RESULT": str(result_file),
-        "INTENT_LS_CMD": json.dumps(SERVER_CMD),
+        "INTENT_LS_CMD": json.dumps([*logged, *SERVER_CMD]),
     }
     start = time.monotonic()
     try:
@@ -65,6 +70,8 @@ def run_editor(
             f"{argv[0]} exited {proc.returncode}; result {json.dumps(result, indent=1)}\n"
             f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}"
         )
+    server_stderr = server_log.read_text(errors="replace") if server_log.exists() else ""
+    assert "Traceback" not in server_stderr, server_stderr[-4000:]
     return Run(result, seconds, proc.stdout, proc.stderr)
 
 
