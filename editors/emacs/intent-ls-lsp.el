@@ -131,6 +131,9 @@ KEY is the field VALUE came from: a false `governed' becomes :json-false."
                        handlers)
     :notification-handlers (let ((handlers (make-hash-table :test #'equal)))
                              (puthash "intent/status" #'intent-ls-lsp--status handlers)
+                             ;; Sent after each ledger record; lsp-mode would pop up a
+                             ;; warning for a notification nobody handles.
+                             (puthash "intent/recorded" #'ignore handlers)
                              handlers)))
   (add-hook 'find-file-hook #'intent-ls-plain-if-fundamental)
   (add-hook 'find-file-hook #'intent-ls-lsp-maybe-start t)

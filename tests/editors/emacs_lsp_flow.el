@@ -167,6 +167,9 @@
                                                   (buffer-substring messages (point-max))))
                                (cons "diagnostics" (vconcat (mapcar #'car (flow-ours)))))))
     (flow-step "reloaded from disk")
+    (flow-put "warnings" (with-current-buffer (messages-buffer)
+                           (vconcat (cl-remove-if-not (lambda (l) (string-match-p "Warning" l))
+                                                      (split-string (buffer-string) "\n")))))
     (lsp-workspace-shutdown (intent-ls-lsp--workspace))))
 
 (condition-case err

@@ -109,4 +109,5 @@ def test_emacs_lsp_mode_beside_pylsp(workspace: Path, tmp_path: Path) -> None:
     assert r["record"] == {"path": "src/auth/jwt.py", "intent": "INT-001"}
     assert dict(r["servers_after"]) == dict(r["servers"])
     _assert_reloaded_without_error([r["reload"]])
+    assert r["warnings"] == [], r["warnings"]  # e.g. lsp-mode's "Unknown notification"
     print(f"emacs lsp-mode flow: {run.seconds:.2f} s; steps {r['steps']}")
