@@ -15,6 +15,7 @@
 (defvar flow-steps nil)
 (defvar flow-messages nil "window/showMessage params received.")
 (defvar flow-did-open nil "URIs of the textDocument/didOpen notifications sent.")
+(defvar flow-questions nil "The yes/no questions Emacs asked in `flow-choose'.")
 
 
 (defun flow-put (key value) (puthash key value flow-result))
@@ -80,8 +81,10 @@ DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
                  (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
                  (or (cl-find-if (lambda (title) (string-prefix-p prefix title)) offered)
                      (error "No code action starting with %S in %S" prefix offered))))
-              ((symbol-function 'y-or-n-p) (lambda (&rest _) t))
-              ((symbol-function 'yes-or-no-p) (lambda (&rest _) discard)))
+              ((symbol-function 'y-or-n-p)
+               (lambda (prompt &rest _) (push prompt flow-questions) t))
+              ((symbol-function 'yes-or-no-p)
+               (lambda (prompt &rest _) (push prompt flow-questions) discard)))
       ;; The line and its newline: flymake may put a diagnostic of an empty line there.
       (let ((last-nonmenu-event ?\r))
         (eglot-code-actions (line-beginning-position)
@@ -297,6 +300,7 @@ DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
           (flow-wait (lambda () (concat "stale-file; have " (flow-describe)))
                      (lambda () (flow-find "stale-file")))
           (flow-goto-line (nth 1 (flow-find "stale-file")))
+          (setq flow-questions nil)
           (let ((messages (with-current-buffer (messages-buffer) (point-max)))
                 (error-text (condition-case err
                                 (progn (flow-choose "Reload from disk" t) nil)
@@ -305,6 +309,7 @@ DISCARD answers Emacs's \"changed on disk; discard your edits?\" question."
                                           (flow-describe)))
                        (lambda () (null (flow-find "stale-file"))))
             (push (list (cons "error" error-text)
+                        (cons "questions" (vconcat flow-questions))
                         (cons "reloaded" (equal (buffer-string) theirs))
                         (cons "modified" (if (buffer-modified-p) t :json-false))
                         (cons "messages" (with-current-buffer (messages-buffer)

@@ -24,10 +24,12 @@ def _require(emacs: str, feature: str, install_hint: str) -> None:
 
 def _assert_reloaded_without_error(reloads: list[dict]) -> None:
     """Each "Reload from disk" of a buffer edited here and rewritten on disk by another
-    process: the disk text, unmodified, no error signalled or shown, no stale-file left."""
+    process: no question (picking it is the answer), the disk text, unmodified, no error
+    signalled or shown, no stale-file left."""
     assert reloads, reloads
     for reload in reloads:
         assert reload["error"] is None, reload
+        assert reload["questions"] == [], reload
         assert reload["reloaded"] is True, reload
         assert reload["modified"] is False, reload
         assert "stale-file" not in reload["diagnostics"], reload
