@@ -41,7 +41,7 @@ header{padding-top:20px}
 h1{font-size:1.6rem;margin:.2em 0}h2{font-size:1.35rem;margin:1.6em 0 .4em;
 border-bottom:2px solid var(--line)}h3{font-size:1.1rem;margin:1.4em 0 .4em}
 h4{margin:.4em 0}
-p,li,dd,dt,summary,code{overflow-wrap:anywhere}
+h1,h2,h3,h4,h5,p,li,dd,dt,summary,code,figcaption{overflow-wrap:anywhere}
 td{overflow-wrap:anywhere}th{white-space:nowrap}
 table.wide{min-width:560px}
 .muted{color:var(--muted)}
