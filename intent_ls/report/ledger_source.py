@@ -122,27 +122,24 @@ def add_record(tally: RepoTally, record: dict[str, Any], pending: list[_PendingV
     intent.records += 1
     files = [f for f in _list(record.get("files")) if isinstance(f, dict)]
     first_path = _text(files[0].get("path")) if files else ""
+    verdicts = _list(meta.get("verdicts")) if kind == "mutation" else []
     range_hashes: set[str] = set()
     if kind == "mutation":
         for file in files:
             path = _text(file.get("path"))
             intent.files.add(path)
             for conv in _list(file.get("conversations")):
-                contributor = _dict(_dict(conv).get("contributor"))
+                if not isinstance(conv, dict):
+                    continue
+                contributor = _dict(conv.get("contributor"))
                 ctype = _text(contributor.get("type")) or "unknown"
                 model = _text(contributor.get("model_id")) or None
-                lines = 0
-                for rng in _list(_dict(conv).get("ranges")):
-                    rng = _dict(rng)
-                    start, end = rng.get("start_line"), rng.get("end_line")
-                    if isinstance(start, int) and isinstance(end, int) and end >= start:
-                        lines += end - start + 1
-                    if path == first_path:
-                        range_hashes.add(_text(rng.get("content_hash")))
-                tally.add_lines(intent, path, ctype, model, lines)
+                ranges = [r for r in _list(conv.get("ranges")) if isinstance(r, dict)]
+                tally.add_lines(intent, path, ctype, model, _line_count(ranges))
+                if verdicts and path == first_path:
+                    range_hashes.update(_text(r.get("content_hash")) for r in ranges)
         for node in _list(meta.get("ast_nodes")):
-            node = _dict(node)
-            if isinstance(node.get("name"), str):
+            if isinstance(node, dict) and isinstance(node.get("name"), str):
                 intent.nodes.add((_text(node.get("path")), node["name"]))
     approvals = [_dict(a) for a in _list(meta.get("approvals"))]
     if kind == "approval":
@@ -162,7 +159,7 @@ def add_record(tally: RepoTally, record: dict[str, Any], pending: list[_PendingV
     if kind != "mutation":
         return
     after = _text(meta.get("after_hash"))
-    for verdict in _list(meta.get("verdicts")):
+    for verdict in verdicts:
         verdict = _dict(verdict)
         code = _text(verdict.get("code"))
         wanted = _dict(_dict(verdict.get("details")).get("approval"))
@@ -184,6 +181,15 @@ def add_record(tally: RepoTally, record: dict[str, Any], pending: list[_PendingV
             message=_text(verdict.get("message")),
         )
         pending.append(_PendingVerdict(row, frozenset(hashes), applied))
+
+
+def _line_count(ranges: list[dict[str, Any]]) -> int:
+    lines = 0
+    for rng in ranges:
+        start, end = rng.get("start_line"), rng.get("end_line")
+        if type(start) is int and type(end) is int and end >= start:
+            lines += end - start + 1
+    return lines
 
 
 def resolve_verdicts(tally: RepoTally, pending: list[_PendingVerdict]) -> None:
