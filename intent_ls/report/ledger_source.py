@@ -81,7 +81,7 @@ def spec_intents(ws: Workspace) -> list[SpecIntent]:
             status=i.status.value,
             owned_scope=i.patterns,
             acceptance_criteria=i.acceptance_criteria,
-            source=getattr(i, "source", None),
+            source=i.source,
         )
         for i in ws.spec().intents
     ]
