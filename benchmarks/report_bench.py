@@ -30,7 +30,7 @@ from intent_ls.ledger.store import GENESIS, LEDGER_RELPATH, seal
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.report.build import collect, write_report
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 INTENTS = [f"INT-{i:03d}" for i in range(1, 21)]
 CONTRIBUTORS = [
@@ -137,7 +137,7 @@ def main() -> None:
         )
         if args.no_browser:
             return
-        from chromium import Chromium, find_chromium
+        from tests.report.chromium import Chromium, find_chromium
 
         binary = find_chromium()
         if binary is None:

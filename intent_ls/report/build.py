@@ -29,5 +29,8 @@ def write_report(repos: list[RepoTally], out: Path) -> Path:
         if len(repos) == 1
         else f"Intent report: {len(repos)} repositories"
     )
+    if ".orchestration" not in out.parts:
+        # A CI artefact directory may not exist yet; the sidecar is created safely below.
+        out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, render_page(repos, title).encode("utf-8"))
     return out

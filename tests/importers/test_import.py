@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SPEC, write
 
 from intent_ls.cli.main import main
 from intent_ls.model import Status
 from intent_ls.spec import load_spec_text
+from tests.importers.conftest import SPEC, write
 
 SPEC_FILE = ".orchestration/active_intents.yaml"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import KIRO_TASKS, OPENSPEC_SPEC, SPEC, SPECKIT_TASKS, write
 
 from intent_ls.cli.main import main
+from tests.importers.conftest import KIRO_TASKS, OPENSPEC_SPEC, SPEC, SPECKIT_TASKS, write
 
 SPEC_FILE = ".orchestration/active_intents.yaml"
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium import Chromium, find_chromium
-from conftest import LedgerWorkspace
 
 from intent_ls.cli.main import main
+from tests.report.chromium import Chromium, find_chromium
+from tests.report.conftest import LedgerWorkspace
 
 BINARY = find_chromium()
 pytestmark = pytest.mark.skipif(

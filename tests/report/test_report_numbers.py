@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import IMG, SCRIPT, LedgerWorkspace
-from page_figures import read_figures
 
 from intent_ls.cli.main import main
+from tests.report.conftest import IMG, SCRIPT, LedgerWorkspace
+from tests.report.page_figures import read_figures
 
 
 def expected_from_jsonl(ledger: Path) -> dict[str, object]:
