@@ -15,8 +15,11 @@ from typing import Any
 from intent_ls.report.ledger_source import add_record, resolve_verdicts
 from intent_ls.report.model import RepoTally
 
-#: The records table's directory in an export (``RECORDS_DIR/repo=NAME/*.parquet``).
+#: The records table's parts in an export: ``records/repo=NAME/part-*.parquet``, NAME
+#: percent-encoded as Hive partition values are (DuckDB decodes it into ``repo``); names
+#: starting with ``.`` are an exporter's unfinished files.
 RECORDS_DIR = "records"
+PARTS = "repo=*/part-*.parquet"
 
 
 class ExportError(Exception):
@@ -26,28 +29,30 @@ class ExportError(Exception):
 def record_files(export_dir: Path) -> list[Path]:
     if not export_dir.is_dir():
         raise ExportError(f"{export_dir}: not a directory (an `intent-ls export --out` one)")
-    files = sorted((export_dir / RECORDS_DIR).glob("repo=*/**/*.parquet"))
+    files = sorted((export_dir / RECORDS_DIR).glob(PARTS))
     if not files:
         raise ExportError(
-            f"{export_dir}: no {RECORDS_DIR}/repo=NAME/*.parquet files; "
+            f"{export_dir}: no {RECORDS_DIR}/repo=NAME/part-*.parquet files; "
             "write them with `intent-ls export --out DIR`"
         )
     return files
 
 
 def collect_export(export_dir: Path) -> list[RepoTally]:
-    try:
-        import duckdb
-    except ImportError as exc:
-        raise ExportError(
-            "reading an export needs the duckdb package (pip install 'intent-ls[export]')"
-        ) from exc
-    files = record_files(export_dir)
+    """One tally per repository, by name. DuckDB may read the export directory and
+    nothing else (no other file, no extension download)."""
+    import duckdb
+
+    files = record_files(export_dir.resolve())
     con = duckdb.connect()
     try:
+        con.execute("SET autoinstall_known_extensions = false")
+        con.execute("SET allowed_directories = $dirs", {"dirs": [f"{export_dir.resolve()}/"]})
+        con.execute("SET enable_external_access = false")
         rows = con.execute(
             "SELECT repo, any_value(line) FROM read_parquet(?, hive_partitioning = true, "
-            "union_by_name = true) GROUP BY repo, digest ORDER BY repo, min(ts), digest",
+            "hive_types = {'repo': VARCHAR}, union_by_name = true) "
+            "GROUP BY repo, digest ORDER BY repo, min(ts), digest",
             [[str(f) for f in files]],
         ).fetchall()
     except duckdb.Error as exc:

@@ -95,3 +95,25 @@ def test_charts_and_the_map_are_labelled_for_assistive_technology(
     # The contributor chart's description states the figures in words.
     desc = next(d for _, (t, d) in charts if t == "Changed lines by contributor type")
     assert "ai: 10 lines" in desc
+
+
+def test_a_many_repository_page_renders_cleanly_on_a_phone(
+    tmp_path: Path, browser: Chromium
+) -> None:
+    from tests.report.conftest import build_ledger_workspace
+    from tests.report.test_report_export import write_export
+
+    export = tmp_path / "export"
+    for name in ("acme/shop", "acme/a-repository-with-a-rather-long-name-indeed"):
+        ws = build_ledger_workspace(tmp_path / name.replace("/", "_"))
+        write_export(export, name, ws.ledger.path)
+    out = tmp_path / "org.html"
+    assert main(["report", "--from", str(export), "--out", str(out)]) == 0
+    browser.open_page(390, 900, mobile=True)
+    browser.load(out)
+    assert browser.problems() == []
+    assert browser.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    assert browser.evaluate("document.querySelectorAll('section.repo').length") == 2
+    assert browser.evaluate("document.querySelectorAll('table.repos tbody tr').length") == 2

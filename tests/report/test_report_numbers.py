@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from tests.report.conftest import IMG, SCRIPT, LedgerWorkspace
 from tests.report.page_figures import read_figures
 
 
-def expected_from_jsonl(ledger: Path) -> dict[str, object]:
+def expected_from_jsonl(ledger: Path) -> dict[str, Any]:
     """What the page must say, straight from the ledger lines: changed lines are the lines
     of a mutation record's ranges, per contributor."""
     per_intent_records: Counter[str] = Counter()
