@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,7 +18,8 @@ from intent_ls.importers.markdown import (
 )
 from intent_ls.importers.model import SourceError, Task
 
-_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+#: Characters an intent id keeps from a directory name (letters of any script).
+_ID_CHARS = re.compile(r"[^\w.-]+")
 
 
 class NothingToImport(Exception):
@@ -50,7 +52,13 @@ def feature_dirs(
 
 
 def intent_id(prefix: str, directory: str) -> str:
-    return f"{prefix}-{_ID_CHARS.sub('-', directory.rsplit('/', 1)[-1]).strip('-')}"
+    """``SPECKIT-001-user-auth``; a name with nothing to keep gets a short hash of itself,
+    so two such directories never share an id."""
+    name = directory.rsplit("/", 1)[-1]
+    kept = _ID_CHARS.sub("-", name).strip("-.")
+    if not kept:
+        kept = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{prefix}-{kept}"
 
 
 def humanize(directory: str) -> str:

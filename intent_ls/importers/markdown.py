@@ -54,8 +54,13 @@ class Checkbox:
 
 def read_lines(root: Path, rel: str) -> list[str]:
     """The file's lines; a file that is not UTF-8 is refused at the line of its first bad
-    byte (a symlink or special file by :func:`~intent_ls.safe_io.read_regular`)."""
-    data = read_regular(root / rel, MAX_SOURCE_BYTES)
+    byte, one that resolves outside the workspace (through a symlinked directory, or a
+    ``source`` in the spec naming ``../``) at line 1, a symlink or special file by
+    :func:`~intent_ls.safe_io.read_regular`."""
+    path = root / rel
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise SourceError(rel, 1, "resolves outside the workspace; not read")
+    data = read_regular(path, MAX_SOURCE_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

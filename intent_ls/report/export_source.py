@@ -69,7 +69,7 @@ def collect_export(export_dir: Path) -> list[RepoTally]:
             pending[name] = []
         try:
             record = json.loads(line)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             continue
         if isinstance(record, dict):
             add_record(tally, record, pending[name])

@@ -59,8 +59,8 @@ def collect_workspace(root: Path, name: str | None = None) -> RepoTally:
             for raw in f:
                 try:
                     record = json.loads(raw)
-                except ValueError:
-                    continue  # verification above names the line
+                except (ValueError, RecursionError):
+                    continue  # verification above names the line (nesting too deep too)
                 if isinstance(record, dict):
                     add_record(tally, record, pending)
     resolve_verdicts(tally, pending)

@@ -252,3 +252,37 @@ def test_hostile_text_is_quoted_not_injected(ws: Path, capsys: pytest.CaptureFix
     )
     result = load_spec_text((ws / SPEC_FILE).read_text())
     assert result.spec is not None and result.spec.get("EVIL") is None
+
+
+def test_odd_directory_names_give_distinct_valid_ids(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        ws,
+        {
+            ".kiro/specs/日本語/tasks.md": "- [ ] 1. Write `src/ja.py`\n",
+            ".kiro/specs/!!!/tasks.md": "- [ ] 1. Write `src/x.py`\n",
+            ".kiro/specs/???/tasks.md": "- [ ] 1. Write `src/y.py`\n",
+            ".kiro/specs/with space/tasks.md": "- [ ] 1. Write `src/z.py`\n",
+        },
+    )
+    rc, _, err = run(ws, capsys, "kiro", "--write")
+    assert rc == 0, err
+    result = load_spec_text((ws / SPEC_FILE).read_text())
+    assert result.spec is not None and not result.has_errors
+    ids = [i.id for i in result.spec.intents if i.id.startswith("KIRO-")]
+    assert len(ids) == len(set(ids)) == 5
+    assert "KIRO-日本語" in ids and "KIRO-with-space" in ids
+
+
+def test_a_source_directory_symlinked_out_of_the_workspace_is_not_read(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    write(outside, {"tasks.md": "- [x] 1. Secret `src/secret.py`\n"})
+    (ws / ".kiro" / "specs" / "linked").symlink_to(outside, target_is_directory=True)
+    rc, out, _ = run(ws, capsys, "kiro", "--write")
+    assert rc == 0
+    assert "secret" not in out and "linked" not in out
+    rc, _, err = run(ws, capsys, "kiro", ".kiro/specs/linked")
+    assert rc == 2 and "no such directory" in err

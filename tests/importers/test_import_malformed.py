@@ -142,6 +142,16 @@ def test_a_symlinked_source_file_is_refused(
     tasks.unlink()
     tasks.symlink_to(outside)
     rc, out, err = run(ws, capsys, "kiro", "--write")
+    assert rc == 1 and out == ""
+    assert err.startswith(
+        ".kiro/specs/csv-export/tasks.md:1: error: resolves outside the workspace"
+    )
+    # A symlink to a file inside the workspace is refused too: sources are plain files.
+    inside = ws / "notes.md"
+    inside.write_text("- [x] 1. Write `src/x.py`\n")
+    tasks.unlink()
+    tasks.symlink_to(inside)
+    rc, out, err = run(ws, capsys, "kiro", "--write")
     assert rc == 2 and out == ""
     assert err.startswith("intent-ls: error:") and "symlink" in err
     assert (ws / SPEC_FILE).read_text() == SPEC

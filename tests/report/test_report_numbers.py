@@ -197,3 +197,36 @@ def test_bad_arguments_are_one_line_errors(
     err = capsys.readouterr().err
     assert err.startswith("intent-ls: error:") and "Traceback" not in err
     assert not target.exists()
+
+
+def test_oddly_shaped_ledger_lines_do_not_stop_the_report(
+    ledger_ws: LedgerWorkspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = [
+        "not json",
+        "[1, 2]",
+        '{"timestamp": 5, "files": "x", "metadata": {"intent_ls": {"kind": "mutation", '
+        '"intent_id": 5, "ast_nodes": "y", "verdicts": [1, {"code": {}}], "approvals": 3}}}',
+        '{"metadata": {"intent_ls": {"kind": "mutation", "intent_id": "INT-ODD"}}, "files": '
+        '[{"path": "a", "conversations": [{"contributor": "ai", "ranges": '
+        '[{"start_line": "1", "end_line": 9}, 7]}, 3]}, 4]}',
+        '{"metadata": {"intent_ls": {"kind": "approval", "approvals": [{"approver": 1}]}}}',
+        "[" * 100_000,
+    ]
+    with ledger_ws.ledger.path.open("a") as f:
+        f.write("\n".join(odd) + "\n")
+    page = report(ledger_ws, tmp_path, capsys)
+    figures = read_figures(page)
+    assert 'data-field="ledger-problem"' in page
+    repo = ledger_ws.root.name
+    # The well-formed records are all counted; the odd ones add no changed line.
+    want = expected_from_jsonl_prefix(ledger_ws.ledger.path, len(odd))
+    assert figures[(repo, "", "", "lines")] == str(sum(want["by_type"].values()))
+    assert figures[(repo, "data-intent", "INT-ODD", "lines")] == "0"
+
+
+def expected_from_jsonl_prefix(ledger: Path, drop: int) -> dict[str, Any]:
+    lines = ledger.read_text().splitlines()[:-drop]
+    trimmed = ledger.parent / "trimmed.jsonl"
+    trimmed.write_text("\n".join(lines) + "\n")
+    return expected_from_jsonl(trimmed)
