@@ -88,7 +88,7 @@ def buckets(per_day: dict[str, int], limit: int = 60) -> list[Bar]:
 
 
 def column_chart(uid: str, title: str, bars: Sequence[Bar], unit: str) -> str:
-    width, height, left, bottom = 480, 200, 40, 36
+    width, height, left, bottom = 400, 180, 36, 32
     desc = "; ".join(f"{b.label}: {b.value} {unit}" for b in bars)
     out = [_svg_open(uid, width, height, title, desc or f"no {unit}")]
     top = max((b.value for b in bars), default=0)

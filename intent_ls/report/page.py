@@ -43,7 +43,9 @@ border-bottom:2px solid var(--line)}h3{font-size:1.1rem;margin:1.4em 0 .4em}
 h4{margin:.4em 0}
 h1,h2,h3,h4,h5,p,li,dd,dt,summary,code,figcaption{overflow-wrap:anywhere}
 td{overflow-wrap:anywhere}th{white-space:nowrap}
-table.wide{min-width:560px}
+table.wide{min-width:640px}
+table.wide td{overflow-wrap:break-word}
+table.wide td:first-child,.status{white-space:nowrap}
 .muted{color:var(--muted)}
 .alert{border:2px solid #b3261e;background:#fdecea;padding:8px 12px;border-radius:6px}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px;
@@ -51,7 +53,7 @@ margin:8px 0;padding:0}
 .cards div{background:var(--soft);border-radius:6px;padding:8px 12px}
 .cards dt{font-size:.8rem;color:var(--muted)}.cards dd{margin:0;font-size:1.3rem;
 font-weight:600}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,460px),1fr));gap:16px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:16px}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
@@ -142,7 +144,7 @@ def _repo(uid: str, repo: RepoTally) -> str:
         f'<p class="muted">Records by kind: {kinds or "none"}.</p>'
     )
     out.append(_intent_map(uid, repo))
-    out.append(f'<h3 id="{uid}-who">Who changed the lines</h3>')
+    out.append(f'<h3 id="{uid}-who">Who changed the lines</h3><div class="grid">')
     out.append(
         _chart_with_table(
             f"{uid}-type",
@@ -161,6 +163,7 @@ def _repo(uid: str, repo: RepoTally) -> str:
             "model",
         )
     )
+    out.append("</div>")
     out.append(_timeline(uid, repo))
     out.append(_intents(uid, repo))
     out.append(_verdicts(uid, repo))
@@ -332,7 +335,7 @@ def _verdicts(uid: str, repo: RepoTally) -> str:
     ordered = sorted(repo.verdicts, key=lambda v: (not v.open, v.timestamp))
     shown = ordered[:TABLE_LIMIT]
     rows = "".join(
-        f'<tr data-open="{str(v.open).lower()}"><td>{esc(v.timestamp)}</td>'
+        f'<tr data-open="{str(v.open).lower()}"><td>{esc(_when(v.timestamp))}</td>'
         f"<td>{esc(v.intent_id)}</td><td><code>{esc(v.path)}</code></td>"
         f"<td>{esc(v.code)}</td><td>{esc(v.message)}</td>"
         f"<td>{'open' if v.open else 'approved by ' + esc(v.approver)}</td></tr>"
@@ -358,12 +361,19 @@ def _verdicts(uid: str, repo: RepoTally) -> str:
     )
 
 
+def _when(timestamp: str) -> str:
+    """``2026-01-02T13:00:00.000000Z`` as ``2026-01-02 13:00``: minutes are enough to read."""
+    if len(timestamp) >= 16 and timestamp[10] == "T":
+        return f"{timestamp[:10]} {timestamp[11:16]}"
+    return timestamp
+
+
 def _approvals(uid: str, repo: RepoTally) -> str:
     if not repo.approvals:
         return f'<h3 id="{uid}-approvals">Approvals</h3><p class="muted">None recorded.</p>'
     shown = sorted(repo.approvals, key=lambda a: a.timestamp)[:TABLE_LIMIT]
     rows = "".join(
-        f"<tr><td>{esc(a.timestamp)}</td><td>{esc(a.intent_id)}</td>"
+        f"<tr><td>{esc(_when(a.timestamp))}</td><td>{esc(a.intent_id)}</td>"
         f"<td><code>{esc(a.path)}</code></td><td>{esc(a.verdict_code)}</td>"
         f"<td>{esc(a.approver)}</td><td>{esc(a.reason)}</td></tr>"
         for a in shown

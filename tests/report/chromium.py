@@ -126,12 +126,16 @@ class Chromium:
         self.session = attached["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.call(f"{domain}.enable")
+        self.width, self.mobile = width, mobile
+        self._metrics(height)
+
+    def _metrics(self, height: int) -> None:
         self.call(
             "Emulation.setDeviceMetricsOverride",
-            width=width,
+            width=self.width,
             height=height,
             deviceScaleFactor=1,
-            mobile=mobile,
+            mobile=self.mobile,
         )
 
     def load(self, path: Path) -> float:
@@ -148,7 +152,12 @@ class Chromium:
         return result["result"].get("value")
 
     def screenshot(self, out: Path) -> None:
-        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        """The whole page as laid out at the page's width: the viewport is made as tall as
+        the page first (capturing beyond the viewport would lay a mobile page out again
+        at another width)."""
+        height = int(self.evaluate("document.documentElement.scrollHeight"))
+        self._metrics(height)
+        data = self.call("Page.captureScreenshot", format="png")
         out.write_bytes(base64.b64decode(data["data"]))
 
     def problems(self) -> list[str]:
