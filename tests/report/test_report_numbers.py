@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from intent_ls.cli.main import main
+from intent_ls.report import ledger_source
 from tests.report.conftest import IMG, SCRIPT, LedgerWorkspace
 from tests.report.page_figures import read_figures
 
@@ -141,9 +142,18 @@ def test_the_page_is_the_same_bytes_for_the_same_ledger(
     assert report(ledger_ws, tmp_path, capsys) == report(ledger_ws, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("beside", [False, True], ids=["inline", "second-process"])
 def test_a_tampered_ledger_is_reported_on_the_page(
-    ledger_ws: LedgerWorkspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ledger_ws: LedgerWorkspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    beside: bool,
 ) -> None:
+    """Verification runs inline for a small ledger and in a second process for a big
+    one; both ways the page says where the ledger breaks."""
+    if beside:
+        monkeypatch.setattr(ledger_source, "PARALLEL_VERIFY_BYTES", 0)
     path = ledger_ws.ledger.path
     path.write_bytes(path.read_bytes().replace(b'"type":"human"', b'"type":"ai"', 1))
     page = report(ledger_ws, tmp_path, capsys)
