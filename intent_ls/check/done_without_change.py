@@ -51,7 +51,7 @@ def done_without_change(ws: Workspace, index: TraceIndex) -> list[Finding]:
     for intent in ws.spec().intents:
         if intent.source is None:
             continue
-        tasks, problem = _tasks(ws.root, intent.source)
+        tasks, problem = _tasks(ws.root, intent.id, intent.source)
         if problem is not None:
             findings.append(problem)
         for task in tasks:
@@ -64,8 +64,8 @@ def done_without_change(ws: Workspace, index: TraceIndex) -> list[Finding]:
     return findings
 
 
-def _tasks(root: Path, source: str) -> tuple[list[Task], Finding | None]:
-    tool = tool_of_source(source)
+def _tasks(root: Path, intent_id: str, source: str) -> tuple[list[Task], Finding | None]:
+    tool = tool_of_source(intent_id, source)
     if tool is None or not (root / source).is_file():
         return [], None
     try:

@@ -44,11 +44,22 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-def tool_of_source(source: str) -> Tool | None:
-    """The tool whose task list ``source`` is (``specs/x/tasks.md`` is spec-kit's)."""
+#: The id prefix each importer gives its intents.
+_PREFIXES = {"SPECKIT-": "spec-kit", "OPENSPEC-": "openspec", "KIRO-": "kiro"}
+
+
+def tool_of_source(intent_id: str, source: str) -> Tool | None:
+    """The tool whose task list ``source`` is: by the intent's id (an import from another
+    PATH keeps its prefix), else by where the file sits (an intent renamed by hand keeps
+    its source); None when ``source`` is no task list."""
+    if source.rpartition("/")[2] != "tasks.md":
+        return None
+    for prefix, name in _PREFIXES.items():
+        if intent_id.startswith(prefix):
+            return TOOLS[name]
+    parent = source.rpartition("/")[0]
     for tool in TOOLS.values():
-        parent, _, name = source.rpartition("/")
-        if name == "tasks.md" and parent.rpartition("/")[0] == tool.default_dir:
+        if parent.rpartition("/")[0] == tool.default_dir:
             return tool
     return None
 

@@ -18,7 +18,8 @@ from intent_ls.importers.model import ProposedIntent
 from intent_ls.spec_edit import SpecEditError
 
 _PLAIN = re.compile(r"[A-Za-z0-9_/][\w ./@+=-]*")
-_NUMBER_LIKE = re.compile(r"[-+.\d_]+(?:[eE][-+]?\d+)?|0[xob][\da-fA-F_]+")
+#: Plain scalars YAML 1.1 reads as numbers or dates.
+_NUMBER_LIKE = re.compile(r"[-+.\d_]+(?:[eE][-+]?\d+)?|0[xob][\da-fA-F_]+|\d{4}-\d\d?-\d\d?\b.*")
 _RESERVED = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 #: Characters a YAML reader refuses raw (or that would hide text): escaped in quotes.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")

@@ -101,3 +101,18 @@ def test_check_writes_the_report_when_asked(repo: GitRepo) -> None:
     assert "report:" in err and "report.html" in err
     page = out.read_text()
     assert "SPECKIT-001-albums" in page and 'data-field="records">1<' in page
+
+
+def test_a_task_list_imported_from_another_directory_is_read_by_the_ids_tool(
+    repo: GitRepo,
+) -> None:
+    spec = SPEC + (
+        "  - id: SPECKIT-002-elsewhere\n    name: Elsewhere\n    status: DRAFT\n"
+        "    owned_scope:\n      - src/other/\n    source: plans/002-elsewhere/tasks.md\n"
+    )
+    setup(repo)
+    repo.write(".orchestration/active_intents.yaml", spec)
+    repo.write("plans/002-elsewhere/tasks.md", "- [x] T001 Write src/other/x.py\n")
+    repo.commit("elsewhere")
+    found = repo.findings("--enable", "done-without-change")
+    assert ("plans/002-elsewhere/tasks.md", 1) in [(f["path"], f["start_line"]) for f in found]
