@@ -27,7 +27,7 @@ VERB_MODULES = (
     "intent_ls.cli.map",
     "intent_ls.cli.check",
     "intent_ls.cli.report",
-    "intent_ls.cli.import_specs",
+    "intent_ls.cli.import",
     "intent_ls.cli.init",
     "intent_ls.cli.merge_driver",
     "intent_ls.cli.hook",

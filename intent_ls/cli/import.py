@@ -1,4 +1,8 @@
-"""``intent-ls import spec-kit|openspec|kiro``: intents proposed from spec-driven tools."""
+"""``intent-ls import spec-kit|openspec|kiro``: intents proposed from spec-driven tools.
+
+Named like its verb, as every verb module is (``import`` is a keyword: the module is only
+ever loaded by name, through :data:`intent_ls.cli.main.VERB_MODULES`).
+"""
 
 from __future__ import annotations
 
