@@ -30,7 +30,12 @@ def register(subparsers: Any) -> None:
             "status: 0 fine, 1 a malformed source file (nothing written), 2 usage error."
         ),
     )
-    parser.add_argument("kind", choices=KINDS, help="the tool whose files to read")
+    parser.add_argument(
+        "kind",
+        metavar="KIND",
+        choices=KINDS,
+        help="the tool whose files to read: spec-kit, openspec or kiro",
+    )
     parser.add_argument(
         "path",
         nargs="?",
