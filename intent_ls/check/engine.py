@@ -35,6 +35,7 @@ from typing import IO, Any
 import attrs
 
 from intent_ls.check.findings import (
+    DONE_WITHOUT_CHANGE,
     INTENT_NOT_IN_PROGRESS,
     INTENT_NOT_OWNER,
     LEDGER_INVALID,
@@ -108,10 +109,13 @@ class _Range:
     digest: str
 
 
-def run_check(root: Path, base_rev: str | None) -> CheckResult:
+def run_check(
+    root: Path, base_rev: str | None, optional_rules: frozenset[str] = frozenset()
+) -> CheckResult:
     """Checks the working tree of ``root`` against ``base_rev`` (default: see
-    :meth:`Repo.resolve_base`). Raises :class:`~intent_ls.check.git.GitError` when git
-    cannot answer; everything else wrong becomes a finding."""
+    :meth:`Repo.resolve_base`), with the ``optional_rules`` asked for. Raises
+    :class:`~intent_ls.check.git.GitError` when git cannot answer; everything else wrong
+    becomes a finding."""
     ws = Workspace(root)
     repo = Repo(ws.root)
     base = repo.resolve_base(base_rev)
@@ -160,6 +164,10 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
             found, counted = checker.check(change)
             findings.extend(found)
             lines += counted
+        if DONE_WITHOUT_CHANGE in optional_rules:
+            from intent_ls.check.done_without_change import done_without_change
+
+            findings.extend(done_without_change(ws, index))
     findings.sort(key=lambda f: (f.path, f.start_line, f.rule))
     return CheckResult(
         base,

@@ -19,6 +19,9 @@ LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
 SCOPE_WIDENED_RULE = "scope-widened"
 SYMLINK_CHANGE = "symlink-change"
+#: Optional (``intent-ls check --enable done-without-change``).
+DONE_WITHOUT_CHANGE = "done-without-change"
+OPTIONAL_RULES = (DONE_WITHOUT_CHANGE,)
 
 
 @attrs.frozen
@@ -104,6 +107,15 @@ RULES: tuple[Rule, ...] = (
         "glob, or lost an exclusion. The spec is the human's contract: approve this "
         "content with `intent-ls approve scope-widened .orchestration/active_intents.yaml`, "
         "or revert the change.",
+    ),
+    Rule(
+        DONE_WITHOUT_CHANGE,
+        "DoneWithoutChange",
+        "An imported task or intent is marked done, but the ledger records no change in it",
+        "Optional (--enable done-without-change). A task ticked done in a spec-kit, OpenSpec "
+        "or Kiro task list (an intent imported with `intent-ls import`) names files no "
+        "recorded save changed, or a COMPLETED intent owns no file a recorded save "
+        "changed. Make the change under the intent, or untick the task.",
     ),
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -5,9 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from intent_ls.cli.common import add_format_arg, add_workspace_arg, print_json, workspace_root
+from intent_ls.check.findings import OPTIONAL_RULES
+from intent_ls.cli.common import (
+    add_format_arg,
+    add_workspace_arg,
+    display_path,
+    print_json,
+    workspace_root,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +37,21 @@ def register(subparsers: Any) -> None:
         "origin/main or origin/master if present, else HEAD)",
     )
     add_format_arg(parser, "text", "json", "sarif", "github")
+    parser.add_argument(
+        "--enable",
+        metavar="RULE",
+        action="append",
+        choices=OPTIONAL_RULES,
+        default=[],
+        help="also apply an optional rule: done-without-change (an imported task or intent "
+        "marked done with no recorded change in it); repeatable",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        type=Path,
+        help="also write the HTML report (`intent-ls report`) to FILE, e.g. as a CI artefact",
+    )
     parser.set_defaults(func=run)
 
 
@@ -40,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.workspace.setup import warn_clone_setup
 
     try:
-        result = run_check(workspace_root(args), args.base)
+        result = run_check(workspace_root(args), args.base, frozenset(args.enable))
     except GitError as exc:
         raise CliError(str(exc)) from exc
     except (OSError, json.JSONDecodeError) as exc:
@@ -54,5 +77,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(result))
     print(summary(result), file=sys.stderr)
+    if args.report is not None:
+        from intent_ls.report.build import collect, write_report
+
+        written = write_report(collect(workspace_root(args), None), args.report)
+        print(f"report: {display_path(written)}", file=sys.stderr)
     warn_clone_setup(workspace_root(args))
     return 0 if result.ok else 1

@@ -26,6 +26,8 @@ VERB_MODULES = (
     "intent_ls.cli.trace",
     "intent_ls.cli.map",
     "intent_ls.cli.check",
+    "intent_ls.cli.report",
+    "intent_ls.cli.import",
     "intent_ls.cli.init",
     "intent_ls.cli.merge_driver",
     "intent_ls.cli.hook",

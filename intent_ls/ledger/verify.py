@@ -282,7 +282,7 @@ def _check_line(raw: bytes) -> tuple[str | None, Links]:
         return CONFLICT_MESSAGE, NO_LINKS
     try:
         record = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         return f"not valid JSON: {exc}", NO_LINKS
     reason = check_record(record)
     if reason is not None:

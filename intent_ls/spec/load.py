@@ -457,6 +457,7 @@ class _Validator:
         }
         created = self.string("created_at", fields.get("created_at"), False, node)
         updated = self.string("updated_at", fields.get("updated_at"), False, node)
+        source = self.string("source", fields.get("source"), False, node)
         if intent_id is None or name is None or status is None or scope_node is None:
             return None
         return Intent(
@@ -470,6 +471,7 @@ class _Validator:
             recent_history=lists["recent_history"],
             created_at=created,
             updated_at=updated,
+            source=source,
             span=_node_span(node),
             scope_span=_node_span(scope_node),
         )

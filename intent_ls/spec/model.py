@@ -83,6 +83,8 @@ class Intent:
     recent_history: tuple[str, ...] = ()
     created_at: str | None = None
     updated_at: str | None = None
+    #: The spec-kit / OpenSpec / Kiro file an imported intent came from.
+    source: str | None = None
     #: Where the intent's mapping starts and where its ``owned_scope`` value sits, so
     #: editors can point at it and code actions can edit it in place.
     span: Span = attrs.field(factory=Span.point, eq=False)

@@ -82,6 +82,12 @@ INTENT_FIELDS: tuple[Field, ...] = (
     Field("created_at", Kind.TIMESTAMP, "When the intent was created (ISO 8601)."),
     Field("updated_at", Kind.TIMESTAMP, "When the intent last changed (ISO 8601)."),
     Field("description", Kind.ANY, "Free-form description."),
+    Field(
+        "source",
+        Kind.TEXT,
+        "Where the intent was imported from (`intent-ls import`): the workspace-relative "
+        "spec-kit, OpenSpec or Kiro file whose tasks it tracks.",
+    ),
 )
 
 LEGACY_INTENT_FIELDS: tuple[Field, ...] = (

@@ -360,6 +360,15 @@ def test_lone_surrogate_is_reported_not_raised(tmp_path: Path) -> None:
     assert verify_ledger(path).problem == Problem(1, "not in canonical form (edited by hand?)")
 
 
+def test_json_nested_too_deep_is_reported_not_raised(tmp_path: Path) -> None:
+    """A hostile commit can put a line Python's JSON decoder cannot recurse into."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"[" * 100_000 + b"\n")
+    problem = verify_ledger(path).problem
+    assert problem is not None and problem.line == 1
+    assert problem.reason.startswith("not valid JSON: maximum recursion depth")
+
+
 metas = st.dictionaries(
     st.sampled_from(["a", "digest", "prev", "z", "dig"]),
     JSON_VALUES | st.text(alphabet='"\\é,}', max_size=4),

@@ -43,6 +43,9 @@ interface ListedIntent {
 }
 
 let client: LanguageClient | undefined;
+/** The program (and leading arguments) the running server was started with: the CLI
+ * verbs, such as `report`, run through the same one. */
+let serverProgram: string[] | undefined;
 let output: vscode.LogOutputChannel;
 let traceOutput: vscode.LogOutputChannel & vscode.Disposable;
 let status: StatusView | undefined;
@@ -66,6 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('intentLs.clearIntent', clearIntent),
     vscode.commands.registerCommand('intentLs.showContext', showContext),
     vscode.commands.registerCommand('intentLs.recordLesson', recordLesson),
+    vscode.commands.registerCommand('intentLs.openReport', openReport),
     vscode.commands.registerCommand('intentLs.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('intentLs.refreshIntents', () => intentsView.refresh()),
     vscode.commands.registerCommand('intentLs.revealNode', revealNode),
@@ -237,6 +241,7 @@ async function launch(force: boolean): Promise<void> {
     return;
   }
   failedWith = undefined;
+  serverProgram = found.command;
   const next = new LanguageClient(
     'intentLs',
     'intent-ls',
@@ -317,8 +322,9 @@ async function execute<T>(command: string, args: unknown[]): Promise<T | undefin
   }
 }
 
-/** What a row of the status item's pick does: select an intent, or move one through its lifecycle. */
-type IntentPickItem = vscode.QuickPickItem & { id?: string; command?: string };
+/** What a row of the status item's pick does: select an intent, move one through its
+ * lifecycle, or (`report`) open the intent report. */
+type IntentPickItem = vscode.QuickPickItem & { id?: string; command?: string; report?: boolean };
 
 /** Intent statuses from which the server's `intent.complete` moves an intent on. */
 const COMPLETABLE = ['IN_PROGRESS', 'BLOCKED'];
@@ -340,17 +346,28 @@ async function selectIntent(): Promise<void> {
   const lifecycle = lifecycleItems(intents);
   if (items.length === 0 && lifecycle.length === 0) {
     void vscode.window.showWarningMessage('intent-ls: no IN_PROGRESS intent to select in the spec');
-    return;
   }
   if (lifecycle.length > 0) {
     items.push({ label: 'Lifecycle', kind: vscode.QuickPickItemKind.Separator }, ...lifecycle);
   }
+  items.push(
+    { label: 'Report', kind: vscode.QuickPickItemKind.Separator },
+    {
+      label: '$(graph) Open intent report',
+      description: 'intents, records and who changed what, as a web page',
+      report: true,
+    },
+  );
   const picked = await vscode.window.showQuickPick(items, {
     title: 'intent-ls: Select active intent',
     placeHolder: 'Intent to work under, or one to start or complete',
     matchOnDescription: true,
     matchOnDetail: true,
   });
+  if (picked?.report) {
+    await openReport();
+    return;
+  }
   if (!picked?.id) {
     return;
   }
@@ -447,4 +464,38 @@ async function recordLesson(): Promise<void> {
   if (result) {
     void vscode.window.showInformationMessage(`intent-ls: lesson recorded for ${result.intent} in ${result.path}`);
   }
+}
+
+/** The folder a CLI verb should run in: the active editor's workspace folder, else the
+ * only (or a picked) one. */
+async function activeFolder(): Promise<vscode.WorkspaceFolder | undefined> {
+  const hint = await folderHint();
+  return hint ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(hint)) : undefined;
+}
+
+/** Runs `intent-ls report` for the folder (written to its never-committed
+ * `.orchestration/.local/`) and opens the page in the browser. */
+async function openReport(): Promise<void> {
+  const folder = await activeFolder();
+  if (!folder) {
+    return;
+  }
+  const program = serverProgram ?? ['intent-ls'];
+  const out = vscode.Uri.joinPath(folder.uri, '.orchestration', '.local', 'report.html');
+  const args = [...program.slice(1), 'report', '--workspace', folder.uri.fsPath, '--out', out.fsPath];
+  const failure = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'intent-ls: writing the report' },
+    () =>
+      new Promise<string | undefined>((resolve) => {
+        child_process.execFile(program[0], args, { cwd: folder.uri.fsPath }, (error, _stdout, stderr) =>
+          resolve(error ? stderr.trim() || String(error) : undefined),
+        );
+      }),
+  );
+  if (failure) {
+    output.error(`intent-ls report: ${failure}`);
+    void vscode.window.showErrorMessage(`intent-ls: the report failed: ${failure.split('\n')[0]}`);
+    return;
+  }
+  await vscode.env.openExternal(out);
 }

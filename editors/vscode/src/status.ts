@@ -103,7 +103,7 @@ export class StatusView implements vscode.Disposable {
     if (status.approvals) {
       lines.push(`Approvals: ${status.approvals}`);
     }
-    lines.push('', 'Click to select, start or complete an intent');
+    lines.push('', 'Click to select, start or complete an intent, or open the report');
     item.tooltip = lines.join('\n');
     item.show();
   }

@@ -1,0 +1,172 @@
+"""Report benchmark: a 100k-record ledger to an HTML page, and the page in Chromium.
+
+Run: ``python benchmarks/report_bench.py [--records 100000] [--no-browser]``.
+
+The ledger is real: every record is sealed (``prev`` and ``digest``) so it verifies, with
+20 intents, three models, human and mixed saves, some verdicts and approvals, spread over
+a year. Prints, for the same ledger in the same run:
+
+- ``trace verify`` alone: the baseline, one streaming pass that any report must match;
+- the report written (verify + read + tally + render), and its ratio to the baseline;
+- the page opened in headless Chromium to its load event (the issue's "renders in ≤ 3 s").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from intent_ls.hashing import bytes_hash, content_hash
+from intent_ls.ledger.records import Contributor, RecordedVerdict, build_mutation_record
+from intent_ls.ledger.store import GENESIS, LEDGER_RELPATH, seal
+from intent_ls.ledger.verify import verify_ledger
+from intent_ls.report.build import collect, write_report
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+INTENTS = [f"INT-{i:03d}" for i in range(1, 21)]
+CONTRIBUTORS = [
+    Contributor("ai", "anthropic/claude-sonnet-4"),
+    Contributor("ai", "anthropic/claude-sonnet-4"),
+    Contributor("ai", "openai/gpt-5"),
+    Contributor("ai", "google/gemini-2.5-pro"),
+    Contributor("human"),
+    Contributor("mixed", "anthropic/claude-sonnet-4"),
+]
+
+
+def write_workspace(root: Path, n: int) -> None:
+    """A spec of 20 intents and ``n`` sealed records; the records are variations of one
+    real record (ids, times, paths, contributors, ranges), sealed one by one."""
+    orchestration = root / ".orchestration"
+    orchestration.mkdir(parents=True)
+    spec = ["active_intents:"]
+    for i, intent in enumerate(INTENTS):
+        spec += [
+            f"  - id: {intent}",
+            f"    name: Work item {i}",
+            "    status: IN_PROGRESS",
+            "    owned_scope:",
+            f"      - src/pkg{i}/**",
+            "    acceptance_criteria:",
+            f"      - Tests in tests/pkg{i} pass",
+        ]
+    (orchestration / "active_intents.yaml").write_text("\n".join(spec) + "\n")
+    template = build_mutation_record(
+        root,
+        "src/pkg0/mod0.py",
+        "class C:\n    def m(self):\n        return 0\n",
+        "class C:\n    def m(self):\n        return 1\n",
+        intent_id="INT-001",
+        session_id="s",
+        contributor=CONTRIBUTORS[0],
+        revision=None,
+    )
+    assert template is not None
+    rnd = random.Random(19)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    prev = GENESIS
+    verdict = RecordedVerdict("out-of-scope", "not owned by the active intent").to_json()
+    with (root / LEDGER_RELPATH).open("wb") as out:
+        for i in range(n):
+            record: dict[str, Any] = json.loads(json.dumps(template))
+            intent = INTENTS[i % len(INTENTS)]
+            pkg = i % len(INTENTS)
+            path = f"src/pkg{pkg}/mod{i % 500}.py"
+            who = CONTRIBUTORS[rnd.randrange(len(CONTRIBUTORS))]
+            record["id"] = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
+            when = start + timedelta(seconds=i * 315)  # 100k records: a year
+            record["timestamp"] = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            file = record["files"][0]
+            file["path"] = path
+            conv = file["conversations"][0]
+            conv["contributor"] = who.to_json()
+            conv["related"] = [{"type": "specification", "url": f"urn:intent:{intent}"}]
+            first = rnd.randint(1, 400)
+            last = first + rnd.randint(0, 12)
+            conv["ranges"] = [
+                {
+                    "start_line": first,
+                    "end_line": last,
+                    "content_hash": content_hash([f"line {i}"]),
+                }
+            ]
+            meta = record["metadata"]["intent_ls"]
+            meta["intent_id"] = intent
+            for node in meta["ast_nodes"]:
+                node["path"] = path
+                node["name"] = node["name"].replace("C", f"C{i % 2000}", 1)
+            meta["verdicts"] = [verdict] if i % 97 == 0 else []
+            line = seal(record, prev)
+            prev = bytes_hash(line)
+            out.write(line + b"\n")
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def cpu() -> tuple[float, float]:
+    """CPU seconds of this process and of its finished children: steadier than wall
+    time when other work shares the machine."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--no-browser", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        built, _ = timed(lambda: write_workspace(root, args.records))
+        print(f"ledger of {args.records} sealed records written in {built:.1f} s")
+        own0, _ = cpu()
+        verify_s, result = timed(lambda: verify_ledger(root / LEDGER_RELPATH))
+        verify_cpu = cpu()[0] - own0
+        assert result.problem is None, result.problem
+        print(f"baseline: trace verify {verify_s:.2f} s wall, {verify_cpu:.2f} s CPU")
+        out = Path(tmp) / "report.html"
+        own0, kids0 = cpu()
+        report_s, _ = timed(lambda: write_report(collect(root, None), out))
+        own1, kids1 = cpu()
+        size = out.stat().st_size
+        print(
+            f"report written in {report_s:.2f} s wall ({report_s / verify_s:.1f}x trace "
+            f"verify), {size / 1024:.0f} KiB; CPU {own1 - own0:.2f} s tallying and rendering "
+            f"+ {kids1 - kids0:.2f} s verifying in a second process (on two idle cores the "
+            f"wall time is about the larger: {max(own1 - own0, kids1 - kids0):.2f} s, "
+            f"{max(own1 - own0, kids1 - kids0) / verify_cpu:.1f}x trace verify's CPU)"
+        )
+        if args.no_browser:
+            return
+        from tests.report.chromium import Chromium, find_chromium
+
+        binary = find_chromium()
+        if binary is None:
+            print("chromium not found: page load not measured")
+            return
+        with Chromium(binary) as browser:
+            for width in (1280, 390):
+                browser.open_page(width, 900, mobile=width < 500)
+                load_s = browser.load(out)
+                assert browser.problems() == [], browser.problems()
+                print(f"page load in Chromium at {width} px: {load_s:.2f} s")
+        print(f"report + first page load: {report_s + load_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
