@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from intent_ls.hashing import bytes_hash, content_hash
+from intent_ls.common.hashing import bytes_hash, content_hash
 from intent_ls.ledger.records import Contributor, RecordedVerdict, build_mutation_record
 from intent_ls.ledger.store import GENESIS, LEDGER_RELPATH, seal
 from intent_ls.ledger.verify import verify_ledger

@@ -25,9 +25,9 @@ from intent_ls.check.findings import DONE_WITHOUT_CHANGE, Finding
 from intent_ls.importers.model import SourceError, Task
 from intent_ls.importers.plan import tool_of_source
 from intent_ls.ledger.index import TraceIndex
-from intent_ls.model import Intent, Status
-from intent_ls.spec import SPEC_RELPATH
-from intent_ls.workspace import Workspace
+from intent_ls.spec.load import SPEC_RELPATH
+from intent_ls.spec.model import Intent, Status
+from intent_ls.workspace.discover import Workspace
 
 
 def recorded_paths(index: TraceIndex) -> set[str]:

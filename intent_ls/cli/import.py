@@ -51,12 +51,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
+    from intent_ls.common.safe_io import UnsafePathError, read_sidecar, write_atomic
     from intent_ls.importers.common import NothingToImport
     from intent_ls.importers.model import SourceError
     from intent_ls.importers.plan import TOOLS, plan_import
-    from intent_ls.safe_io import UnsafePathError, read_sidecar, write_atomic
-    from intent_ls.spec import SPEC_RELPATH
-    from intent_ls.spec_edit import SpecEditError
+    from intent_ls.spec.edit import SpecEditError
+    from intent_ls.spec.load import SPEC_RELPATH
 
     root = workspace_root(args)
     rel = None

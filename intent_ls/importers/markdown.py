@@ -15,9 +15,9 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.globs import check_glob
+from intent_ls.common.safe_io import read_regular
 from intent_ls.importers.model import SourceError
-from intent_ls.safe_io import read_regular
+from intent_ls.spec.globs import check_glob
 
 #: A task list or a design is hand-written prose; far beyond this it is not one.
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
@@ -56,7 +56,7 @@ def read_lines(root: Path, rel: str) -> list[str]:
     """The file's lines; a file that is not UTF-8 is refused at the line of its first bad
     byte, one that resolves outside the workspace (through a symlinked directory, or a
     ``source`` in the spec naming ``../``) at line 1, a symlink or special file by
-    :func:`~intent_ls.safe_io.read_regular`."""
+    :func:`~intent_ls.common.safe_io.read_regular`."""
     path = root / rel
     if not path.resolve().is_relative_to(root.resolve()):
         raise SourceError(rel, 1, "resolves outside the workspace; not read")

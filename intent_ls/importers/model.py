@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from intent_ls.model import Status
+from intent_ls.spec.model import Status
 
 
 class SourceError(Exception):

@@ -12,9 +12,9 @@ from intent_ls.importers import kiro, openspec, speckit
 from intent_ls.importers.common import feature_dirs
 from intent_ls.importers.model import ProposedIntent, Task
 from intent_ls.importers.spec_merge import append_intents, existing_keys
-from intent_ls.model import Severity, Status
-from intent_ls.spec import SPEC_RELPATH, load_spec_text
-from intent_ls.spec_edit import SpecEditError
+from intent_ls.spec.edit import SpecEditError
+from intent_ls.spec.load import SPEC_RELPATH, load_spec_text
+from intent_ls.spec.model import Severity, Status
 
 
 @attrs.frozen
@@ -92,7 +92,7 @@ def _live_without_scope(intent: ProposedIntent) -> bool:
 def plan_import(root: Path, tool: Tool, rel: str | None, spec_text: str) -> ImportPlan:
     """Raises :class:`~intent_ls.importers.model.SourceError` for a malformed source file,
     :class:`~intent_ls.importers.common.NothingToImport` when ``rel`` holds no feature,
-    :class:`~intent_ls.spec_edit.SpecEditError` when the spec cannot take the new
+    :class:`~intent_ls.spec.edit.SpecEditError` when the spec cannot take the new
     intents."""
     directories = feature_dirs(root, rel or tool.default_dir, tool.markers, tool.skip)
     proposed = [tool.read_feature(root, d) for d in directories]

@@ -1,6 +1,6 @@
 """New intents appended to ``active_intents.yaml`` as text: every existing byte stays.
 
-Like :mod:`intent_ls.spec_edit`, the file is never round-tripped through a YAML dumper
+Like :mod:`intent_ls.spec.edit`, the file is never round-tripped through a YAML dumper
 (that would drop comments and re-quote strings): the new intents are one block of lines
 inserted after the last intent, indented like it, located with the YAML node marks.
 An intent whose id, or whose ``source``, is already in the spec is left alone, so a
@@ -15,7 +15,7 @@ import re
 import yaml
 
 from intent_ls.importers.model import ProposedIntent
-from intent_ls.spec_edit import SpecEditError
+from intent_ls.spec.edit import SpecEditError
 
 _PLAIN = re.compile(r"[A-Za-z0-9_/][\w ./@+=-]*")
 #: Plain scalars YAML 1.1 reads as numbers or dates.

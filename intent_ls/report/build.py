@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from intent_ls.common.safe_io import write_atomic
 from intent_ls.report.ledger_source import collect_workspace
 from intent_ls.report.model import RepoTally
 from intent_ls.report.page import render_page
-from intent_ls.safe_io import write_atomic
 
 #: Where ``intent-ls report`` (and ``check --report`` without a path) write by default:
 #: the never-committed local directory, so a report never turns up in a diff.

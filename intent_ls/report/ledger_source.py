@@ -16,13 +16,13 @@ from typing import Any
 
 import attrs
 
-from intent_ls.brain import lessons_for, read_brain
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, open_snapshot
 from intent_ls.ledger.verify import VerifyResult, verify_ledger
-from intent_ls.model import Severity
 from intent_ls.report.model import ApprovalRow, RepoTally, SpecIntent, VerdictRow
-from intent_ls.workspace import Workspace
+from intent_ls.spec.model import Severity
+from intent_ls.workspace.brain import lessons_for, read_brain
+from intent_ls.workspace.discover import Workspace
 
 _LESSON_SECTION = re.compile(r"^## Lessons: (.+)$", re.MULTILINE)
 #: From this ledger size on, verification runs in a second process beside the tally.

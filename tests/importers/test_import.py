@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import main
-from intent_ls.model import Status
-from intent_ls.spec import load_spec_text
+from intent_ls.spec.load import load_spec_text
+from intent_ls.spec.model import Status
 from tests.importers.conftest import SPEC, write
 
 SPEC_FILE = ".orchestration/active_intents.yaml"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
