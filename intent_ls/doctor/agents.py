@@ -434,7 +434,8 @@ def _judge(
         return fail(
             area,
             name,
-            f"{what} was not refused: the hook {got} (exit {ran.status}"
+            f"{what} was not {'refused' if expected == 'deny' else 'held'}: the hook {got} "
+            f"(exit {ran.status}"
             + (f": {why}" if why else "")
             + f"), so {agent.label} would let it through.",
             retry,
