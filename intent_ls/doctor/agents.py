@@ -28,7 +28,7 @@ import attrs
 from intent_ls.agents.gate import MCP_SERVER
 from intent_ls.agents.install import CLAUDE_EVENTS, CODEX_EVENTS, GEMINI_EVENTS, is_ours
 from intent_ls.doctor import mcp, probe
-from intent_ls.doctor.commands import program_word, resolve, words
+from intent_ls.doctor.commands import brought_by_repository, expand, plain_words, resolve
 from intent_ls.doctor.report import Check, fail, note, ok
 from intent_ls.workspace import Workspace
 
@@ -36,7 +36,6 @@ from intent_ls.workspace import Workspace
 HELD_COMMAND = "git reset --hard"
 #: Seconds an agent gives a hook whose entry names no timeout.
 DEFAULT_TIMEOUT_S = 60.0
-_SHELL_SYNTAX = re.compile(r"[;&|()<>`]|\$\(")
 
 
 @attrs.frozen
@@ -171,8 +170,10 @@ def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
     checks = [_events_check(agent, hooks, ours)]
     gate = [hook for _, hook in ours[agent.gate]]
     if gate:
-        checks += _command_checks(agent, gate[0], root)
-        checks += _fire_checks(agent, gate[0], mirror)
+        vetted, runnable = _vet_hook(agent, gate[0], root)
+        checks.append(vetted)
+        if runnable:
+            checks += _fire_checks(agent, gate[0], mirror)
     checks += _mcp_checks(agent, root, settings, mirror)
     if any(ours.values()):
         checks += [note(area, name, text) for name, text in agent.trust]
@@ -294,31 +295,78 @@ def _timeout_s(agent: Agent, hook: dict[str, Any]) -> float:
     return DEFAULT_TIMEOUT_S
 
 
-def _names_workspace(hook: dict[str, Any]) -> bool:
-    return any(
-        w in ("--workspace", "-w") or w.startswith("--workspace=") for w in words(_line(hook))
-    )
+def _own_env(entry: dict[str, Any]) -> list[str]:
+    extra = entry.get("env")
+    return sorted(str(k) for k in extra) if isinstance(extra, dict) else []
 
 
-def _command_checks(agent: Agent, hook: dict[str, Any], root: Path) -> list[Check]:
+def _vet_hook(agent: Agent, hook: dict[str, Any], root: Path) -> tuple[Check, bool]:
+    """The check of the hook's command line, and whether doctor may run it. Only the
+    plain form ``PROGRAM hook AGENT [--budget S]`` is run, with a program that did not
+    come with the repository: a cloned repository's settings could run anything, and
+    doctor, unlike the agent, asks nobody to trust the folder first."""
     area, line = agent.name, _line(hook)
+    reinstall = (
+        f"run `intent-ls hooks install {agent.name}` (it writes the plain command), or "
+        "check the hook in a session of the agent."
+    )
     argv, env = _invocation(agent, hook, root, "doctor")
-    if argv[:2] == [probe.shell(), "-c"] and _SHELL_SYNTAX.search(argv[2]):
-        return [note(area, "command", f"`{line}` is a shell pipeline: the probes below prove it.")]
-    program = argv[0] if argv[:2] != [probe.shell(), "-c"] else program_word(argv[2]) or ""
-    found = resolve(program, root, env)
-    if found is None:
-        return [
-            fail(
-                area,
-                "command",
-                f"`{line}` names `{program}`, which is not an executable here (not on PATH, "
-                "or a path that does not exist).",
-                f"run `intent-ls hooks install {agent.name}` with the intent-ls you use "
-                "(it writes its path when it is not on PATH).",
-            )
-        ]
-    return [ok(area, "command", f"`{line}` runs {found}.")]
+    exec_form = argv[:2] != [probe.shell(), "-c"]
+    found = [expand(w, env) for w in argv] if exec_form else plain_words(line)
+    if _own_env(hook):
+        why = f"sets its own environment ({', '.join(_own_env(hook))})"
+    elif found is None:
+        why = "is more than a program and its arguments"
+    elif any(w in ("--workspace", "-w") or w.startswith("--workspace=") for w in found):
+        why = "names its workspace, so a probe would run against the real one"
+    elif not _hook_arguments(agent, found[1:]):
+        why = f"does not run `intent-ls hook {agent.name}`"
+    else:
+        why = ""
+    if found is None or why:
+        return fail(
+            area,
+            "command",
+            f"`{line}` {why}: doctor does not run it, so cannot prove it fires.",
+            reinstall,
+        ), False
+    program = expand(found[0], env)
+    path = resolve(program, root, env)
+    if path is None:
+        return fail(
+            area,
+            "command",
+            f"`{line}` names `{program}`, which is not an executable here (not on PATH, "
+            "or a path that does not exist).",
+            f"run `intent-ls hooks install {agent.name}` with the intent-ls you use "
+            "(it writes its path when it is not on PATH).",
+        ), True
+    if brought_by_repository(path, root):
+        return fail(
+            area,
+            "command",
+            f"`{line}` runs {path}, which came with this repository: doctor does not run "
+            "a repository's own programs.",
+            "install intent-ls outside the repository (or in a virtual environment git "
+            f"ignores), then run `intent-ls hooks install {agent.name}`.",
+        ), False
+    return ok(area, "command", f"`{line}` runs {path}."), True
+
+
+def _hook_arguments(agent: Agent, args: list[str]) -> bool:
+    """``hook AGENT`` with at most a ``--budget`` of seconds."""
+    if args[:2] != ["hook", agent.name]:
+        return False
+    rest = args[2:]
+    if rest and rest[0].startswith("--budget="):
+        rest = ["--budget", rest[0].removeprefix("--budget="), *rest[1:]]
+    if not rest:
+        return True
+    return (
+        len(rest) == 2
+        and rest[0] == "--budget"
+        and re.fullmatch(r"\d+(\.\d+)?", rest[1]) is not None
+    )
 
 
 def _payload(
@@ -371,18 +419,6 @@ def _decision(agent: Agent, answer: Any) -> tuple[str | None, str]:
 
 
 def _fire_checks(agent: Agent, hook: dict[str, Any], mirror: Path) -> list[Check]:
-    area = agent.name
-    if _names_workspace(hook):
-        return [
-            fail(
-                area,
-                "fires",
-                f"`{_line(hook)}` names its workspace, so a probe would run against the real "
-                "one: doctor cannot prove this hook fires without changing it.",
-                f"drop --workspace from the command (`intent-ls hooks install {agent.name}` "
-                "writes it without one), or check the hook in a session of the agent.",
-            )
-        ]
     rel = probe_path(mirror)
     probes = (
         (
@@ -499,26 +535,30 @@ def _mcp_checks(agent: Agent, root: Path, settings: dict[str, Any], mirror: Path
                 install,
             )
         ]
-    env = dict(os.environ)
-    extra = entry.get("env")
-    if isinstance(extra, dict):
-        env.update({k: str(v) for k, v in extra.items() if isinstance(k, str)})
     args = entry.get("args")
-    argv = (
-        [entry["command"], *(a for a in args if isinstance(a, str))]
-        if isinstance(args, list)
-        else [entry["command"]]
-    )
-    line = shlex.join(argv)
-    if resolve(argv[0], root, env) is None:
+    argv = [entry["command"], *(args if isinstance(args, list) else [])]
+    line = " ".join(shlex.quote(str(w)) for w in argv)
+    env = dict(os.environ)
+    if _own_env(entry) or argv[1:] != ["mcp"]:
+        why = (
+            f"sets its own environment ({', '.join(_own_env(entry))})"
+            if _own_env(entry)
+            else "does not run `intent-ls mcp`"
+        )
         return [
             fail(
                 area,
                 "MCP server",
-                f"{where}: `{line}` names `{argv[0]}`, which is not an executable here.",
+                f"{where}: `{line}` {why}: doctor does not start it, so cannot prove it answers.",
                 install,
             )
         ]
+    path = resolve(argv[0], root, env)
+    if path is None or brought_by_repository(path, root):
+        why = (
+            "which is not an executable here" if path is None else "which came with this repository"
+        )
+        return [fail(area, "MCP server", f"{where}: `{line}` names `{argv[0]}`, {why}.", install)]
     if agent is not CODEX:
         env["CLAUDE_PROJECT_DIR"] = str(mirror)
     answer = mcp.initialize(argv, mirror, env)

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.spec import SPEC_RELPATH
+from intent_ls.safe_io import read_sidecar
+from intent_ls.spec import MAX_SPEC_BYTES, SPEC_RELPATH
 
 
 @contextlib.contextmanager
@@ -39,9 +40,10 @@ def mirror(root: Path) -> Iterator[Path]:
                     os.symlink(entry.path, link)
                     links.append(link)
         (base / ".orchestration").mkdir()
-        spec = root / SPEC_RELPATH
-        if spec.is_file():
-            shutil.copyfile(spec, base / SPEC_RELPATH)
+        # Read as the spec loader reads it (a regular file, capped); a spec that cannot
+        # be read stays away, and the hooks refuse writes for want of one.
+        with contextlib.suppress(OSError):
+            (base / SPEC_RELPATH).write_bytes(read_sidecar(root / SPEC_RELPATH, MAX_SPEC_BYTES))
         yield base
     finally:
         for link in links:  # the links first: nothing below may follow them

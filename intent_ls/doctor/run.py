@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from intent_ls.doctor import probe
@@ -19,13 +18,11 @@ def run_doctor(root: Path) -> list[Check]:
     checks = _guarded("spec", check_spec, root) + _guarded("ledger", check_ledger, root)
     agents = [a for a in AGENTS if used_here(a, root)]
     if agents:
-        # Each agent's probes wait on processes (an MCP server takes ~0.5 s to start):
-        # checked side by side, the agents cost about as much as the slowest one.
-        with probe.mirror(root) as mirror, ThreadPoolExecutor(len(agents)) as pool:
-            found = pool.map(
-                lambda a: _guarded(a.name, lambda r: check_agent(a, r, mirror), root), agents
-            )
-            checks += [check for each in found for check in each]
+        # One agent after the other: each probe's time is reported (and held against the
+        # agent's timeout), and probes run side by side would slow each other down.
+        with probe.mirror(root) as mirror:
+            for agent in agents:
+                checks += _guarded(agent.name, lambda r, a=agent: check_agent(a, r, mirror), root)
     else:
         checks.append(
             note(
