@@ -167,7 +167,7 @@ def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
     hooks = settings.get("hooks")
     hooks = hooks if isinstance(hooks, dict) else {}
     ours = {event: _our_hooks(agent, hooks.get(event)) for event in agent.events}
-    checks = [_events_check(agent, hooks, ours)]
+    checks = [_events_check(agent, ours)]
     gate = [hook for _, hook in ours[agent.gate]]
     if gate:
         vetted, runnable = _vet_hook(agent, gate[0], root)
@@ -237,9 +237,7 @@ def matches(agent: Agent, matcher: Any, tool: str) -> bool:
         return agent is GEMINI and matcher == tool
 
 
-def _events_check(
-    agent: Agent, hooks: dict[str, Any], ours: dict[str, list[tuple[Any, dict[str, Any]]]]
-) -> Check:
+def _events_check(agent: Agent, ours: dict[str, list[tuple[Any, dict[str, Any]]]]) -> Check:
     area, install = agent.name, f"run `intent-ls hooks install {agent.name}`."
     if not any(ours.values()):
         return fail(
@@ -312,7 +310,7 @@ def _vet_hook(agent: Agent, hook: dict[str, Any], root: Path) -> tuple[Check, bo
     )
     argv, env = _invocation(agent, hook, root, "doctor")
     exec_form = argv[:2] != [probe.shell(), "-c"]
-    found = [expand(w, env) for w in argv] if exec_form else plain_words(line)
+    found = argv if exec_form else plain_words(line)
     if _own_env(hook):
         why = f"sets its own environment ({', '.join(_own_env(hook))})"
     elif found is None:
@@ -330,7 +328,7 @@ def _vet_hook(agent: Agent, hook: dict[str, Any], root: Path) -> tuple[Check, bo
             f"`{line}` {why}: doctor does not run it, so cannot prove it fires.",
             reinstall,
         ), False
-    program = expand(found[0], env)
+    program = found[0] if exec_form else expand(found[0], env)
     path = resolve(program, root, env)
     if path is None:
         return fail(
@@ -553,6 +551,8 @@ def _mcp_checks(agent: Agent, root: Path, settings: dict[str, Any], mirror: Path
                 install,
             )
         ]
+    if agent is CLAUDE:  # Claude Code expands variables in .mcp.json itself
+        argv[0] = expand(argv[0], {**env, "CLAUDE_PROJECT_DIR": str(root)})
     path = resolve(argv[0], root, env)
     if path is None or brought_by_repository(path, root):
         why = (
@@ -561,7 +561,7 @@ def _mcp_checks(agent: Agent, root: Path, settings: dict[str, Any], mirror: Path
         return [fail(area, "MCP server", f"{where}: `{line}` names `{argv[0]}`, {why}.", install)]
     if agent is not CODEX:
         env["CLAUDE_PROJECT_DIR"] = str(mirror)
-    answer = mcp.initialize(argv, mirror, env)
+    answer = mcp.initialize([str(path), *argv[1:]], mirror, env)
     if answer.server is None:
         return [fail(area, "MCP server", f"`{line}` {answer.error}.", install, answer.ms)]
     checks = [

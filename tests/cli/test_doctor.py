@@ -289,3 +289,18 @@ def test_a_bad_workspace_cannot_run(tmp_path: Path, where: str) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("intent-ls: error: workspace") and "Traceback" not in done.stderr
+
+
+def test_doctor_never_imports_pygls(tmp_path: Path) -> None:
+    make_repo(tmp_path, ("claude-code",))
+    probe = (
+        "import sys\n"
+        "from intent_ls.cli.main import main\n"
+        f"main(['doctor', '-w', {str(tmp_path / 'repo')!r}])\n"
+        "heavy = [m for m in ('pygls', 'lsprotocol') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
