@@ -169,6 +169,8 @@ def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
     ours = {event: _our_hooks(agent, hooks.get(event)) for event in agent.events}
     checks = [_events_check(agent, ours)]
     gate = [hook for _, hook in ours[agent.gate]]
+    if any(ours.values()):
+        checks += _switched_off(agent, root, settings, gate[0] if gate else None)
     if gate:
         vetted, runnable = _vet_hook(agent, gate[0], root)
         checks.append(vetted)
@@ -493,20 +495,102 @@ def _judge(
 # -- the MCP server --------------------------------------------------------------------
 
 
+CODEX_CONFIG = ".codex/config.toml"
+
+
+def _load_toml(path: Path) -> dict[str, Any] | str:
+    """The TOML table, {} when the file is absent, or why it cannot be read."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{path} cannot be read ({exc})."
+
+
+def _user_file(variable: str, default: str, *parts: str) -> Path:
+    """An agent's user-level file: under the folder ``variable`` names, else ``default``
+    in the home folder."""
+    return Path(os.environ.get(variable) or os.path.expanduser(default), *parts)
+
+
+def _switched_off(agent: Agent, root: Path, settings: dict[str, Any], hook: Any) -> list[Check]:
+    """Settings that keep the agent from running any hook, or this one, where the
+    workspace and the user's home show them."""
+    area, name = agent.name, "enabled"
+    if agent is CLAUDE:
+        for path in (
+            root / ".claude/settings.json",
+            root / ".claude/settings.local.json",
+            _user_file("CLAUDE_CONFIG_DIR", "~/.claude", "settings.json"),
+        ):
+            loaded = _load_json(path)
+            if isinstance(loaded, dict) and loaded.get("disableAllHooks") is True:
+                return [
+                    fail(
+                        area,
+                        name,
+                        f"{path} sets `disableAllHooks`: Claude Code runs no hook.",
+                        f"remove `disableAllHooks` from {path}.",
+                    )
+                ]
+        return []
+    if agent is GEMINI:
+        hook_name = hook.get("name") or hook.get("command") if isinstance(hook, dict) else None
+        user = _user_file("GEMINI_CLI_HOME", "~", ".gemini", "settings.json")
+        for path, loaded in ((root / agent.hooks_file, settings), (user, _load_json(user))):
+            config = loaded.get("hooksConfig") if isinstance(loaded, dict) else None
+            if not isinstance(config, dict):
+                continue
+            if config.get("enabled") is False:
+                return [
+                    fail(
+                        area,
+                        name,
+                        f"{path} sets `hooksConfig.enabled` to false: Gemini CLI runs no hook.",
+                        f"remove it from {path}.",
+                    )
+                ]
+            disabled = config.get("disabled")
+            if hook_name and isinstance(disabled, list) and hook_name in disabled:
+                return [
+                    fail(
+                        area,
+                        name,
+                        f"{path} lists the intent-ls hook in `hooksConfig.disabled`.",
+                        f"remove it from that list in {path}.",
+                    )
+                ]
+        return []
+    project = _load_toml(root / CODEX_CONFIG)
+    if isinstance(project, str):
+        return [fail(area, name, project, f"fix {CODEX_CONFIG}.")]
+    user = _load_toml(_user_file("CODEX_HOME", "~/.codex", "config.toml"))
+    values = [
+        t.get("features", {}).get("hooks")
+        for t in (project, user)
+        if isinstance(t, dict) and isinstance(t.get("features"), dict)
+    ]
+    if not values or values[0] is not True:
+        return [
+            fail(
+                area,
+                name,
+                f"{CODEX_CONFIG} does not set `[features] hooks = true`: Codex runs no hooks.",
+                f"run `intent-ls hooks install {agent.name}`.",
+            )
+        ]
+    return [ok(area, name, f"{CODEX_CONFIG}: `[features] hooks = true`.")]
+
+
 def _mcp_entry(agent: Agent, root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
     """(where it is configured, the intent-ls server entry or an error text or None)."""
     if agent is CODEX:
-        where = ".codex/config.toml"
-        try:
-            config = tomllib.loads((root / where).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return where, None
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            return where, f"{where} cannot be read ({exc})."
+        where = CODEX_CONFIG
+        config = _load_toml(root / where)
+        if isinstance(config, str):
+            return where, config
         servers = config.get("mcp_servers")
-        features = config.get("features")
-        if not (isinstance(features, dict) and features.get("hooks") is True):
-            return where, f"{where} lacks `[features] hooks = true`: Codex runs no hooks."
     elif agent is CLAUDE:
         where = ".mcp.json"
         loaded = _load_json(root / where)

@@ -31,7 +31,13 @@ def _path_without_intent_ls() -> str:
 
 
 def run(program: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": _path_without_intent_ls()}
+    """``program`` as a user runs it, with a home of its own: doctor also reads the
+    agents' user-level settings, and the tester's must not count."""
+    home = cwd.parent / "home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": _path_without_intent_ls(), "HOME": str(home)}
+    for variable in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME"):
+        env.pop(variable, None)
     return subprocess.run(
         [str(program), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
@@ -148,6 +154,24 @@ def test_a_deleted_hook_event_and_a_narrowed_matcher_are_named(tmp_path: Path) -
     assert "no intent-ls hook on PostToolUse" in hooks["detail"]
     assert "PreToolUse misses Write, Edit, NotebookEdit" in hooks["detail"]
     assert hooks["next_step"] == "run `intent-ls hooks install claude-code`."
+
+
+def test_settings_that_switch_the_hooks_off_are_named(repo: Path) -> None:
+    (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}')
+    path = repo / ".gemini" / "settings.json"
+    settings = json.loads(path.read_text())
+    command = settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+    settings["hooksConfig"] = {"disabled": [command]}
+    path.write_text(json.dumps(settings))
+    config = repo / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace("hooks = true", "hooks = false"))
+    status, found = checks(repo)
+    assert status == 1
+    assert failed(found) == {(agent, "enabled") for agent in AGENTS}
+    details = {c["area"]: c["detail"] for c in found if c["status"] == "fail"}
+    assert "settings.local.json sets `disableAllHooks`" in details["claude-code"]
+    assert "`hooksConfig.disabled`" in details["gemini"]
+    assert "`[features] hooks = true`" in details["codex"]
 
 
 def test_a_corrupt_spec_is_named_as_validate_names_it(tmp_path: Path) -> None:
