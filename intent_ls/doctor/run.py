@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from intent_ls.doctor import probe
-from intent_ls.doctor.agents import AGENTS, check_agent, used_here
+from intent_ls.doctor.agent_settings import AGENTS, used_here
+from intent_ls.doctor.agents import check_agent
 from intent_ls.doctor.editors import check_editors
 from intent_ls.doctor.ledger import check_ledger
 from intent_ls.doctor.report import Check, fail, note
