@@ -39,11 +39,14 @@ def mirror(root: Path) -> Iterator[Path]:
                     link = base / entry.name
                     os.symlink(entry.path, link)
                     links.append(link)
-        (base / ".orchestration").mkdir()
-        # Read as the spec loader reads it (a regular file, capped); a spec that cannot
-        # be read stays away, and the hooks refuse writes for want of one.
-        with contextlib.suppress(OSError):
-            (base / SPEC_RELPATH).write_bytes(read_sidecar(root / SPEC_RELPATH, MAX_SPEC_BYTES))
+        # A workspace without .orchestration/ is not governed, and its mirror neither.
+        if (root / ".orchestration").is_dir():
+            (base / ".orchestration").mkdir()
+            # Read as the spec loader reads it (a regular file, capped); a spec that
+            # cannot be read stays away, and the hooks refuse writes for want of one.
+            with contextlib.suppress(OSError):
+                spec = read_sidecar(root / SPEC_RELPATH, MAX_SPEC_BYTES)
+                (base / SPEC_RELPATH).write_bytes(spec)
         yield base
     finally:
         for link in links:  # the links first: nothing below may follow them
