@@ -174,6 +174,22 @@ def test_settings_that_switch_the_hooks_off_are_named(repo: Path) -> None:
     assert "`[features] hooks = true`" in details["codex"]
 
 
+def test_a_hook_slower_than_its_timeout_is_named(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, ("claude-code",))
+    path = repo / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 0.01
+    path.write_text(json.dumps(settings))
+    status, found = checks(repo)
+    assert status == 1
+    assert failed(found) == {
+        ("claude-code", "fires on a write"),
+        ("claude-code", "fires on a shell command"),
+    }
+    fires = next(c for c in found if c["check"] == "fires on a write")
+    assert fires["detail"] == "no answer within 0.01 s: Claude Code would let the tool run."
+
+
 def test_a_corrupt_spec_is_named_as_validate_names_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, ("claude-code",))
     (repo / ".orchestration" / "active_intents.yaml").write_text("active_intents: [\n")
