@@ -297,7 +297,7 @@ def test_a_hostile_repository_cannot_make_doctor_run_its_code(tmp_path: Path) ->
     assert not pwned.exists()
 
 
-def test_vscode_server_command_is_resolved(tmp_path: Path) -> None:
+def test_editor_server_commands_are_resolved(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, ())
     settings = repo / ".vscode" / "settings.json"
     settings.parent.mkdir()
@@ -307,9 +307,18 @@ def test_vscode_server_command_is_resolved(tmp_path: Path) -> None:
     status, found = checks(repo)
     assert status == 1 and failed(found) == {("editors", "VS Code")}
     settings.write_text(json.dumps({"intentLs.serverCommand": str(INTENT_LS)}))
+    helix = repo / ".helix" / "languages.toml"
+    helix.parent.mkdir()
+    helix.write_text('[language-server.intent-ls]\ncommand = "intent-ls-renamed"\n')
+    status, found = checks(repo)
+    assert status == 1 and failed(found) == {("editors", "Helix")}
+    helix.write_text(f'[language-server.intent-ls]\ncommand = "{INTENT_LS}"\n')
     status, found = checks(repo)
     assert status == 0
-    assert any(c["area"] == "editors" and c["status"] == "ok" for c in found)
+    assert {c["check"] for c in found if c["area"] == "editors" and c["status"] == "ok"} == {
+        "VS Code",
+        "Helix",
+    }
 
 
 def test_a_workspace_without_agents_says_how_to_add_one(tmp_path: Path) -> None:
