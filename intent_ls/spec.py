@@ -10,6 +10,7 @@ composer (which is recursive) sees the document.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -146,10 +147,45 @@ def load_spec_text(text: str) -> SpecResult:
 
 
 def _check_budgets(text: str) -> Problem | None:
-    """Walks the event stream (iterative, unlike the composer) to bound depth and aliases."""
+    """Bounds depth and aliases on the event stream (iterative, unlike the composer).
+
+    libyaml (bundled with PyYAML wheels since 6.0.2/6.0.4) refuses deep nesting itself, at
+    a limit of its own and before any event reaches us, so a syntax error from it is
+    re-read with the pure-Python parser, which has no such limit: a spec nested too deep is
+    ``too-complex`` at the same position whichever layer noticed first. The re-read is
+    slow (pure Python), so it is paid only when the text before libyaml's error could
+    nest past our budget at all.
+    """
+    problem = _first_budget_problem(text, _LOADER)
+    if (
+        problem is None
+        or problem.code != YAML_SYNTAX
+        or _LOADER is yaml.SafeLoader
+        or not _may_nest_past_budget(text, problem.span.start)
+    ):
+        return problem
+    return _first_budget_problem(text, yaml.SafeLoader) or problem
+
+
+_FLOW_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _may_nest_past_budget(text: str, until: Position) -> bool:
+    """Counts flow brackets before ``until`` (libyaml only runs ahead in flow context)."""
+    lines = text.split("\n", until.line + 1)
+    end = sum(len(line) + 1 for line in lines[: until.line]) + until.column + 1
+    depth = 0
+    for match in _FLOW_BRACKET.finditer(text, 0, end):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+def _first_budget_problem(text: str, loader: type) -> Problem | None:
     depth = aliases = events = 0
     try:
-        for event in yaml.parse(text, Loader=_LOADER):
+        for event in yaml.parse(text, Loader=loader):
             events += 1
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
