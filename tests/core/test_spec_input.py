@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls import spec as S
-from intent_ls.spec import load_spec_bytes, load_spec_file, load_spec_text
+from intent_ls.spec import load as S
+from intent_ls.spec.load import load_spec_bytes, load_spec_file, load_spec_text
 from tests.dependency_limits import BEYOND_EVERY_YAML_NESTING_LIMIT, YAML_LOADERS
 
 
