@@ -64,7 +64,7 @@ def brought_by_repository(program: Path, root: Path) -> bool:
     came with it: tracked by git, or anywhere inside a workspace git does not hold.
     doctor never runs such a program: cloning a repository must not make doctor run
     the repository's code. (A virtual environment inside the work tree is untracked.)"""
-    from intent_ls.repo_setup import find_git_dir
+    from intent_ls.workspace.setup import find_git_dir
 
     candidates = {Path(os.path.normpath(program)), Path(os.path.realpath(program))}
     inside = [c for c in candidates if c.is_relative_to(root)]

@@ -33,7 +33,7 @@ from intent_ls.doctor.agent_settings import (
 )
 from intent_ls.doctor.commands import brought_by_repository, expand, plain_words, resolve
 from intent_ls.doctor.report import Check, fail, ok
-from intent_ls.workspace import Workspace
+from intent_ls.workspace.discover import Workspace
 
 #: (matcher, hook) of each intent-ls command hook on one event.
 Ours = list[tuple[Any, dict[str, Any]]]

@@ -12,7 +12,12 @@ from intent_ls.doctor.commands import resolve, words
 from intent_ls.doctor.report import Check, fail, note, ok
 from intent_ls.ledger.store import ledger_path
 from intent_ls.ledger.verify import verify_ledger
-from intent_ls.repo_setup import ATTRIBUTES_RELPATH, DERIVED_DRIVER, LEDGER_DRIVER, find_git_dir
+from intent_ls.workspace.setup import (
+    ATTRIBUTES_RELPATH,
+    DERIVED_DRIVER,
+    LEDGER_DRIVER,
+    find_git_dir,
+)
 
 AREA = "ledger"
 INIT = "run `intent-ls init` in this clone."

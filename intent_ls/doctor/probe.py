@@ -24,8 +24,8 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.safe_io import read_sidecar
-from intent_ls.spec import MAX_SPEC_BYTES, SPEC_RELPATH
+from intent_ls.common.safe_io import read_sidecar
+from intent_ls.spec.load import MAX_SPEC_BYTES, SPEC_RELPATH
 
 
 @contextlib.contextmanager

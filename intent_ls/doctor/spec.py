@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from intent_ls.doctor.report import Check, fail, ok
-from intent_ls.model import Severity
-from intent_ls.spec import SPEC_NOT_FOUND, SPEC_RELPATH
-from intent_ls.workspace import Workspace
+from intent_ls.spec.load import SPEC_NOT_FOUND, SPEC_RELPATH
+from intent_ls.spec.model import Severity
+from intent_ls.workspace.discover import Workspace
 
 AREA = "spec"
 FIX = "fix it in " + SPEC_RELPATH + " (`intent-ls validate` lists every problem)."
