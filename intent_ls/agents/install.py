@@ -36,6 +36,24 @@ CLAUDE_AFTER = "Write|Edit|NotebookEdit|Bash|Read"
 GEMINI_BEFORE = "write_file|replace|run_shell_command|mcp_intent-ls_.*"
 GEMINI_AFTER = "write_file|replace|run_shell_command|read_file"
 _OURS = re.compile(r"intent-ls\S*\s+hook\s")
+#: The hook events each agent's entries are installed on (event -> tool matcher, None
+#: for every tool): what ``intent-ls doctor`` expects to find.
+CLAUDE_EVENTS: dict[str, str | None] = {
+    "SessionStart": None,
+    "UserPromptSubmit": None,
+    "PreToolUse": CLAUDE_BEFORE,
+    "PostToolUse": CLAUDE_AFTER,
+}
+CODEX_EVENTS: dict[str, str | None] = dict.fromkeys(
+    ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+)
+GEMINI_EVENTS: dict[str, str | None] = {
+    "SessionStart": None,
+    "BeforeAgent": None,
+    "BeforeModel": None,
+    "BeforeTool": GEMINI_BEFORE,
+    "AfterTool": GEMINI_AFTER,
+}
 _TOML_BEGIN = "# >>> intent-ls (managed by `intent-ls hooks install`)"
 _TOML_END = "# <<< intent-ls"
 
@@ -55,7 +73,7 @@ def program() -> str:
     return "intent-ls"
 
 
-def _ours(entry: Any) -> bool:
+def is_ours(entry: Any) -> bool:
     """An entry whose command runs ``intent-ls hook …`` (whatever path to intent-ls)."""
     hooks = entry.get("hooks") if isinstance(entry, dict) else None
     for hook in hooks if isinstance(hooks, list) else ():
@@ -97,7 +115,7 @@ def _merge_hooks(
     for event in sorted(set(hooks) | set(wanted)):
         current = hooks.get(event)
         entries = current if isinstance(current, list) else []
-        theirs = [e for e in entries if not _ours(e)]
+        theirs = [e for e in entries if not is_ours(e)]
         mine = [] if uninstall else wanted.get(event, [])
         merged = theirs + mine
         if merged != entries:
@@ -160,16 +178,7 @@ def install_claude(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".claude" / "settings.json"
     settings = _load_json(path)
     hook = f"{exe} hook claude-code"
-    wanted = _wanted(
-        hook,
-        TIMEOUT_S,
-        {
-            "SessionStart": None,
-            "UserPromptSubmit": None,
-            "PreToolUse": CLAUDE_BEFORE,
-            "PostToolUse": CLAUDE_AFTER,
-        },
-    )
+    wanted = _wanted(hook, TIMEOUT_S, CLAUDE_EVENTS)
     touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     mcp_path = root / ".mcp.json"
@@ -186,17 +195,7 @@ def install_gemini(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".gemini" / "settings.json"
     settings = _load_json(path)
     hook = f"{exe} hook gemini"
-    wanted = _wanted(
-        hook,
-        TIMEOUT_S * 1000,  # Gemini counts milliseconds
-        {
-            "SessionStart": None,
-            "BeforeAgent": None,
-            "BeforeModel": None,
-            "BeforeTool": GEMINI_BEFORE,
-            "AfterTool": GEMINI_AFTER,
-        },
-    )
+    wanted = _wanted(hook, TIMEOUT_S * 1000, GEMINI_EVENTS)  # Gemini counts milliseconds
     touched = _apply_hooks(settings, path, wanted, uninstall)
     servers = _servers_of(settings, "mcpServers", path)
     server_changed = _set_server(
@@ -217,8 +216,7 @@ def install_codex(root: Path, uninstall: bool = False) -> list[str]:
     path = root / ".codex" / "hooks.json"
     settings = _load_json(path)
     hook = f"{exe} hook codex"
-    events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
-    wanted = _wanted(hook, TIMEOUT_S, dict.fromkeys(events))
+    wanted = _wanted(hook, TIMEOUT_S, CODEX_EVENTS)
     touched = _apply_hooks(settings, path, wanted, uninstall)
     _save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     _codex_config(root / ".codex" / "config.toml", exe, uninstall, changes)

@@ -12,7 +12,8 @@ NEXT_STEPS = """\
 next steps:
   1. describe your intents in .orchestration/active_intents.yaml (`intent-ls validate`)
   2. in your editor, start `intent-ls serve` and select an intent (`intent.select`)
-  3. install your coding agent's hooks so its saves are recorded too (see the README)
+  3. install your coding agent's hooks so its saves are recorded too (see the README),
+     then check the whole set-up with `intent-ls doctor`
   4. gate pull requests with `intent-ls check` in CI (README, "CI gate")
   5. in every other clone of this repository, run `intent-ls init` once: git does not
      copy the merge driver that keeps .orchestration/agent_trace.jsonl mergeable"""

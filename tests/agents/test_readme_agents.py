@@ -20,7 +20,8 @@ def section_commands() -> list[str]:
 
 def test_readme_agent_commands_work_as_written(workspace: Path) -> None:
     commands = section_commands()
-    assert len(commands) == 4
+    assert len(commands) == 5
+    assert commands[-1] == "intent-ls doctor"
     (workspace / "src" / "auth" / "tokens_gen.py").write_text("TOKENS = []\n")
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
     outputs = []
@@ -37,3 +38,7 @@ def test_readme_agent_commands_work_as_written(workspace: Path) -> None:
     assert "writes: notes.txt" in outputs[1]
     assert outputs[2].startswith("approved destructive-command")
     assert outputs[3].startswith("src/auth/tokens_gen.py: recorded")
+    doctor = outputs[4].splitlines()
+    assert all(line.startswith(("ok  ", "note")) for line in doctor), outputs[4]
+    assert any(line.startswith("ok    claude-code fires on a write:") for line in doctor)
+    assert any(line.startswith("ok    ledger verify: 2 record(s)") for line in doctor)

@@ -1,0 +1,62 @@
+"""Runs every check family against one workspace, and proves the probes changed nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from intent_ls.doctor import probe
+from intent_ls.doctor.agent_settings import AGENTS, used_here
+from intent_ls.doctor.agents import check_agent
+from intent_ls.doctor.editors import check_editors
+from intent_ls.doctor.ledger import check_ledger
+from intent_ls.doctor.report import Check, fail, note
+from intent_ls.doctor.spec import check_spec
+
+
+def run_doctor(root: Path) -> list[Check]:
+    before = probe.fingerprint(root)
+    checks = _guarded("spec", check_spec, root) + _guarded("ledger", check_ledger, root)
+    agents = [a for a in AGENTS if used_here(a, root)]
+    if agents:
+        # One agent after the other: each probe's time is reported (and held against the
+        # agent's timeout), and probes run side by side would slow each other down.
+        with probe.mirror(root) as mirror:
+            for agent in agents:
+                checks += _guarded(agent.name, lambda r, a=agent: check_agent(a, r, mirror), root)
+    else:
+        checks.append(
+            note(
+                "agents",
+                "hooks",
+                "no coding agent is set up in this workspace (.claude/, .codex/, .gemini/).",
+                "to govern one: `intent-ls hooks install claude-code|codex|gemini`.",
+            )
+        )
+    checks += _guarded("editors", check_editors, root)
+    touched = probe.changed(before, probe.fingerprint(root))
+    if touched:
+        checks.append(
+            fail(
+                "doctor",
+                "read-only",
+                "the workspace changed while doctor ran: " + ", ".join(touched[:5]),
+                "if nothing else was running here, report this as an intent-ls bug.",
+            )
+        )
+    return checks
+
+
+def _guarded(area: str, check: Callable[[Path], list[Check]], root: Path) -> list[Check]:
+    """A check that breaks on something unforeseen is a failed check, never a traceback."""
+    try:
+        return check(root)
+    except Exception as exc:
+        return [
+            fail(
+                area,
+                "doctor",
+                f"could not be checked ({type(exc).__name__}: {exc}).",
+                "report this as an intent-ls bug, with the workspace's settings.",
+            )
+        ]
