@@ -1,0 +1,185 @@
+"""The ledger bytes an export may read: verified, and read no further than verified.
+
+A first export verifies the whole ledger (``trace verify``'s algorithm) while DuckDB reads
+the file, and keeps the result only if the file was the same from before the verification
+began until after DuckDB finished (same inode, size and modification time: an append or a
+rewrite in between makes the run start over).
+
+The next run need not verify a million lines again to export a thousand. The export
+remembers a *checkpoint*: the ledger's size then, the SHA-256 of those bytes and the hash
+of its last line. If the ledger still starts with exactly those bytes, only the lines after
+them are checked — each line on its own, and the chain, which for appended lines is simply
+each ``prev`` naming the line before, the first naming the checkpoint's last line. Any
+other shape (a merge record, a ledger rewritten by a merge that put records in the middle,
+a torn line) falls back to verifying everything, which also gives the message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from intent_ls.hashing import bytes_hash
+from intent_ls.ledger.store import snapshot_size
+from intent_ls.ledger.verify import Problem, check_line, verify_ledger
+from intent_ls.safe_io import open_sidecar
+
+_CHECKPOINT_VERSION = 1
+
+
+class TamperedLedger(Exception):
+    """The ledger does not verify: nothing may be exported."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(f"{problem.line}: {problem.reason}")
+        self.problem = problem
+
+
+@attrs.frozen
+class Checkpoint:
+    """The verified prefix of the ledger an export covers, and the parts it wrote."""
+
+    size: int
+    sha256: str
+    tip: str
+    parts: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": _CHECKPOINT_VERSION,
+            "size": self.size,
+            "sha256": self.sha256,
+            "tip": self.tip,
+            "parts": list(self.parts),
+        }
+
+
+def read_checkpoint(path: Path) -> Checkpoint | None:
+    """The checkpoint, or None when there is none or it is not one this version wrote
+    (then the run verifies everything: a checkpoint only ever saves time)."""
+    try:
+        data = json.loads(path.read_bytes())
+        if data.get("version") != _CHECKPOINT_VERSION:
+            return None
+        return Checkpoint(
+            int(data["size"]), str(data["sha256"]), str(data["tip"]), tuple(data["parts"])
+        )
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+@attrs.frozen
+class Identity:
+    """What must not change while DuckDB reads the ledger by its path."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, stat: os.stat_result) -> Identity:
+        return cls(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@attrs.frozen
+class Snapshot:
+    """The ledger open for export. ``tail`` holds the new lines when the checkpoint let
+    them be verified alone; otherwise it is None and :meth:`verify` checks the file."""
+
+    path: Path
+    fd: int
+    size: int
+    identity: Identity
+    checkpoint: Checkpoint
+    tail: bytes | None
+
+    def verify(self) -> None:
+        result = verify_ledger(self.path)
+        if result.problem is not None:
+            raise TamperedLedger(result.problem)
+
+    def unchanged(self) -> bool:
+        """The path still names the file that was verified, as it was."""
+        try:
+            now = os.lstat(self.path)
+        except OSError:
+            return False
+        return Identity.of(os.fstat(self.fd)) == self.identity == Identity.of(now)
+
+
+@contextmanager
+def open_ledger(path: Path, previous: Checkpoint | None, parts: list[str]) -> Iterator[Snapshot]:
+    """The ledger at ``path`` as of now. ``previous`` is used only when the export's parts
+    are exactly those it lists (parts removed by hand, or written by a run that did not
+    get to update it, mean it no longer describes the export)."""
+    fd = open_sidecar(path, os.O_RDONLY)
+    try:
+        size = snapshot_size(path, fd)
+        identity = Identity.of(os.fstat(fd))
+        usable = previous if previous is not None and list(previous.parts) == parts else None
+        checkpoint, tail = _read(fd, size, usable)
+        yield Snapshot(path, fd, size, identity, checkpoint, tail)
+    finally:
+        os.close(fd)
+
+
+def _read(fd: int, size: int, previous: Checkpoint | None) -> tuple[Checkpoint, bytes | None]:
+    if size == 0:
+        return Checkpoint(0, hashlib.sha256().hexdigest(), ""), None
+    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as view:
+        data = memoryview(view)
+        try:
+            whole, tail = None, None
+            if previous is not None and previous.size <= size:
+                prefix = hashlib.sha256(data[: previous.size])
+                if prefix.hexdigest() == previous.sha256:
+                    tail = _appended(bytes(data[previous.size :]), previous.tip)
+                if tail is not None:
+                    prefix.update(data[previous.size :])
+                    whole = prefix
+            if whole is None:
+                whole = hashlib.sha256(data)
+            end = bytes(data[size - 1 - _last_line_length(data) : size - 1])
+        finally:
+            data.release()
+    return Checkpoint(size, whole.hexdigest(), bytes_hash(end)), tail
+
+
+def _last_line_length(data: memoryview) -> int:
+    """Length of the last line (without its newline) of a file that ends in one."""
+    at = len(data) - 2
+    step = 64 * 1024
+    while at >= 0:
+        start = max(0, at - step + 1)
+        found = bytes(data[start : at + 1]).rfind(b"\n")
+        if found >= 0:
+            return len(data) - 1 - (start + found + 1)
+        at = start - 1
+    return len(data) - 1
+
+
+def _appended(tail: bytes, tip: str) -> bytes | None:
+    """``tail`` when it is a run of good lines each naming the one before it, the first
+    naming ``tip``; None when that is not so and the whole ledger must be verified."""
+    if tail and not tail.endswith(b"\n"):
+        return None
+    expected = tip
+    start = 0
+    while start < len(tail):
+        end = tail.index(b"\n", start) + 1
+        raw = tail[start:end]
+        reason, links = check_line(raw)
+        if reason is not None or links.parents or links.absent or links.prev != expected:
+            return None
+        expected = bytes_hash(raw[:-1])
+        start = end
+    return tail
