@@ -1,0 +1,99 @@
+"""``intent-ls export`` on a big ledger: first export, re-run with appended records, query.
+
+Run: ``python benchmarks/export_bench.py [--records 1000000] [--appended 1000]``. Prints one
+line per figure. The ledger (valid, chained records in the writer's exact shape, from
+``merge_bench.sealed_lines``) is cached under ``/tmp/intent-ls-export-bench``; every run
+exports into a fresh directory. Each figure is the wall time of the real CLI in a
+subprocess, as a CI job runs it. The baseline, measured in the same run on the same file,
+is ``intent-ls trace verify`` (the check every export must include), so the ratios stay
+meaningful when other work shares the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from merge_bench import sealed_lines  # noqa: E402  (benchmarks/ is not a package)
+
+CACHE = Path("/tmp/intent-ls-export-bench")
+CLI = [sys.executable, "-m", "intent_ls"]
+
+
+def cached_ledger(n: int) -> Path:
+    path = CACHE / f"ledger-{n}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        temp = path.with_suffix(".tmp")
+        with temp.open("wb") as f:
+            for line in sealed_lines(n, "main"):
+                f.write(line + b"\n")
+        temp.replace(path)
+    return path
+
+
+def last_line_hash(path: Path) -> str:
+    with path.open("rb") as f:
+        f.seek(max(0, path.stat().st_size - 64 * 1024))
+        last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return "sha256:" + hashlib.sha256(last).hexdigest()
+
+
+def timed(*args: str, cwd: Path) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    done = subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({done.returncode}): {done.stderr}")
+    return elapsed, done.stdout.strip()
+
+
+def size_mb(root: Path) -> float:
+    return sum(p.stat().st_size for p in root.rglob("*.parquet")) / 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--appended", type=int, default=1000)
+    args = parser.parse_args()
+    source = cached_ledger(args.records)
+    work = CACHE / "run"
+    shutil.rmtree(work, ignore_errors=True)
+    ws = work / "ws"
+    (ws / ".orchestration").mkdir(parents=True)
+    ledger = ws / ".orchestration" / "agent_trace.jsonl"
+    shutil.copyfile(source, ledger)
+    out = work / "export"
+    mb = ledger.stat().st_size / 1e6
+    print(f"ledger: {args.records:,} records, {mb:,.0f} MB (machine shared with other work)")
+
+    verify, _ = timed("trace", "verify", cwd=ws)
+    print(f"baseline `trace verify` (whole ledger): {verify:.1f} s")
+    first, said = timed("export", "--out", str(out), "--repo", "bench/repo", cwd=ws)
+    print(f"first export: {first:.1f} s ({first / verify:.2f}x verify; goal <= 30 s) — {said}")
+    print(f"parquet written: {size_mb(out):,.0f} MB ({size_mb(out) / mb:.0%} of the ledger)")
+
+    with ledger.open("ab") as f:
+        for line in sealed_lines(args.appended, f"run{time.time_ns()}", last_line_hash(ledger)):
+            f.write(line + b"\n")
+    rerun, said = timed("export", "--out", str(out), "--repo", "bench/repo", cwd=ws)
+    print(f"re-run, {args.appended:,} appended: {rerun:.2f} s (goal <= 2 s) — {said}")
+    idle, said = timed("export", "--out", str(out), "--repo", "bench/repo", cwd=ws)
+    print(f"re-run, nothing new: {idle:.2f} s — {said}")
+
+    for name in ("records-per-model", "ai-share"):
+        elapsed, _ = timed("export", "--query", name, "--from", str(out), cwd=ws)
+        print(f"query {name} over {args.records + args.appended:,} records: {elapsed:.2f} s")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
