@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from merge_bench import sealed_lines  # noqa: E402  (benchmarks/ is not a package)
+from merge_bench import sealed_lines
 
 CACHE = Path("/tmp/intent-ls-export-bench")
 CLI = [sys.executable, "-m", "intent_ls"]

@@ -18,6 +18,7 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import Ledger, ledger_path
 
+AI = Contributor("ai", "anthropic/claude-test")
 SPEC = """\
 active_intents:
   - id: INT-001
@@ -53,7 +54,7 @@ class Workspace:
         text: str,
         *,
         intent: str = "INT-001",
-        contributor: Contributor = Contributor("ai", "anthropic/claude-test"),
+        contributor: Contributor = AI,
         verdicts: tuple[RecordedVerdict, ...] = (),
     ) -> dict[str, Any]:
         path = self.root / rel
