@@ -81,7 +81,7 @@ def _attempt(
             publish(staged.touches_temp, dirs.touches / staged.name)
             publish(staged.records_temp, dirs.records / staged.name)
             part = dirs.records / staged.name
-        _write_checkpoint(dirs, attrs.evolve(snap.checkpoint, parts=tuple(dirs.record_parts())))
+        _write_checkpoint(dirs, snap.checkpoint(tuple(dirs.record_parts())))
         return ExportResult(
             repo,
             staged.records if staged else 0,
@@ -96,14 +96,14 @@ def _stage(snap: Snapshot, dirs: RepoDirs, db: Any) -> tuple[Staged | bool | Non
     how many appended lines were verified (None: the whole ledger)."""
     if snap.tail is not None:
         lines = snap.tail.count(b"\n")
-        if not lines:
-            return None, 0
-        staged = _stage_tail(snap.tail, dirs, db)
-        if staged is None or not staged.already:
+        staged = _stage_tail(snap.tail, dirs, db) if lines else None
+        # An appended line already exported is a duplicated line, and a prefix that is
+        # not the verified one was rewritten: only the whole-ledger verification can say
+        # what is wrong, so that is what runs.
+        if snap.prefix_intact() and not (staged is not None and staged.already):
             return staged, lines
-        # An appended line that is already exported is a duplicated line: only the
-        # whole-ledger verification can say where, so that is what runs.
-        staged.discard()
+        if staged is not None:
+            staged.discard()
         db.execute("DROP TABLE IF EXISTS candidates; DROP TABLE IF EXISTS seen")
     return _stage_verified(snap, dirs, db), None
 

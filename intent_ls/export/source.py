@@ -6,12 +6,17 @@ began until after DuckDB finished (same inode, size and modification time: an ap
 rewrite in between makes the run start over).
 
 The next run need not verify a million lines again to export a thousand. The export
-remembers a *checkpoint*: the ledger's size then, the SHA-256 of those bytes and the hash
-of its last line. If the ledger still starts with exactly those bytes, only the lines after
-them are checked — each line on its own, and the chain, which for appended lines is simply
-each ``prev`` naming the line before, the first naming the checkpoint's last line. Any
-other shape (a merge record, a ledger rewritten by a merge that put records in the middle,
-a torn line) falls back to verifying everything, which also gives the message.
+remembers a *checkpoint*: the ledger's size then, the SHA-256 of each 64 MiB chunk of those
+bytes and the hash of its last line. If the ledger still starts with exactly those bytes,
+only the lines after them are checked — each line on its own, and the chain, which for
+appended lines is simply each ``prev`` naming the line before, the first naming the
+checkpoint's last line. Any other shape (a merge record, a ledger rewritten by a merge
+that put records in the middle, a torn line) falls back to verifying everything, which
+also gives the message.
+
+Hashing the prefix is then most of a re-run's cost, so it runs on a thread pool (hashlib
+releases the GIL), chunk by chunk, while the new lines are verified and staged: the
+caller asks :meth:`Snapshot.prefix_intact` only before publishing.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import mmap
 import os
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,7 +38,10 @@ from intent_ls.ledger.store import snapshot_size
 from intent_ls.ledger.verify import Problem, check_line, verify_ledger
 from intent_ls.safe_io import open_sidecar
 
-_CHECKPOINT_VERSION = 1
+_CHECKPOINT_VERSION = 2
+#: The unit of the prefix hash: chunks hash in parallel, and all but the last chunk of a
+#: checkpoint carry over to the next one unchanged.
+CHUNK = 64 * 1024 * 1024
 
 
 class TamperedLedger(Exception):
@@ -48,7 +57,7 @@ class Checkpoint:
     """The verified prefix of the ledger an export covers, and the parts it wrote."""
 
     size: int
-    sha256: str
+    chunks: tuple[str, ...]
     tip: str
     parts: tuple[str, ...] = ()
 
@@ -56,7 +65,7 @@ class Checkpoint:
         return {
             "version": _CHECKPOINT_VERSION,
             "size": self.size,
-            "sha256": self.sha256,
+            "chunks": list(self.chunks),
             "tip": self.tip,
             "parts": list(self.parts),
         }
@@ -69,11 +78,19 @@ def read_checkpoint(path: Path) -> Checkpoint | None:
         data = json.loads(path.read_bytes())
         if data.get("version") != _CHECKPOINT_VERSION:
             return None
-        return Checkpoint(
-            int(data["size"]), str(data["sha256"]), str(data["tip"]), tuple(data["parts"])
+        checkpoint = Checkpoint(
+            int(data["size"]),
+            tuple(str(c) for c in data["chunks"]),
+            str(data["tip"]),
+            tuple(str(p) for p in data["parts"]),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+    return checkpoint if len(checkpoint.chunks) == _chunk_count(checkpoint.size) else None
+
+
+def _chunk_count(size: int) -> int:
+    return -(-size // CHUNK)
 
 
 @attrs.frozen
@@ -90,22 +107,36 @@ class Identity:
         return cls(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
-@attrs.frozen
+@attrs.define
 class Snapshot:
-    """The ledger open for export. ``tail`` holds the new lines when the checkpoint let
-    them be verified alone; otherwise it is None and :meth:`verify` checks the file."""
+    """The ledger open for export, up to ``size``. ``tail`` holds the lines appended
+    since the checkpoint, verified on their own, when they have that shape (then
+    :meth:`prefix_intact` says whether the rest is still the verified ledger); otherwise
+    it is None and :meth:`verify` checks the whole file."""
 
     path: Path
     fd: int
     size: int
     identity: Identity
-    checkpoint: Checkpoint
     tail: bytes | None
+    _previous: Checkpoint | None
+    _prefix: list[Future[str]]
+    _chunks: list[Future[str]]
+    _tip: str
 
     def verify(self) -> None:
         result = verify_ledger(self.path)
         if result.problem is not None:
             raise TamperedLedger(result.problem)
+
+    def prefix_intact(self) -> bool:
+        """The ledger still starts with the bytes the checkpoint verified."""
+        if self._previous is None or not self._prefix:
+            return False
+        return tuple(f.result() for f in self._prefix) == self._previous.chunks
+
+    def checkpoint(self, parts: tuple[str, ...]) -> Checkpoint:
+        return Checkpoint(self.size, tuple(f.result() for f in self._chunks), self._tip, parts)
 
     def unchanged(self) -> bool:
         """The path still names the file that was verified, as it was."""
@@ -126,32 +157,47 @@ def open_ledger(path: Path, previous: Checkpoint | None, parts: list[str]) -> It
         size = snapshot_size(path, fd)
         identity = Identity.of(os.fstat(fd))
         usable = previous if previous is not None and list(previous.parts) == parts else None
-        checkpoint, tail = _read(fd, size, usable)
-        yield Snapshot(path, fd, size, identity, checkpoint, tail)
+        if usable is not None and usable.size > size:
+            usable = None
+        if size == 0:
+            yield Snapshot(path, fd, 0, identity, None, None, [], [], "")
+            return
+        with (
+            mmap.mmap(fd, size, prot=mmap.PROT_READ) as view,
+            ThreadPoolExecutor(min(4, os.cpu_count() or 2)) as pool,
+        ):
+            data = memoryview(view)
+
+            def hashed(start: int, end: int) -> Future[str]:
+                return pool.submit(_sha256, data[start:end])
+
+            try:
+                chunks = [
+                    hashed(i * CHUNK, min(size, (i + 1) * CHUNK)) for i in range(_chunk_count(size))
+                ]
+                tail = None
+                prefix: list[Future[str]] = []
+                if usable is not None:
+                    tail = _appended(bytes(data[usable.size :]), usable.tip)
+                if usable is not None and tail is not None:
+                    whole = usable.size // CHUNK
+                    prefix = chunks[:whole]
+                    if usable.size % CHUNK:  # a partial last chunk covers fewer bytes now
+                        prefix.append(hashed(whole * CHUNK, usable.size))
+                tip = bytes_hash(bytes(data[size - 1 - _last_line_length(data) : size - 1]))
+                yield Snapshot(path, fd, size, identity, tail, usable, prefix, chunks, tip)
+            finally:
+                pool.shutdown(wait=True)
+                data.release()
     finally:
         os.close(fd)
 
 
-def _read(fd: int, size: int, previous: Checkpoint | None) -> tuple[Checkpoint, bytes | None]:
-    if size == 0:
-        return Checkpoint(0, hashlib.sha256().hexdigest(), ""), None
-    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as view:
-        data = memoryview(view)
-        try:
-            whole, tail = None, None
-            if previous is not None and previous.size <= size:
-                prefix = hashlib.sha256(data[: previous.size])
-                if prefix.hexdigest() == previous.sha256:
-                    tail = _appended(bytes(data[previous.size :]), previous.tip)
-                if tail is not None:
-                    prefix.update(data[previous.size :])
-                    whole = prefix
-            if whole is None:
-                whole = hashlib.sha256(data)
-            end = bytes(data[size - 1 - _last_line_length(data) : size - 1])
-        finally:
-            data.release()
-    return Checkpoint(size, whole.hexdigest(), bytes_hash(end)), tail
+def _sha256(data: memoryview) -> str:
+    try:
+        return hashlib.sha256(data).hexdigest()
+    finally:
+        data.release()
 
 
 def _last_line_length(data: memoryview) -> int:

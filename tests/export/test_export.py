@@ -379,3 +379,33 @@ def test_no_ledger_is_nothing_to_export(ws: Workspace, tmp_path: Path) -> None:
     assert done.returncode == 0
     assert "nothing to export: no ledger" in done.stderr
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("chunk", [97, 4096, 1 << 26])
+def test_the_checkpoint_spans_chunks_and_catches_a_change_in_any(
+    recorded: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """With chunks smaller than the ledger, the checkpoint's chunks carry over from run to
+    run (a partial last chunk is re-hashed over its old extent), appended lines take the
+    fast path, and a one-byte change in an early chunk sends the run to full verification."""
+    from intent_ls.export import source
+
+    monkeypatch.setattr(source, "CHUNK", chunk)
+    out = tmp_path / "export"
+    ledger = recorded.ledger.path
+    assert export_ledger(ledger, out, "r").verified_lines is None
+    for i in range(3):
+        recorded.save("src/billing/tax.py", f"RATE = {i}\n")
+        result = export_ledger(ledger, out, "r")
+        assert (result.records, result.verified_lines) == (1, 1)
+    checkpoint = json.loads((out / "records" / "repo=r" / ".intent-ls-checkpoint.json").read_text())
+    assert checkpoint["size"] == ledger.stat().st_size
+    assert len(checkpoint["chunks"]) == -(-checkpoint["size"] // chunk)
+    recorded.save("src/billing/tax.py", "RATE = 9\n")
+    data = bytearray(ledger.read_bytes())
+    at = data.index(b'"sess-1"')
+    data[at + 6] = ord("7")
+    ledger.write_bytes(bytes(data))
+    with pytest.raises(source.TamperedLedger):
+        export_ledger(ledger, out, "r")
+    assert len(query(out, "SELECT * FROM records")) == len(recorded.lines()) - 1
