@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import Workspace, intent_ls, query
+from export_helpers import Workspace, intent_ls, query
 
 from intent_ls.export.exporter import export_ledger
 from intent_ls.export.layout import _name_from_url, partition

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import Workspace
+from export_helpers import Workspace
 
 from intent_ls.ledger.records import Contributor
 
