@@ -92,7 +92,37 @@ def main() -> None:
     for name in ("records-per-model", "ai-share"):
         elapsed, _ = timed("export", "--query", name, "--from", str(out), cwd=ws)
         print(f"query {name} over {args.records + args.appended:,} records: {elapsed:.2f} s")
+    spark_count(out)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def spark_count(out: Path) -> None:
+    """Spark in local mode reading the same files, when pyspark (and Java) are installed."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        print("spark: pyspark not installed, skipped")
+        return
+    t0 = time.perf_counter()
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    started = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    records = spark.read.parquet(str(out / "records"))
+    rows = records.groupBy("repo", "model_id").count().collect()
+    elapsed = time.perf_counter() - t0
+    spark.stop()
+    total = sum(r["count"] for r in rows)
+    print(
+        f"spark (local[2]) group-by over records: {elapsed:.1f} s for {total:,} rows "
+        f"(+{started:.1f} s session start)"
+    )
 
 
 if __name__ == "__main__":
