@@ -14,6 +14,7 @@ from export_helpers import Workspace, intent_ls, query
 from intent_ls.export.exporter import export_ledger
 from intent_ls.export.layout import _name_from_url, partition
 from intent_ls.hashing import bytes_hash
+from intent_ls.ledger.records import Contributor, RecordedVerdict
 
 RECORD_COLUMNS = [
     "digest",
@@ -409,3 +410,40 @@ def test_the_checkpoint_spans_chunks_and_catches_a_change_in_any(
     with pytest.raises(source.TamperedLedger):
         export_ledger(ledger, out, "r")
     assert len(query(out, "SELECT * FROM records")) == len(recorded.lines()) - 1
+
+
+def test_hostile_but_valid_records_export_without_breaking_the_run(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """Records that verify but carry what a hostile writer can put there: escapes, NUL
+    and terminal control characters, numbers beyond 64 bits, several files, extra keys."""
+    import copy
+
+    base = ws.save(
+        "src/billing/a.py",
+        "x = 1\n",
+        verdicts=(
+            RecordedVerdict("out-of-scope", 'm\n\x1b[31m\x00 "q"', {"n": 10**30, "d": [{}]}),
+        ),
+        contributor=Contributor("ai", 'model"\\\x00'),
+    )
+    huge = copy.deepcopy(base)
+    huge["files"][0]["conversations"][0]["ranges"][0].update(start_line=10**30, end_line=10**30)
+    ws.ledger.append(huge)
+    many = copy.deepcopy(base)
+    many["timestamp"] = "2026-01-01T00:00:00Z"
+    many["files"].append(
+        {"path": "b/ü ' x.py", "conversations": [{"contributor": {"type": "human"}, "ranges": []}]}
+    )
+    many["extra"] = {"anything": [1, 2]}
+    ws.ledger.append(many)
+    assert ws.cli("trace", "verify").returncode == 0
+    out = tmp_path / "export"
+    assert ws.cli("export", "--out", str(out), "--repo", "r").returncode == 0
+    rows = query(out, "SELECT model_id, verdicts[1].message, ts, line FROM records")
+    assert sorted(r[3].encode() for r in rows) == sorted(ws.lines())
+    assert {r[0] for r in rows} == {'model"\\\x00'}
+    assert {r[1] for r in rows} == {'m\n\x1b[31m\x00 "q"'}
+    assert datetime(2026, 1, 1, tzinfo=UTC) in {r[2] for r in rows}
+    starts = sorted(query(out, "SELECT start_line FROM touches WHERE name IS NULL"), key=repr)
+    assert starts == [(1,), (1,), (None,)]  # beyond BIGINT: null, the line keeps the value
