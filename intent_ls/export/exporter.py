@@ -67,6 +67,8 @@ def _attempt(
     with open_ledger(ledger, previous, dirs.record_parts()) as snap:
         if snap.size == 0:
             return ExportResult(repo, 0, 0, None, 0)
+        if snap.tail == b"" and snap.prefix_intact():
+            return ExportResult(repo, 0, 0, None, 0)  # nothing appended: DuckDB not needed
         scratch = dirs.records / f".scratch-{os.getpid()}"
         db = connect(scratch)
         try:
