@@ -108,6 +108,8 @@ def main() -> None:
         f"first export: {first:.1f} s, CPU {LAST_CPU[0]:.1f} s ({first / verify:.2f}x verify's "
         f"wall time, {LAST_CPU[0] / verify_cpu:.2f}x its CPU; goal <= 30 s) — {said}"
     )
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak RSS of the largest run so far (the first export): {peak:,.0f} MB")
     print(f"parquet written: {size_mb(out):,.0f} MB ({size_mb(out) / mb:.0%} of the ledger)")
 
     with ledger.open("ab") as f:

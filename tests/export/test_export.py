@@ -447,3 +447,31 @@ def test_hostile_but_valid_records_export_without_breaking_the_run(
     assert datetime(2026, 1, 1, tzinfo=UTC) in {r[2] for r in rows}
     starts = sorted(query(out, "SELECT start_line FROM touches WHERE name IS NULL"), key=repr)
     assert starts == [(1,), (1,), (None,)]  # beyond BIGINT: null, the line keeps the value
+
+
+def test_a_ledger_appended_to_while_it_is_read_is_read_again(
+    recorded: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append that lands while DuckDB reads the ledger: the file is not the one
+    verified any more, so the run starts over and exports every record, once."""
+    from intent_ls.export import exporter
+
+    real_stage = exporter.stage
+    calls = []
+
+    def stage_then_append(*args: object) -> object:
+        staged = real_stage(*args)  # type: ignore[arg-type]
+        if not calls:
+            recorded.save("src/billing/late.py", "LATE = 1\n")
+        calls.append(1)
+        return staged
+
+    monkeypatch.setattr(exporter, "stage", stage_then_append)
+    result = export_ledger(recorded.ledger.path, tmp_path / "export", "r")
+    assert len(calls) == 2
+    assert result.records == len(recorded.lines())
+    (count, distinct), *_ = query(
+        tmp_path / "export", "SELECT count(*), count(DISTINCT digest) FROM records"
+    )
+    assert count == distinct == len(recorded.lines())
+    assert list((tmp_path / "export").rglob(".*.tmp")) == []
