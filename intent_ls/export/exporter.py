@@ -25,7 +25,6 @@ from intent_ls.export.parquet import Staged, connect, stage
 from intent_ls.export.source import (
     Checkpoint,
     Snapshot,
-    TamperedLedger,
     open_ledger,
     read_checkpoint,
 )
@@ -137,7 +136,7 @@ def _stage_verified(snap: Snapshot, dirs: RepoDirs, db: Any) -> Staged | bool | 
     worker.start()
     try:
         snap.verify()
-    except TamperedLedger:
+    except BaseException:  # tampered, or interrupted: DuckDB stops, its files go
         db.interrupt()
         worker.join()
         if outcome.get("staged"):
@@ -150,7 +149,8 @@ def _stage_verified(snap: Snapshot, dirs: RepoDirs, db: Any) -> Staged | bool | 
             staged.discard()
         return False
     if "error" in outcome:
-        raise ExportError(f"DuckDB could not read {snap.path}: {outcome['error']}")
+        first = str(outcome["error"]).strip().splitlines()[:1]
+        raise ExportError(f"DuckDB failed exporting {snap.path}: {' '.join(first)}")
     return staged
 
 

@@ -8,6 +8,7 @@ nothing is visible until the ledger they came from is known to be verified.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +130,6 @@ class Staged:
 def stage(source: Path, dirs: RepoDirs, connection: Any) -> Staged | None:
     """Writes the records of ``source`` not yet in ``dirs``; None when there are none.
     ``already`` counts the source's records an earlier part holds."""
-    import json
-
     db = connection
     db.execute(
         _CANDIDATES,
