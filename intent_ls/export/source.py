@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -162,55 +161,65 @@ def open_ledger(path: Path, previous: Checkpoint | None, parts: list[str]) -> It
         if size == 0:
             yield Snapshot(path, fd, 0, identity, None, None, [], [], "")
             return
-        with (
-            mmap.mmap(fd, size, prot=mmap.PROT_READ) as view,
-            ThreadPoolExecutor(min(4, os.cpu_count() or 2)) as pool,
-        ):
-            data = memoryview(view)
+        with ThreadPoolExecutor(min(4, os.cpu_count() or 2)) as pool:
 
             def hashed(start: int, end: int) -> Future[str]:
-                return pool.submit(_sha256, data[start:end])
+                return pool.submit(_sha256, fd, start, end)
 
-            try:
-                chunks = [
-                    hashed(i * CHUNK, min(size, (i + 1) * CHUNK)) for i in range(_chunk_count(size))
-                ]
-                tail = None
-                prefix: list[Future[str]] = []
-                if usable is not None:
-                    tail = _appended(bytes(data[usable.size :]), usable.tip)
-                if usable is not None and tail is not None:
-                    whole = usable.size // CHUNK
-                    prefix = chunks[:whole]
-                    if usable.size % CHUNK:  # a partial last chunk covers fewer bytes now
-                        prefix.append(hashed(whole * CHUNK, usable.size))
-                tip = bytes_hash(bytes(data[size - 1 - _last_line_length(data) : size - 1]))
-                yield Snapshot(path, fd, size, identity, tail, usable, prefix, chunks, tip)
-            finally:
-                pool.shutdown(wait=True)
-                data.release()
+            chunks = [
+                hashed(i * CHUNK, min(size, (i + 1) * CHUNK)) for i in range(_chunk_count(size))
+            ]
+            tail = None
+            prefix: list[Future[str]] = []
+            if usable is not None:
+                tail = _appended(_pread(fd, usable.size, size), usable.tip)
+            if usable is not None and tail is not None:
+                whole = usable.size // CHUNK
+                prefix = chunks[:whole]
+                if usable.size % CHUNK:  # a partial last chunk covers fewer bytes now
+                    prefix.append(hashed(whole * CHUNK, usable.size))
+            tip = bytes_hash(_last_line(fd, size))
+            yield Snapshot(path, fd, size, identity, tail, usable, prefix, chunks, tip)
     finally:
         os.close(fd)
 
 
-def _sha256(data: memoryview) -> str:
-    try:
-        return hashlib.sha256(data).hexdigest()
-    finally:
-        data.release()
+_READ = 8 * 1024 * 1024
 
 
-def _last_line_length(data: memoryview) -> int:
-    """Length of the last line (without its newline) of a file that ends in one."""
-    at = len(data) - 2
-    step = 64 * 1024
-    while at >= 0:
-        start = max(0, at - step + 1)
-        found = bytes(data[start : at + 1]).rfind(b"\n")
+def _pread(fd: int, start: int, end: int) -> bytes:
+    parts = []
+    while start < end:
+        data = os.pread(fd, min(_READ, end - start), start)
+        if not data:
+            raise OSError(f"the ledger ended at byte {start} while it was read")
+        parts.append(data)
+        start += len(data)
+    return b"".join(parts)
+
+
+def _sha256(fd: int, start: int, end: int) -> str:
+    """Reads with ``pread`` (no shared offset, no mapping: the bytes do not stay in the
+    process's memory) and hashes, both without the GIL."""
+    digest = hashlib.sha256()
+    while start < end:
+        data = _pread(fd, start, min(end, start + _READ))
+        digest.update(data)
+        start += len(data)
+    return digest.hexdigest()
+
+
+def _last_line(fd: int, size: int) -> bytes:
+    """The last line, without its newline, of a file of ``size`` bytes that ends in one."""
+    end = size - 1
+    at = end
+    while at > 0:
+        start = max(0, at - 64 * 1024)
+        found = _pread(fd, start, at).rfind(b"\n")
         if found >= 0:
-            return len(data) - 1 - (start + found + 1)
-        at = start - 1
-    return len(data) - 1
+            return _pread(fd, start + found + 1, end)
+        at = start
+    return _pread(fd, 0, end)
 
 
 def _appended(tail: bytes, tip: str) -> bytes | None:
