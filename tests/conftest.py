@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.dependency_limits import resolved_versions
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "workspace"
 
@@ -32,3 +34,7 @@ def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "GIT_CONFIG_NOSYSTEM": "1",
     }.items():
         monkeypatch.setenv(key, value)
+
+
+def pytest_report_header() -> str:
+    return resolved_versions()

@@ -87,6 +87,36 @@ trees `intent-ls-plain-mode', which the clients can serve."
   "The file URI of PATH, as the server spells it."
   (concat "file://" (url-hexify-string (file-truename path) url-path-allowed-chars)))
 
+(defconst intent-ls-reload-command "intent.reloadFromDisk"
+  "The command of the \"Reload from disk\" quick fix, run by the client.")
+
+(defconst intent-ls-client-commands (vector intent-ls-reload-command)
+  "Commands the clients run themselves.
+They are announced to the server in the client capabilities, under
+`experimental.intentLs.clientCommands'; the server then offers them in
+code actions instead of an edit.")
+
+(defun intent-ls-uri-to-path (uri)
+  "The local file name of the file URI URI, or nil for another scheme."
+  (let ((url (url-generic-parse-url uri)))
+    (when (equal (url-type url) "file")
+      (decode-coding-string (url-unhex-string (url-filename url)) 'utf-8))))
+
+(defun intent-ls-reload-from-disk (uri)
+  "Revert the buffer visiting URI from its file (\"Reload from disk\").
+A server edit replacing the text would make Emacs ask whether to
+discard the buffer's edits; answering yes reverts the buffer, and the
+edit, made for the old buffer version, is then refused with an error.
+Picking the fix is the answer: the buffer is reverted without a
+question, and the language client re-syncs it with the server."
+  (let* ((path (intent-ls-uri-to-path uri))
+         (buffer (and path (find-buffer-visiting path))))
+    (unless buffer
+      (user-error "intent-ls: no buffer visits %s" uri))
+    (with-current-buffer buffer
+      (revert-buffer t t t))
+    (message "intent-ls: %s reloaded from disk" (buffer-name buffer))))
+
 (defun intent-ls-record-status (params)
   "Keep the `intent/status' payload PARAMS (a plist) and tell the listeners."
   (let ((folder (plist-get params :folder)))

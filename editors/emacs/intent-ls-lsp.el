@@ -91,6 +91,10 @@ KEY is the field VALUE came from: a false `governed' becomes :json-false."
   (interactive)
   (apply #'intent-ls-lsp-execute "intent.clear" (intent-ls-lsp--hint)))
 
+(defun intent-ls-lsp--reload (command)
+  "The client side of COMMAND `intent.reloadFromDisk' (an lsp-mode action handler)."
+  (intent-ls-reload-from-disk (elt (lsp:command-arguments? command) 0)))
+
 (defun intent-ls-lsp-mode-line ()
   "Mode-line text while intent-ls serves the buffer."
   (when (and (bound-and-true-p lsp-mode)
@@ -120,8 +124,16 @@ KEY is the field VALUE came from: a false `governed' becomes :json-false."
     :priority -2
     :server-id intent-ls-lsp-server-id
     :initialization-options (lambda () (list :intentLs (intent-ls-settings-object)))
+    :custom-capabilities `((experimental
+                            . ((intentLs . ((clientCommands . ,intent-ls-client-commands))))))
+    :action-handlers (let ((handlers (make-hash-table :test #'equal)))
+                       (puthash intent-ls-reload-command #'intent-ls-lsp--reload handlers)
+                       handlers)
     :notification-handlers (let ((handlers (make-hash-table :test #'equal)))
                              (puthash "intent/status" #'intent-ls-lsp--status handlers)
+                             ;; Sent after each ledger record; lsp-mode would pop up a
+                             ;; warning for a notification nobody handles.
+                             (puthash "intent/recorded" #'ignore handlers)
                              handlers)))
   (add-hook 'find-file-hook #'intent-ls-plain-if-fundamental)
   (add-hook 'find-file-hook #'intent-ls-lsp-maybe-start t)

@@ -30,8 +30,10 @@
 ;; Commands: `intent-ls-select' (pick from `intent.list'), `intent-ls-clear',
 ;; `intent-ls-context' (XML in a buffer), `intent-ls-list', `intent-ls-record-lesson',
 ;; `intent-ls-start-intent' and `intent-ls-complete-intent' (the lifecycle).  Quick fixes
-;; come through `eglot-code-actions'.  The `intent/status' notification is shown in the
-;; mode line (`intent-ls-mode-line') and runs `intent-ls-status-functions'.
+;; come through `eglot-code-actions'; "Reload from disk" reverts the buffer here
+;; (`intent-ls-reload-from-disk') rather than taking an edit from the server.  The
+;; `intent/status' notification is shown in the mode line (`intent-ls-mode-line') and
+;; runs `intent-ls-status-functions'.
 
 ;;; Code:
 
@@ -127,6 +129,28 @@ eglot send a second didOpen (such files get `intent-ls-plain-mode')."
 (cl-defmethod eglot-initialization-options ((_server intent-ls-server))
   "Sends `intent-ls-settings' under `intentLs'."
   (list :intentLs (intent-ls-settings-object)))
+
+;;; Commands run here
+
+(cl-defmethod eglot-client-capabilities ((_server intent-ls-server))
+  "Announces `intent-ls-client-commands', the commands this client runs itself."
+  (let ((capabilities (cl-call-next-method)))
+    (plist-put capabilities :experimental
+               (list :intentLs (list :clientCommands intent-ls-client-commands)))))
+
+(cl-defmethod eglot-execute-command
+  ((_server intent-ls-server) (_command (eql intent.reloadFromDisk)) arguments)
+  "Reverts the buffer of the URI in ARGUMENTS (eglot before `eglot-execute')."
+  (intent-ls-reload-from-disk (elt arguments 0)))
+
+(when (fboundp 'eglot-execute)
+  ;; Newer eglot (Emacs 30's) runs code actions and commands through `eglot-execute'
+  ;; instead; a code action's command comes back here as a Command.
+  (cl-defmethod eglot-execute ((_server intent-ls-server) action)
+    "Runs `intent-ls-reload-command' here, anything else as eglot does."
+    (if (equal (plist-get action :command) intent-ls-reload-command)
+        (intent-ls-reload-from-disk (elt (plist-get action :arguments) 0))
+      (cl-call-next-method))))
 
 ;;; Status
 

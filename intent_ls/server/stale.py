@@ -15,8 +15,9 @@ The disk is looked at again
 When the disk no longer holds the baseline and the buffer differs from what it holds,
 the policy's ``stale-file`` verdict (Warning) names who wrote it when the ledger knows.
 Quick fixes: **Reload from disk** (a WorkspaceEdit replacing the buffer with the disk
-content) and **Keep my version** (an approval, recorded in the ledger, keyed on the disk
-content it overrides).
+content; for a client that reverts buffers itself, its ``intent.reloadFromDisk`` command,
+see :mod:`intent_ls.server.client_commands`) and **Keep my version** (an approval,
+recorded in the ledger, keyed on the disk content it overrides).
 
 **Saving a stale buffer** is not blocked (willSaveWaitUntil cannot veto a save, and a
 dialog there would outlive the editor's save timeout). The save's trace record carries
@@ -39,12 +40,13 @@ import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from intent_ls.hashing import text_hash
-from intent_ls.policy import STALE_FILE, ApprovalSet, Verdict, stale_verdict
+from intent_ls.common.hashing import text_hash
+from intent_ls.common.uris import path_of_uri
+from intent_ls.policy.judge import STALE_FILE, ApprovalSet, Verdict, stale_verdict
+from intent_ls.policy.stale import Changer, DiskState, SaveCheck, check_save
+from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
 from intent_ls.server.edits import document_edit
 from intent_ls.server.ledger import read_text, stamp_of, trace_of
-from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
-from intent_ls.uris import path_of_uri
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
@@ -395,15 +397,19 @@ def fixes(
     actions = []
     disk = tracker(doc)
     if disk is not None and disk.changed and disk.current_text is not None:
-        actions.append(
-            types.CodeAction(
-                title=RELOAD_TITLE,
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diag],
-                is_preferred=True,
-                edit=replace_buffer(ls, doc, disk.current_text),
-            )
+        reload = types.CodeAction(
+            title=RELOAD_TITLE,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            is_preferred=True,
         )
+        if runs_itself(ls, RELOAD_FROM_DISK):
+            reload.command = types.Command(
+                title=RELOAD_TITLE, command=RELOAD_FROM_DISK, arguments=[doc.uri]
+            )
+        else:
+            reload.edit = replace_buffer(ls, doc, disk.current_text)
+        actions.append(reload)
     actions.append(
         types.CodeAction(
             title=KEEP_TITLE,

@@ -26,6 +26,15 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert quick_start_commands()[1] in ci
 
 
+def test_ci_runs_the_readme_lowest_dependencies_command_verbatim() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Dependency ranges", 1)[1].split("\n## ", 1)[0]
+    (command,) = re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    assert "tools/lowest_constraints.py" in command
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in ci
+
+
 def wheel_command() -> list[str]:
     """The README's command for building a wheel (tests/cli/test_wheel.py runs it, plus
     the flags that keep it offline)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.brain import add_lesson, lessons_for, record_lesson
+from intent_ls.workspace.brain import add_lesson, lessons_for, record_lesson
 
 DAY = dt.date(2026, 11, 21)
 

@@ -99,7 +99,8 @@ records = st.fixed_dictionaries(
     },
 )
 #: Values a mutation puts anywhere: wrong types, edge numbers, near-miss formats, big
-#: and non-ASCII strings.
+#: and non-ASCII strings. Copied when drawn: a later mutation may change a drawn list or
+#: dict in place, and the shared originals must stay what hypothesis replays.
 ODD_VALUES = st.one_of(
     JSON_VALUES,
     st.sampled_from(TRICKY_NUMBERS + TRICKY_UUIDS + TRICKY_TIMESTAMPS + TRICKY_VERSIONS),
@@ -108,7 +109,7 @@ ODD_VALUES = st.one_of(
     st.integers(248, 253).map(lambda n: "𝔸" * n),
     st.just("x" * 100_000),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
-)
+).map(copy.deepcopy)
 
 
 def _containers(value: Any, out: list[Any]) -> list[Any]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls import spec as S
-from intent_ls.spec import load_spec_bytes, load_spec_file, load_spec_text
+from intent_ls.spec import load as S
+from intent_ls.spec.load import load_spec_bytes, load_spec_file, load_spec_text
+from tests.dependency_limits import BEYOND_EVERY_YAML_NESTING_LIMIT, YAML_LOADERS
 
 
 def single_code(result: S.SpecResult) -> str:
@@ -73,9 +75,46 @@ def test_classic_billion_laughs_is_never_expanded() -> None:
     assert result.has_errors and all(p.span.start.line >= 0 for p in result.problems)
 
 
-def test_deep_nesting_is_refused_not_recursed() -> None:
-    result = load_spec_text("active_intents: " + "[" * 100_000 + "]" * 100_000 + "\n")
+@pytest.fixture(params=sorted(YAML_LOADERS))
+def yaml_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test with libyaml and with the pure-Python parser, as machines differ."""
+    monkeypatch.setattr(S, "_LOADER", YAML_LOADERS[request.param])
+    return request.param
+
+
+DEEP = BEYOND_EVERY_YAML_NESTING_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [
+        ("active_intents: " + "[" * DEEP + "]" * DEEP + "\n", (0, 47)),
+        ("active_intents: " + "[" * DEEP + "\n", (0, 47)),
+        ("a: " + "{a: " * DEEP + "1" + "}" * DEEP + "\n", (0, 127)),
+        ("active_intents:\n" + "- " * 2000 + "x\n", (1, 62)),
+        ("active_intents:\n" + "".join(" " * n + "k:\n" for n in range(40)), (33, 32)),
+    ],
+    ids=["flow-lists", "flow-unclosed", "flow-maps", "block-lists", "block-maps"],
+)
+def test_deep_nesting_is_too_complex_at_its_position_whichever_layer_sees_it(
+    yaml_loader: str, text: str, position: tuple[int, int]
+) -> None:
+    result = load_spec_text(text)
     assert single_code(result) == S.TOO_COMPLEX
+    start = result.problems[0].span.start
+    assert (start.line, start.column) == position
+
+
+def test_a_syntax_error_in_a_big_spec_stays_a_syntax_error_at_its_line(
+    yaml_loader: str,
+) -> None:
+    intents = "".join(
+        f"  - id: I-{n}\n    name: N\n    status: DRAFT\n    owned_scope: [a/{n}/**]\n"
+        for n in range(1000)
+    )
+    result = load_spec_text("active_intents:\n" + intents + "  - id: [\n")
+    assert single_code(result) == S.YAML_SYNTAX
+    assert result.problems[0].span.start.line == 4002
 
 
 def test_alias_to_a_whole_intent_is_fine() -> None:
@@ -104,3 +143,11 @@ def test_fuzzed_text_never_raises(tokens: list[str]) -> None:
 def test_fuzzed_bytes_never_raise(data: bytes) -> None:
     result = load_spec_bytes(data)
     assert all(p.code in S.ALL_CODES for p in result.problems)
+
+
+def test_brackets_in_a_plain_scalar_do_not_turn_a_syntax_error_into_too_complex(
+    yaml_loader: str,
+) -> None:
+    text = "active_intents:\n  - id: x" + "[" * 40 + "\n    name: [unclosed\n"
+    result = load_spec_text(text)
+    assert single_code(result) == S.YAML_SYNTAX

@@ -125,6 +125,52 @@
                                                          :intent_id)))))
     (flow-put "servers_after" (flow-servers))
     (flow-step "saved and recorded")
+
+    ;; 4. Another process rewrites the file under an edit made here; the user picks
+    ;; "Reload from disk" and answers yes to anything Emacs asks.  The buffer must end as
+    ;; the disk text, unmodified, with no error and no stale-file left.
+    (let* ((path (buffer-file-name))
+           (text (with-temp-buffer (insert-file-contents path) (buffer-string)))
+           (at (+ 3 (string-search "\"\"\"" text)))
+           (theirs (concat (substring text 0 at) "Theirs: " (substring text at)))
+           (messages (with-current-buffer (messages-buffer) (point-max)))
+           questions error-text)
+      (goto-char (point-min))
+      (end-of-line)
+      (insert "  # mine")
+      (let ((coding-system-for-write 'utf-8-unix))
+        (write-region theirs nil path nil 'silent))
+      ;; What lsp-mode's file watcher sends: batch Emacs delivers no file-notify events.
+      (with-lsp-workspace (intent-ls-lsp--workspace)
+        (lsp-notify "workspace/didChangeWatchedFiles"
+                    `(:changes [(:uri ,(lsp--path-to-uri path) :type 2)])))
+      (flow-wait (lambda () (format "stale-file; have %S" (flow-ours)))
+                 (lambda () (assoc "stale-file" (flow-ours))))
+      (goto-char (point-min))
+      (forward-line (nth 1 (assoc "stale-file" (flow-ours))))
+      (let* ((actions (append (lsp-code-actions-at-point) nil))
+             (reload (cl-find "Reload from disk" actions
+                              :key (lambda (a) (flow-get a "title")) :test #'equal)))
+        (unless reload
+          (error "No 'Reload from disk' among %S" (mapcar (lambda (a) (flow-get a "title")) actions)))
+        (cl-letf (((symbol-function 'yes-or-no-p) (lambda (q &rest _) (push q questions) t))
+                  ((symbol-function 'y-or-n-p) (lambda (q &rest _) (push q questions) t)))
+          (setq error-text (condition-case err
+                               (progn (lsp-execute-code-action reload) nil)
+                             (error (error-message-string err))))))
+      (flow-wait (lambda () (format "stale-file to clear after reloading; have %S" (flow-ours)))
+                 (lambda () (not (assoc "stale-file" (flow-ours)))))
+      (flow-put "reload" (list (cons "error" error-text)
+                               (cons "questions" (vconcat questions))
+                               (cons "reloaded" (equal (buffer-string) theirs))
+                               (cons "modified" (if (buffer-modified-p) t :json-false))
+                               (cons "messages" (with-current-buffer (messages-buffer)
+                                                  (buffer-substring messages (point-max))))
+                               (cons "diagnostics" (vconcat (mapcar #'car (flow-ours)))))))
+    (flow-step "reloaded from disk")
+    (flow-put "warnings" (with-current-buffer (messages-buffer)
+                           (vconcat (cl-remove-if-not (lambda (l) (string-match-p "Warning" l))
+                                                      (split-string (buffer-string) "\n")))))
     (lsp-workspace-shutdown (intent-ls-lsp--workspace))))
 
 (condition-case err

@@ -399,6 +399,7 @@ async def start_editor(
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     apply_edit: bool = True,
+    experimental: Any = None,
 ) -> Editor:
     box: list[Editor] = []
     client = make_client(box)
@@ -410,6 +411,8 @@ async def start_editor(
     caps = client_capabilities(name)
     if not apply_edit and caps.workspace is not None:
         caps.workspace.apply_edit = False
+    if experimental is not None:
+        caps.experimental = experimental
     init_options = {"intentLs": FAST} if options is None else options
     result = await client.initialize_session(
         types.InitializeParams(

@@ -8,12 +8,14 @@ processes on one workspace stand for two editors.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 
 JWT = "src/auth/jwt.py"
 
@@ -68,6 +70,68 @@ async def test_a_change_on_disk_makes_the_edited_buffer_stale(editor: Editor) ->
     assert record["id"] == note["id"]
     assert meta(record)["before_hash"] == text_hash(theirs)
     assert record["files"][0]["conversations"][0]["ranges"][0]["start_line"] == 2
+
+
+RUNS_RELOAD = {"intentLs": {"clientCommands": ["intent.reloadFromDisk"]}}
+
+
+async def test_a_client_that_reverts_itself_gets_the_reload_command(
+    client_name: str, workspace: Path
+) -> None:
+    """Emacs's clients revert the buffer themselves (an edit would make Emacs ask, revert,
+    and refuse the edit for the old version): they get a command and no edit."""
+    editor = await start_editor(client_name, [workspace], experimental=RUNS_RELOAD)
+    try:
+        uri, theirs, diag = await dirty_then_changed_on_disk(editor)
+        actions = await editor.code_actions(uri, [diag])
+        reload = actions[0]
+        assert (reload.title, reload.is_preferred, reload.edit) == ("Reload from disk", True, None)
+        assert reload.command is not None
+        assert reload.command.command == "intent.reloadFromDisk"
+        assert list(reload.command.arguments or []) == [uri]
+        assert list(reload.diagnostics or []) == [diag]
+        # eglot's revert: the document is closed and opened again with the disk text.
+        editor.close(uri)
+        editor.open(JWT)
+        assert editor.texts[uri] == theirs
+        await editor.wait_diagnostics(JWT, lambda d: d == [], "the revert clears everything")
+        # lsp-mode's revert: a full-text change to the disk text.
+        editor.insert(uri, 0, 0, "# mine\n")
+        again = theirs.replace("Their JSON Web", "Again their JSON Web")
+        editor.write_file(editor.root / JWT, again)
+        diags = await editor.wait_diagnostics(JWT, lambda d: bool(stale_of(d)), "stale again")
+        [diag] = stale_of(diags)
+        [reload, *_] = await editor.code_actions(uri, [diag])
+        assert reload.command is not None and reload.edit is None
+        editor.set_text(uri, again)
+        await editor.wait_diagnostics(JWT, lambda d: d == [], "the revert clears everything")
+    finally:
+        await stop_editor(editor)
+
+
+@pytest.mark.parametrize(
+    "experimental",
+    [
+        {"intentLs": {"clientCommands": "intent.reloadFromDisk"}},
+        {"intentLs": ["intent.reloadFromDisk"]},
+        {"intentLs": {"clientCommands": ["intent.reload", 3, None]}},
+        ["intentLs"],
+    ],
+)
+async def test_only_a_list_naming_the_command_announces_it(
+    experimental: Any, workspace: Path
+) -> None:
+    """A string (``in`` would match a substring), another shape or other commands
+    announce nothing: the client gets the edit. (Not a client-specific matter: one
+    client's capabilities.)"""
+    editor = await start_editor("neovim", [workspace], experimental=experimental)
+    try:
+        uri, _, diag = await dirty_then_changed_on_disk(editor)
+        [reload, *_] = await editor.code_actions(uri, [diag])
+        assert reload.title == "Reload from disk"
+        assert reload.edit is not None and reload.command is None
+    finally:
+        await stop_editor(editor)
 
 
 async def test_keep_my_version_is_an_approval_on_the_ledger(editor: Editor) -> None:

@@ -1,4 +1,4 @@
-"""Loads ``.orchestration/active_intents.yaml`` into a :class:`~intent_ls.model.Spec`.
+"""Loads ``.orchestration/active_intents.yaml`` into a :class:`~intent_ls.spec.model.Spec`.
 
 Validation works on the YAML node graph rather than on constructed Python objects, so
 every problem keeps the exact line and column of the node that caused it, and nothing
@@ -10,16 +10,16 @@ composer (which is recursive) sees the document.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
 import yaml
 
-from intent_ls import globs
-from intent_ls import spec_shape as shape
-from intent_ls.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
-from intent_ls.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
+from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
+from intent_ls.spec import globs, shape
+from intent_ls.spec.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
 
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 MAX_SPEC_BYTES = 1024 * 1024
@@ -146,10 +146,45 @@ def load_spec_text(text: str) -> SpecResult:
 
 
 def _check_budgets(text: str) -> Problem | None:
-    """Walks the event stream (iterative, unlike the composer) to bound depth and aliases."""
+    """Bounds depth and aliases on the event stream (iterative, unlike the composer).
+
+    libyaml (bundled with PyYAML wheels since 6.0.2/6.0.4) refuses deep nesting itself, at
+    a limit of its own and before any event reaches us, so a syntax error from it is
+    re-read with the pure-Python parser, which has no such limit: a spec nested too deep is
+    ``too-complex`` at the same position whichever layer noticed first. The re-read is
+    slow (pure Python), so it is paid only when the text before libyaml's error could
+    nest past our budget at all.
+    """
+    problem = _first_budget_problem(text, _LOADER)
+    if (
+        problem is None
+        or problem.code != YAML_SYNTAX
+        or _LOADER is yaml.SafeLoader
+        or not _may_nest_past_budget(text, problem.span.start)
+    ):
+        return problem
+    return _first_budget_problem(text, yaml.SafeLoader) or problem
+
+
+_FLOW_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _may_nest_past_budget(text: str, until: Position) -> bool:
+    """Counts flow brackets before ``until`` (libyaml only runs ahead in flow context)."""
+    lines = text.split("\n", until.line + 1)
+    end = sum(len(line) + 1 for line in lines[: until.line]) + until.column + 1
+    depth = 0
+    for match in _FLOW_BRACKET.finditer(text, 0, end):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+def _first_budget_problem(text: str, loader: type) -> Problem | None:
     depth = aliases = events = 0
     try:
-        for event in yaml.parse(text, Loader=_LOADER):
+        for event in yaml.parse(text, Loader=loader):
             events += 1
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
@@ -533,10 +568,10 @@ class _Validator:
         return value
 
     def check_conflicts(self, intents: list[Intent]) -> None:
-        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.overlap`):
+        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.scope.overlap`):
         a warning names a path ``intent-ls which`` lists under both intents."""
-        from intent_ls.overlap import overlapping_pairs
-        from intent_ls.scope import ScopeIndex
+        from intent_ls.scope.index import ScopeIndex
+        from intent_ls.scope.overlap import overlapping_pairs
 
         live = [i for i in intents if i.status is Status.IN_PROGRESS]
         if len(live) < 2:

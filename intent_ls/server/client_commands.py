@@ -1,0 +1,33 @@
+"""Commands a client runs itself, announced in its capabilities.
+
+A client lists them under ``capabilities.experimental.intentLs.clientCommands`` (as
+rust-analyzer's clients list theirs under ``experimental.commands``); the server then
+offers such a command in a code action where it would otherwise send an edit.
+
+Emacs needs this for "Reload from disk". Applying the replacement edit to a modified
+buffer whose file changed on disk makes Emacs ask "discard your edits?"; yes reverts the
+buffer, which re-opens the document (eglot: at version 0; lsp-mode: at a new version),
+and then the edit, pinned to the version it was computed for, is refused with an error.
+The project's Emacs clients revert the buffer themselves instead. A client announcing
+nothing (Neovim, VS Code) gets the edit, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from intent_ls.server.server import IntentLanguageServer
+
+#: Reverts the buffer of the one argument (a document URI) from disk.
+RELOAD_FROM_DISK = "intent.reloadFromDisk"
+
+
+def runs_itself(ls: IntentLanguageServer, command: str) -> bool:
+    """Whether the client announced that it runs ``command`` itself. Anything but a list
+    of strings there announces nothing."""
+    caps = ls.client_capabilities
+    experimental = caps.experimental if caps is not None else None
+    ours = experimental.get("intentLs") if isinstance(experimental, dict) else None
+    commands = ours.get("clientCommands") if isinstance(ours, dict) else None
+    return isinstance(commands, list) and command in commands
