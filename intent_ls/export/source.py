@@ -32,10 +32,10 @@ from typing import Any
 
 import attrs
 
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
+from intent_ls.common.safe_io import open_sidecar
 from intent_ls.ledger.store import snapshot_size
 from intent_ls.ledger.verify import Problem, check_line, verify_ledger
-from intent_ls.safe_io import open_sidecar
 
 _CHECKPOINT_VERSION = 2
 #: The unit of the prefix hash: chunks hash in parallel, and all but the last chunk of a

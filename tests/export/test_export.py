@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from export_helpers import Workspace, intent_ls, query
 
+from intent_ls.common.hashing import bytes_hash
 from intent_ls.export.exporter import export_ledger
 from intent_ls.export.layout import _name_from_url, partition
-from intent_ls.hashing import bytes_hash
 from intent_ls.ledger.records import Contributor, RecordedVerdict
 
 RECORD_COLUMNS = [
