@@ -38,6 +38,7 @@ VERB_MODULES = (
     "intent_ls.cli.schema",
     "intent_ls.cli.editors",
     "intent_ls.cli.doctor",
+    "intent_ls.cli.export",
 )
 #: Verbs run on every agent tool call: dispatched before the full parser is built.
 FAST_VERBS = {"hook": "intent_ls.cli.hook"}

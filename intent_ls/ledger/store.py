@@ -167,6 +167,12 @@ def open_snapshot(path: Path) -> BinaryIO:
     return io.BufferedReader(_Prefix(fd, size))
 
 
+def snapshot_size(path: Path, fd: int) -> int:
+    """The size of the ledger open on ``fd`` at an instant between appends (see
+    :func:`open_snapshot`), for a reader that reads it by other means than a stream."""
+    return _settled_size(Ledger(path).lock_path, fd)
+
+
 def _settled_size(lock_path: Path, fd: int) -> int:
     try:
         lock = open_sidecar(lock_path, os.O_RDONLY)

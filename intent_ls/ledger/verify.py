@@ -162,6 +162,17 @@ def verify_ledger(path: Path) -> VerifyResult:
     return VerifyResult(chain.count, chain.finish())
 
 
+def check_line(raw: bytes) -> tuple[str | None, Links]:
+    """One line (with its newline) on its own, without the chain: why it is bad (None if
+    good) and its links. Lets a caller that already verified a ledger's prefix check
+    only the lines appended since (``intent-ls export``)."""
+    body = raw[:-1]
+    prev = _proven(body) if raw.endswith(b"\n") else None
+    if prev is not None:
+        return None, Links(prev)
+    return _check_line(raw)
+
+
 class _Chain:
     """The links between lines (``docs/ledger.md``, "The chain"): each ``prev`` and each
     merge record's ``parents`` name an earlier line (``prev`` may be the genesis value),

@@ -1,0 +1,130 @@
+"""``intent-ls export``: the ledger as Parquet (``--out``), and SQL over exports
+(``--query``). The work is in :mod:`intent_ls.export`; this is the front door."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from intent_ls.cli.common import add_workspace_arg, check_ledger_file, workspace_root
+
+
+def register(subparsers: Any) -> None:
+    from intent_ls.export.query import NAMED_QUERIES
+
+    named = "; ".join(f"{name}: {q.description}" for name, q in NAMED_QUERIES.items())
+    parser = subparsers.add_parser(
+        "export",
+        help="export the verified ledger as Parquet, or query exports with SQL",
+        description="With --out: write the ledger's records not exported yet as Parquet "
+        "under DIR/records/repo=NAME/ and DIR/touches/repo=NAME/ (the ledger must verify; "
+        "exit 1 otherwise, nothing written). With --query: run DuckDB SQL, or a named "
+        "query, over the views `records` and `touches` of the exports under each --from DIR.",
+        epilog=f"Named queries: {named}.",
+    )
+    parser.add_argument("--out", metavar="DIR", type=Path, help="the export root to write to")
+    parser.add_argument(
+        "--repo",
+        metavar="NAME",
+        help="the repository's name in the export (default: owner/name of the origin "
+        "remote, else the workspace directory's name)",
+    )
+    parser.add_argument(
+        "--query", metavar="SQL", help=f"SQL, or a named query ({', '.join(NAMED_QUERIES)})"
+    )
+    parser.add_argument(
+        "--from",
+        dest="roots",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        help="an export root to query (repeatable)",
+    )
+    parser.add_argument(
+        "--param",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="a value for $NAME in the query (e.g. --param path=src/billing)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="query output format (default: table)",
+    )
+    add_workspace_arg(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.export import ExportError
+
+    if (args.out is None) == (args.query is None):
+        raise CliError("give either --out DIR (export) or --query SQL --from DIR (query)")
+    try:
+        if args.query is not None:
+            return _query(args)
+        return _export(args)
+    except ExportError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _export(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.export.exporter import export_ledger
+    from intent_ls.export.layout import repo_name
+    from intent_ls.export.source import TamperedLedger
+
+    if args.roots or args.param:
+        raise CliError("--from and --param go with --query, not with --out")
+    root = workspace_root(args)
+    ledger = check_ledger_file(root)
+    if not ledger.exists():
+        print(f"intent-ls: nothing to export: no ledger at {ledger}", file=sys.stderr)
+        return 0
+    repo = args.repo if args.repo is not None else repo_name(root)
+    try:
+        result = export_ledger(ledger, args.out, repo)
+    except TamperedLedger as exc:
+        print(
+            f"{ledger}:{exc.problem.line}: {exc.problem.reason}\n"
+            "intent-ls: the ledger does not verify; nothing was exported",
+            file=sys.stderr,
+        )
+        return 1
+    checked = (
+        "the whole ledger verified"
+        if result.verified_lines is None
+        else f"{result.verified_lines} appended line(s) verified"
+    )
+    if result.part is None:
+        print(f"{result.repo}: nothing new to export ({checked})")
+    else:
+        print(
+            f"{result.repo}: exported {result.records} record(s), {result.touches} touch "
+            f"row(s) to {result.part} ({checked})"
+        )
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    from intent_ls.cli.main import CliError
+    from intent_ls.export.query import render, run_query
+
+    if not args.roots:
+        raise CliError("--query needs --from DIR (an export root; repeatable)")
+    if args.repo is not None:
+        raise CliError("--repo goes with --out; filter on the repo column in the query")
+    params = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise CliError(f"--param {item!r}: expected NAME=VALUE")
+        params[name] = value
+    result = run_query(args.roots, args.query, params)
+    sys.stdout.write(render(result, args.format))
+    return 0

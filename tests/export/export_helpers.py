@@ -1,0 +1,106 @@
+"""Workspaces with ledgers written by the real record path, the real CLI, and DuckDB
+reading an export directly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from intent_ls.ledger.records import (
+    Approval,
+    Contributor,
+    RecordedVerdict,
+    build_approval_record,
+    build_mutation_record,
+)
+from intent_ls.ledger.store import Ledger, ledger_path
+
+AI = Contributor("ai", "anthropic/claude-test")
+SPEC = """\
+active_intents:
+  - id: INT-001
+    name: Billing
+    status: IN_PROGRESS
+    owned_scope: [src/billing/]
+  - id: INT-002
+    name: Auth
+    status: IN_PROGRESS
+    owned_scope: [src/auth/]
+"""
+
+
+def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+class Workspace:
+    """A governed folder whose saves go through ``build_mutation_record`` and
+    ``Ledger.append``, as the editor's and the hooks' do."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / ".orchestration").mkdir(parents=True)
+        (root / ".orchestration" / "active_intents.yaml").write_text(SPEC, encoding="utf-8")
+        self.ledger = Ledger(ledger_path(root), fsync=False)
+
+    def save(
+        self,
+        rel: str,
+        text: str,
+        *,
+        intent: str = "INT-001",
+        contributor: Contributor = AI,
+        verdicts: tuple[RecordedVerdict, ...] = (),
+    ) -> dict[str, Any]:
+        path = self.root / rel
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        record = build_mutation_record(
+            self.root,
+            rel,
+            old,
+            text,
+            intent_id=intent,
+            session_id="sess-1",
+            contributor=contributor,
+            verdicts=verdicts,
+            revision=None,
+        )
+        assert record is not None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return self.ledger.append(record)
+
+    def approve(self, code: str, rel: str, lines: tuple[int, int], content_hash: str) -> dict:
+        approval = Approval(code, rel, lines[0], lines[1], content_hash, reason="reviewed")
+        record = build_approval_record(
+            self.root, approval, intent_id="INT-001", session_id="sess-1", revision=None
+        )
+        return self.ledger.append(record)
+
+    def lines(self) -> list[bytes]:
+        return self.ledger.path.read_bytes().splitlines()
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return intent_ls(*args, "--workspace", str(self.root), cwd=self.root)
+
+
+def out_of_scope(rel: str) -> RecordedVerdict:
+    return RecordedVerdict("out-of-scope", f"{rel} is outside INT-001's scope", {"path": rel})
+
+
+def query(out: Path, sql: str) -> list[tuple[Any, ...]]:
+    """SQL over an export, read by DuckDB directly (not through intent-ls)."""
+    import duckdb
+
+    db = duckdb.connect()
+    db.execute("SET TimeZone = 'UTC'")
+    for table in ("records", "touches"):
+        db.execute(
+            f"CREATE VIEW {table} AS SELECT * FROM read_parquet("
+            f"'{out}/{table}/*/*.parquet', hive_partitioning = true)"
+        )
+    return db.execute(sql).fetchall()

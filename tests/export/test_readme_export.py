@@ -1,0 +1,41 @@
+"""The README's "For teams" export and query commands, run as written on a real ledger."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from export_helpers import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def export_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- intent-ls export", 1)[1].split("<!-- end intent-ls export", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+
+
+def test_readme_export_commands_work_as_written(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "shop")
+    ws.save("src/billing/invoice.py", "def total(items):\n    return sum(items)\n")
+    commands = export_commands()
+    assert [c.split()[:2] for c in commands] == [["intent-ls", "export"]] * 3
+    outputs = []
+    for command in commands:
+        words = shlex.split(command)
+        done = subprocess.run(
+            [sys.executable, "-m", "intent_ls", *words[1:]],
+            cwd=ws.root,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        outputs.append(done.stdout)
+    assert outputs[0].startswith("shop: exported 1 record(s)")
+    assert (tmp_path / "ledger-export" / "records" / "repo=shop").is_dir()
+    assert "INT-001" in outputs[1] and "1.0" in outputs[1]
+    assert outputs[2].splitlines()[1].startswith("shop,")
