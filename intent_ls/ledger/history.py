@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from intent_ls.ledger.index import TraceIndex, line_rows
+from intent_ls.ledger.index import TraceIndex, json_rows
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.ledger.tail import TailScan
@@ -56,7 +56,7 @@ def tail_history(
     scan = TailScan(ledger, intent_id.encode("utf-8", "surrogatepass"), max_bytes)
     out: list[dict[str, str]] = []
     for offset, line in scan.lines():
-        row = line_rows(0, offset, line)[0]
+        row = json_rows(0, offset, line)[0]
         if row[3] != intent_id or row[7] != "mutation":
             continue
         out.extend(_entries(json.loads(line)))

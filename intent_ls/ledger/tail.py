@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from intent_ls.ledger.index import line_rows
+from intent_ls.ledger.index import json_rows
 from intent_ls.safe_io import open_sidecar_reader
 
 _BLOCK = 1024 * 1024
@@ -114,7 +114,7 @@ def records_touching(
     scan = TailScan(ledger, rel.encode("utf-8", "surrogatepass"), max_bytes)
     out: list[tuple[int, dict[str, Any]]] = []
     for offset, line in scan.lines():
-        if not any(touch[1] == rel for touch in line_rows(0, offset, line)[1]):
+        if not any(touch[1] == rel for touch in json_rows(0, offset, line)[1]):
             continue
         try:
             record = json.loads(line)
