@@ -29,7 +29,9 @@ def path_records(root: Path, rel: str, limit: int | None = None) -> list[dict[st
     index = TraceIndex.for_workspace(root)
     try:
         backlog = index.backlog()
-        if backlog is not None and backlog <= CATCH_UP_LIMIT:
+        if backlog is None:  # a build from scratch: of the whole ledger
+            backlog = (root / LEDGER_RELPATH).stat().st_size
+        if backlog <= CATCH_UP_LIMIT:
             index.refresh()
             return [index.load_record(ref) for ref in index.records_for_path(rel, limit)]
     finally:
