@@ -200,7 +200,12 @@ class FolderTrace:
             return None
         return f"history is being indexed: {build.percent} %"
 
-    @_reading(False)
+    @_reading(True)
+    def settled(self) -> bool:
+        """:meth:`ready`, for callers that only wait for a build: True also when the
+        index cannot be read at all (there is nothing to wait for; queries say why)."""
+        return self.ready()
+
     def ready(self) -> bool:
         """True when the index answers now (caught up, in milliseconds); otherwise makes
         sure the one build runs (starting it if needed) and returns False at once."""
@@ -584,7 +589,7 @@ class Recorder:
             )
         message = "trace index ready"
         try:
-            while not await self.ls.workers.query(trace.ready):
+            while not await self.ls.workers.query(trace.settled):
                 build = trace.build
                 if build is None:
                     continue
@@ -620,7 +625,7 @@ class Recorder:
         """The folder's trace once its index answers (for the few callers that need all
         of the history and may wait: a command, not a keystroke or a hover)."""
         trace = self.follow(folder)
-        while not await self.ls.workers.query(trace.ready):
+        while not await self.ls.workers.query(trace.settled):
             build = trace.build
             if build is not None:
                 await asyncio.wrap_future(build.finished)
@@ -635,7 +640,7 @@ class Recorder:
         await asyncio.wrap_future(build.finished)
         if self.ls.workers.closed:
             return
-        await self.ls.workers.query(trace_of(folder).ready)
+        await self.ls.workers.query(trace_of(folder).settled)
         self.ls.analyzer.schedule_folder(folder, delay=0)
         self.refresh_lenses()
         from intent_ls.server import stale

@@ -111,3 +111,15 @@ def test_path_records_never_build_a_cold_index_of_a_big_ledger(
     assert cold == warm
     assert not (tmp_path / CACHE_RELPATH).exists()
     assert path_records(tmp_path, "src/m1.py", 2) == warm[:2]
+
+
+def test_a_bounded_history_read_is_the_newest_part_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = hostile_ledger(tmp_path)
+    monkeypatch.setattr(tail, "_BLOCK", 4096)  # the bound is checked between blocks
+    full, complete = tail_history(path, "INT-002", 40, None)
+    assert complete and len(full) == 15
+    size = path.stat().st_size
+    part, complete = tail_history(path, "INT-002", 40, size // 3)
+    assert not complete and part and part == full[: len(part)]
