@@ -206,27 +206,24 @@ async def scenario(label: str, python: str, root: Path, target: Path) -> dict[st
     session = Session(label)
     t0 = await session.start([python, "-m", "intent_ls", "serve"], root, env)
     uri = session.open(target)
-    during_hovers: list[float] = []
-    marked = 0
-
-    async def hovering() -> None:
-        nonlocal marked
-        while not session.ended():
-            building = not session.ended()
-            took, text = await session.hover(uri)
-            if building:
-                during_hovers.append(took)
-                marked += "being indexed" in text
-            await asyncio.sleep(0.25)
-
-    async def typing() -> tuple[list[float], float]:
-        return await session.type_keys(uri, 1, KEYS), time.perf_counter()
-
-    (select_s, context), (typing_during, typed_at), _ = await asyncio.gather(
-        session.select(), typing(), hovering()
+    # The handshake and typing at once (a server that makes the handshake wait for the
+    # index must still take keystrokes meanwhile).
+    (select_s, context), typing_during, (first_hover, first_text) = await asyncio.gather(
+        session.select(), session.type_keys(uri, 1, KEYS), session.hover(uri)
     )
+    typed_during_build = not session.ended()
+    # The floor server typing beside the same build (the build competes for the CPU).
+    floor_during = await floor_typing(root, target)
+    floor_during_build = not session.ended()
+    during_hovers = [first_hover]  # sent at once: during the build
+    marked = int("being indexed" in first_text)
+    while not session.ended():
+        took, text = await session.hover(uri)
+        if not session.ended():
+            during_hovers.append(took)
+            marked += "being indexed" in text
+        await asyncio.sleep(0.25)
     end_at = max(t for t, v in session.progress if v.get("kind") == "end")
-    typed_during_build = typed_at < end_at
     build_s = end_at - t0
     reports = [
         (t - t0, v["percentage"])
@@ -256,6 +253,8 @@ async def scenario(label: str, python: str, root: Path, target: Path) -> dict[st
         "typed_during_build": typed_during_build,
         "typing_after_p95": p95(typing_after),
         "floor_p95": p95(floor),
+        "floor_during_p95": p95(floor_during),
+        "floor_during_build": floor_during_build,
         "reports": reports,
         "lens_refreshes": len(session.refreshed),
     }
@@ -277,7 +276,9 @@ def show(r: dict[str, Any]) -> None:
         f"  typing during the build: p95 {r['typing_during_p95']:.2f} ms, "
         f"{r['typing_during_slow']}/{KEYS} keystrokes >= 5 ms "
         f"(all during the build: {r['typed_during_build']}); pygls floor p95 "
-        f"{r['floor_p95']:.2f} ms, ratio {r['typing_during_p95'] / r['floor_p95']:.2f}x"
+        f"{r['floor_during_p95']:.2f} ms right after (build still running: "
+        f"{r['floor_during_build']}; {r['floor_p95']:.2f} ms before the server started), "
+        f"ratio {r['typing_during_p95'] / r['floor_during_p95']:.2f}x"
     )
     pcts = ", ".join(f"{p}% at {t:.1f}s" for t, p in reports[:6])
     more = f" … ({len(reports)} in all)" if len(reports) > 6 else ""
@@ -316,7 +317,7 @@ async def run(args: argparse.Namespace) -> None:
     checks = {
         "select <= 0.5 s": r["select_s"] <= 0.5,
         "every hover during the build <= 0.5 s": all(h <= 0.5 for h in r["hovers_during"]),
-        "typing p95 <= 2x floor": r["typing_during_p95"] <= 2 * r["floor_p95"],
+        "typing p95 <= 2x floor": r["typing_during_p95"] <= 2 * r["floor_during_p95"],
         ">= 1 progress report with a percentage": len(r["reports"]) >= 1,
         "hover p95 after the build <= 3 ms": r["hover_after_p95"] <= 3,
     }

@@ -6,7 +6,8 @@ and every keystroke would wait a switch interval behind it; run in a child proce
 costs the server nothing but a thread blocked on a pipe. The child is
 :meth:`TraceIndex.refresh` itself (a cold build, or a large catch-up or realignment), so
 the cache it leaves is exactly the one an in-process refresh would: the server then
-opens it and catches up the few records appended meanwhile.
+opens it and catches up the few records appended meanwhile. It runs at a lower priority
+(:data:`NICE`): it is background work, and keystrokes should not queue behind it.
 
 The child reports ``done total`` (bytes of the ledger indexed, ledger size) after each
 block it reads; :attr:`BackgroundBuild.done` and :attr:`~BackgroundBuild.total` follow.
@@ -18,6 +19,7 @@ and end it when it chooses, without timing guesses.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -32,6 +34,8 @@ from intent_ls.ledger.index import TraceIndex, python_child
 logger = logging.getLogger(__name__)
 
 GATE_ENV = "INTENT_LS_INDEX_BUILD_GATE"
+#: How much the child (and the second parsing process it starts) yields the CPU.
+NICE = 10
 _CODE = "from intent_ls.ledger.background import _child_main; _child_main()"
 
 
@@ -91,6 +95,10 @@ def _child_main() -> None:
     # The parent ends a build it no longer needs with SIGTERM: unwind, so the temporary
     # files of the build and the second parsing process go too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    # Background work: the editor, the server and the agents' hooks come first on a
+    # machine with two cores and a build that would take both.
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
     gate = os.environ.get(GATE_ENV)
 
     def progress(done: int, total: int) -> None:
