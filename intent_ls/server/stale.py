@@ -42,7 +42,7 @@ from pygls.capabilities import get_capability
 from intent_ls.hashing import text_hash
 from intent_ls.policy import STALE_FILE, ApprovalSet, Verdict, stale_verdict
 from intent_ls.server.edits import document_edit
-from intent_ls.server.ledger import read_text, stamp_of, trace_of
+from intent_ls.server.ledger import read_text, stamp_of
 from intent_ls.stale import Changer, DiskState, SaveCheck, check_save
 from intent_ls.uris import path_of_uri
 
@@ -202,7 +202,7 @@ def disk_changed_at_open(ls: IntentLanguageServer, doc: TrackedDocument) -> None
 async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: DiskTracker) -> None:
     digest = disk.current_hash
     if disk.changed and doc.folder is not None and doc.rel is not None:
-        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
     _maybe_reloaded(ls, doc, from_watch=True)
@@ -293,7 +293,7 @@ async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: A
     on_disk = disk.read()
     if disk.changed and disk.changed_by is None:
         digest = disk.current_hash
-        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
     state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
