@@ -206,15 +206,18 @@ async def scenario(label: str, python: str, root: Path, target: Path) -> dict[st
     session = Session(label)
     t0 = await session.start([python, "-m", "intent_ls", "serve"], root, env)
     uri = session.open(target)
-    # The handshake and typing at once (a server that makes the handshake wait for the
-    # index must still take keystrokes meanwhile).
-    (select_s, context), typing_during, (first_hover, first_text) = await asyncio.gather(
-        session.select(), session.type_keys(uri, 1, KEYS), session.hover(uri)
-    )
-    typed_during_build = not session.ended()
+    # The handshake and a hover first; typing once they are answered, or after a second
+    # if they wait for the index (then the keystrokes meet the build in the server).
+    select_task = asyncio.ensure_future(session.select())
+    hover_task = asyncio.ensure_future(session.hover(uri))
+    await asyncio.wait([select_task, hover_task], timeout=1.0)
+    typing_during = await session.type_keys(uri, 1, KEYS)
+    typed_at = time.perf_counter()
     # The floor server typing beside the same build (the build competes for the CPU).
     floor_during = await floor_typing(root, target)
-    floor_during_build = not session.ended()
+    floor_at = time.perf_counter()
+    select_s, context = await select_task
+    first_hover, first_text = await hover_task
     during_hovers = [first_hover]  # sent at once: during the build
     marked = int("being indexed" in first_text)
     while not session.ended():
@@ -224,6 +227,7 @@ async def scenario(label: str, python: str, root: Path, target: Path) -> dict[st
             marked += "being indexed" in text
         await asyncio.sleep(0.25)
     end_at = max(t for t, v in session.progress if v.get("kind") == "end")
+    typed_during_build, floor_during_build = typed_at < end_at, floor_at < end_at
     build_s = end_at - t0
     reports = [
         (t - t0, v["percentage"])
@@ -317,7 +321,8 @@ async def run(args: argparse.Namespace) -> None:
     checks = {
         "select <= 0.5 s": r["select_s"] <= 0.5,
         "every hover during the build <= 0.5 s": all(h <= 0.5 for h in r["hovers_during"]),
-        "typing p95 <= 2x floor": r["typing_during_p95"] <= 2 * r["floor_during_p95"],
+        "typing p95 <= 2x floor, during the build": r["typed_during_build"]
+        and r["typing_during_p95"] <= 2 * r["floor_during_p95"],
         ">= 1 progress report with a percentage": len(r["reports"]) >= 1,
         "hover p95 after the build <= 3 ms": r["hover_after_p95"] <= 3,
     }
