@@ -52,7 +52,6 @@ class BackgroundBuild:
             self.total = ledger.stat().st_size
         except FileNotFoundError:
             self.total = 0
-        self.started = time.monotonic()
         self.finished: Future[bool] = Future()
         self._proc = python_child(_CODE, str(ledger), str(cache))
         self._thread = threading.Thread(
