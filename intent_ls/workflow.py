@@ -226,18 +226,13 @@ def record(
 
 def recorded_approvals(root: Path, rel: str) -> ApprovalSet:
     """The approvals the ledger holds for ``rel``, through the shared trace index (so a
-    long ledger is read incrementally). Only front doors without a live index call this,
-    and only once a verdict that an approval could lift is present."""
-    from intent_ls.ledger.index import TraceIndex
+    long ledger is read incrementally), or the ledger itself when that index is cold.
+    Only front doors without a live index call this, and only once a verdict that an
+    approval could lift is present."""
+    from intent_ls.ledger.lookup import path_records
     from intent_ls.policy.judge import approvals_from_records
 
-    index = TraceIndex.for_workspace(root)
-    try:
-        index.refresh()
-        records = [index.load_record(ref) for ref in index.records_for_path(rel)]
-    finally:
-        index.close()
-    return ApprovalSet(approvals_from_records(records))
+    return ApprovalSet(approvals_from_records(path_records(root, rel)))
 
 
 def unique_approvals(approvals: Iterable[Approval]) -> list[Approval]:

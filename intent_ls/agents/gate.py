@@ -324,16 +324,12 @@ def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> 
 
 
 def _changer(gov: Governance, rel: str, digest: str) -> Any:
-    from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.stale import changer_from_index
+    from intent_ls.ledger.lookup import path_records
+    from intent_ls.policy.stale import changer_from_records
 
     try:
-        index = TraceIndex.for_workspace(gov.root)
-        try:
-            index.refresh()
-            return changer_from_index(index, rel, digest)
-        finally:
-            index.close()
+        newest = path_records(gov.root, rel, 20)
+        return changer_from_records(reversed(newest), rel, digest)
     except Exception:  # naming the writer is a courtesy; the verdict stands without it
         return None
 

@@ -51,7 +51,7 @@ from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
-from intent_ls.ledger.index import RecordRef, TraceIndex
+from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
@@ -110,12 +110,18 @@ class _Range:
 
 
 def run_check(
-    root: Path, base_rev: str | None, optional_rules: frozenset[str] = frozenset()
+    root: Path,
+    base_rev: str | None,
+    optional_rules: frozenset[str] = frozenset(),
+    *,
+    verifying: Progress | None = None,
+    indexing: Progress | None = None,
 ) -> CheckResult:
     """Checks the working tree of ``root`` against ``base_rev`` (default: see
     :meth:`Repo.resolve_base`), with the ``optional_rules`` asked for. Raises
     :class:`~intent_ls.check.git.GitError` when git cannot answer; everything else wrong
-    becomes a finding."""
+    becomes a finding. ``verifying`` and ``indexing`` follow the two reads of the ledger
+    (bytes done, size)."""
     ws = Workspace(root)
     repo = Repo(ws.root)
     base = repo.resolve_base(base_rev)
@@ -123,7 +129,7 @@ def run_check(
     findings = _spec_findings(ws)
     findings.extend(scope_widened(ws, repo, base))
     ledger = ws.root / LEDGER_RELPATH
-    verified = verify_ledger(ledger)
+    verified = verify_ledger(ledger, verifying)
     if verified.problem is not None:
         unusable = (
             "coverage was not checked until it is repaired"
@@ -151,7 +157,7 @@ def run_check(
     governed = [c for c in changes if _governed(ws, c)]
     with ExitStack() as stack:
         if ledger.exists():
-            index = TraceIndex.for_workspace(ws.root)
+            index = TraceIndex.for_workspace(ws.root, progress=indexing)
         else:  # nothing to index; keep the user's tree free of a cache directory
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             index = TraceIndex(ledger, tmp / "index.sqlite")

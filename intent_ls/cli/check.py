@@ -60,14 +60,26 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.check.git import GitError
     from intent_ls.check.report import render_github, render_text, summary, to_json, to_sarif
     from intent_ls.cli.main import CliError
+    from intent_ls.cli.progress import TerminalProgress
     from intent_ls.workspace.setup import warn_clone_setup
 
+    verifying = TerminalProgress("intent-ls: verifying the trace ledger")
+    indexing = TerminalProgress("intent-ls: indexing the trace ledger")
     try:
-        result = run_check(workspace_root(args), args.base, frozenset(args.enable))
+        result = run_check(
+            workspace_root(args),
+            args.base,
+            frozenset(args.enable),
+            verifying=verifying,
+            indexing=indexing,
+        )
     except GitError as exc:
         raise CliError(str(exc)) from exc
     except (OSError, json.JSONDecodeError) as exc:
         raise CliError(f"check failed: {exc}") from exc
+    finally:
+        verifying.close()
+        indexing.close()
     if args.format == "json":
         print_json(to_json(result))
     elif args.format == "sarif":

@@ -71,21 +71,14 @@ def _head_text(root: Path, rel: str) -> str:
 
 
 def _last_after_hash(root: Path, rel: str) -> str | None:
-    from intent_ls.ledger.index import TraceIndex
+    from intent_ls.ledger.lookup import path_records
     from intent_ls.ledger.records import intent_meta
 
-    if not ledger_path(root).exists():
-        return None
-    index = TraceIndex.for_workspace(root)
-    try:
-        index.refresh()
-        for ref in index.records_for_path(rel, 20):
-            meta = intent_meta(index.load_record(ref))
-            if meta.get("kind") == "mutation":
-                found = meta.get("after_hash")
-                return found if isinstance(found, str) else None
-    finally:
-        index.close()
+    for record in path_records(root, rel, 20):
+        meta = intent_meta(record)
+        if meta.get("kind") == "mutation":
+            found = meta.get("after_hash")
+            return found if isinstance(found, str) else None
     return None
 
 

@@ -61,10 +61,15 @@ def register(subparsers: Any) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from intent_ls.cli.progress import TerminalProgress
     from intent_ls.ledger.verify import verify_ledger
 
     path = check_ledger_file(workspace_root(args))
-    result = verify_ledger(path)
+    bar = TerminalProgress("intent-ls: verifying the trace ledger")
+    try:
+        result = verify_ledger(path, bar)
+    finally:
+        bar.close()
     if result.problem is not None:
         print(f"{path}:{result.problem.line}: {result.problem.reason}", file=sys.stderr)
         return 1

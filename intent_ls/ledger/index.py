@@ -47,6 +47,8 @@ _TAIL = 64 * 1024
 _URN = intent_urn("")
 #: Below this a second process costs more to start than it saves.
 _PARALLEL_MIN = 32 * 1024 * 1024
+#: The share of a parallel cold build this process parses (:func:`_split_point`).
+_OWN_SHARE = 0.375
 
 _DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
@@ -353,18 +355,47 @@ class TraceIndex:
         except FileNotFoundError:
             st = None
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino) if st else (0, 0, 0)
-        if stamp == self._seen and self._db is not None and self._cache_current():
+        if self._current(stamp):
             return 0
         db = self._connect()
         added = self._catch_up(db, st.st_size if st else 0)
         self._seen = stamp
         return added
 
+    def up_to_date(self) -> bool:
+        """True when the last :meth:`refresh` left nothing to do (one ``stat``)."""
+        try:
+            st = self.ledger.stat()
+        except FileNotFoundError:
+            return self._current((0, 0, 0))
+        return self._current((st.st_size, st.st_mtime_ns, st.st_ino))
+
+    def _current(self, stamp: tuple[int, int, int]) -> bool:
+        return stamp == self._seen and self._db is not None and self._cache_current()
+
+    def backlog(self) -> int | None:
+        """Bytes a :meth:`refresh` would index now, without indexing them; None when it
+        would build from scratch or realign a rewritten ledger (no usable cache, or the
+        indexed lines changed): what decides whether a query can wait for it."""
+        require_regular(self.ledger)
+        try:
+            size = self.ledger.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        fresh = self._db is None or not self._cache_current()
+        if fresh and (not self.cache.exists() or not self._usable(self.cache)):
+            return None
+        meta = _meta(self._connect())
+        offset = int(meta.get("offset", 0))
+        if offset > size or self._rewritten(meta):
+            return None
+        return size - offset
+
     def rebuild(self) -> int:
         """Cold build into a fresh file, put in place (:func:`_install`) only once complete
         so readers never see half.
-        A large ledger is split at a line boundary and a second process parses the second
-        half into a file of its own, merged in at the end: parsing is most of the work and
+        A large ledger is split at a line boundary and a second process parses the part
+        after it into a file of its own, merged in at the end: parsing is most of the work and
         the GIL would keep it on one core. Indexes are created after the bulk insert,
         which is several times cheaper than maintaining them row by row."""
         # Unguessable names: SQLite follows a symlink planted at a name known in advance.
@@ -379,7 +410,12 @@ class TraceIndex:
         worker = _Part.start(self.ledger, part, split) if split is not None else None
         if worker is None:
             split = None
-        db = _create(tmp)
+        try:
+            db = _create(tmp)
+        except BaseException:
+            if worker is not None:
+                worker.stop()
+            raise
         try:
             db.execute("BEGIN")
             _set_meta(db, {"version": SCHEMA_VERSION, "offset": "0", "seq": "0"})
@@ -391,6 +427,11 @@ class TraceIndex:
             if worker is not None:
                 added = self._merge_part(db, worker, part, added)
             db.executescript(_INDEXES)
+        except BaseException:
+            db.close()
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            raise
         finally:
             db.close()
             if worker is not None:
@@ -846,19 +887,21 @@ def _flush(
 
 
 def _split_point(ledger: Path, size: int) -> int | None:
-    """The start of the first line after the middle of the ledger, if there is one."""
+    """The start of the first line after :data:`_OWN_SHARE` of the ledger, if there is
+    one. Not the middle: after parsing, this process still merges the other's rows and
+    creates the indexes (a third of its work on 1M records) while the other has ended,
+    so the other parses more and both finish parsing as this one would have alone."""
     with open_sidecar_reader(ledger) as f:
-        f.seek(size // 2)
+        f.seek(int(size * _OWN_SHARE))
         f.readline()
         split = f.tell()
     return split if split < size else None
 
 
 class _Part:
-    """The process that indexes the second half of a cold build into its own file
-    (a plain interpreter running :func:`_part_main`: multiprocessing's spawn would
-    re-import the caller's ``__main__``, which for ``python -m intent_ls`` runs the CLI).
-    It prints how many bytes it has indexed after each block, for progress."""
+    """The process that indexes the second part of a cold build into its own file
+    (:func:`python_child` running :func:`_part_main`). It prints how many bytes it has
+    indexed after each block, for progress."""
 
     def __init__(self, proc: subprocess.Popen[bytes], start_offset: int) -> None:
         self.proc = proc
@@ -871,18 +914,8 @@ class _Part:
 
     @classmethod
     def start(cls, ledger: Path, part: Path, start_offset: int) -> _Part | None:
-        import subprocess
-
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         try:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", _PART_CODE, str(ledger), str(part), str(start_offset)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                env=env,
-            )
+            proc = python_child(_PART_CODE, str(ledger), str(part), str(start_offset))
         except OSError:
             return None
         return cls(proc, start_offset)
@@ -912,6 +945,23 @@ class _Part:
 
 
 _PART_CODE = "from intent_ls.ledger.index import _part_main; _part_main()"
+
+
+def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
+    """This interpreter running ``code`` with this package importable, its stdout piped
+    (a plain interpreter: multiprocessing's spawn would re-import the caller's
+    ``__main__``, which for ``python -m intent_ls`` runs the CLI)."""
+    import subprocess
+
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
 
 
 def _part_main() -> None:

@@ -17,7 +17,9 @@ with the plain algorithm on generated, damaged and resealed lines.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -138,14 +140,21 @@ def check_record(record: Any) -> str | None:
     return None
 
 
-def verify_ledger(path: Path) -> VerifyResult:
+def verify_ledger(path: Path, progress: Callable[[int, int], None] | None = None) -> VerifyResult:
+    """``progress(bytes read, size)`` is called every few thousand lines."""
     try:
         f = open_snapshot(Path(path))
     except FileNotFoundError:
         return VerifyResult(0, None)
     chain = _Chain()
+    read = 0
+    size = os.stat(path).st_size if progress is not None else 0
     with f:
         for number, raw in enumerate(f, start=1):
+            if progress is not None:
+                read += len(raw)
+                if not number % 8192:
+                    progress(read, size)
             body = raw[:-1]
             prev = _proven(body) if raw.endswith(b"\n") else None
             if prev is not None:

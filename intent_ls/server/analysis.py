@@ -43,7 +43,7 @@ from intent_ls.policy.verdicts import approval_key
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED
 from intent_ls.server.diagnostics import SOURCE, severity
-from intent_ls.server.ledger import History, is_ledger, trace_of
+from intent_ls.server.ledger import History, is_ledger
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
 from intent_ls.spec.model import Severity
 from intent_ls.syntax import GRAMMARS
@@ -234,7 +234,9 @@ class Analyzer:
                 doc = self.ls.documents.get(uri)
                 if doc is None or not self.analysable(doc) or doc.folder is None:
                     return
-                history = await self.ls.workers.query(trace_of(doc.folder).history, doc.rel)
+                history = await self.ls.workers.query(
+                    self.ls.recorder.follow(doc.folder).history, doc.rel
+                )
                 if self.ls.documents.get(uri) is not doc:
                     return
                 doc.history = history

@@ -1,7 +1,11 @@
 """Intent blame in the editor: hover on a line or definition, a code lens per definition.
 
 Both read the trace index (built once per folder at start-up with work-done progress,
-then extended incrementally from the last indexed offset), never the whole ledger:
+then extended incrementally from the last indexed offset), never the whole ledger. While
+a build runs they answer at once with what is known, marked: hover with the records of
+the ledger's tail that this line carries ("history is being indexed: 40 %"), lenses with
+that mark alone (a count from part of the ledger would be wrong), and the client is asked
+to refresh its lenses when the build ends:
 
 - **hover** lists the records behind the hovered line: those that touched the enclosing
   definition (by qualified name in this file, or by its content hash anywhere — code
@@ -24,7 +28,6 @@ from lsprotocol import types
 
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import intent_meta
-from intent_ls.server.ledger import trace_of
 from intent_ls.server.trees import Batch, LiveTree
 from intent_ls.syntax.model import AstNode
 
@@ -72,26 +75,32 @@ async def hover(ls: IntentLanguageServer, params: types.HoverParams) -> types.Ho
     defs = await _tree_query(ls, doc, line + 1)
     definition = defs[-1] if defs else None
     own = lines[line] if len(lines[line].strip()) >= MIN_LINE_CHARS else None
-    trace = trace_of(folder)
+    trace = ls.recorder.follow(folder)
     blamed = await ls.workers.query(
         trace.blame, rel, definition, content_hash([own]) if own is not None else None
     )
     carried = await ls.workers.query(trace.line_history, rel, lines, line + 1)
-    entries = _entries(ls, doc, blamed, carried, trace)
-    if not entries:
+    indexing = None
+    if blamed is None:
+        indexing = trace.indexing or "history is being indexed"
+    entries = _entries(ls, doc, blamed or [], carried, trace)
+    if not entries and indexing is None:
         return None
     title = "**intent-ls history**"
     if definition is not None:
         title += f" · `{definition.name}` ({definition.kind})"
     else:
         title += f" · line {line + 1}"
-    table = [
-        title,
-        "",
-        "| When | Intent | Who | Change |",
-        "|---|---|---|---|",
-        *(_row(ls, doc, e) for e in entries[:MAX_ENTRIES]),
-    ]
+    table = [title, ""]
+    if indexing is not None:
+        # What the ledger's tail shows now; the full answer on the next hover.
+        table += [f"_{_cell(indexing)}: showing the newest records only_", ""]
+    if entries:
+        table += [
+            "| When | Intent | Who | Change |",
+            "|---|---|---|---|",
+            *(_row(ls, doc, e) for e in entries[:MAX_ENTRIES]),
+        ]
     if len(entries) > MAX_ENTRIES:
         table += ["", f"… and {len(entries) - MAX_ENTRIES} earlier record(s)"]
     return types.Hover(
@@ -197,10 +206,14 @@ async def code_lens(ls: IntentLanguageServer, params: types.CodeLensParams) -> l
     defs = (await _tree_query(ls, doc, None))[:MAX_LENSES]
     if not defs:
         return []
-    stats = await ls.workers.query(trace_of(folder).stats, rel, defs)
+    trace = ls.recorder.follow(folder)
+    stats = await ls.workers.query(trace.stats, rel, defs)
+    indexing = trace.indexing
     lenses = []
-    for node, stat in zip(defs, stats, strict=True):
-        if stat.changes:
+    for node, stat in zip(defs, stats or [None] * len(defs), strict=True):
+        if stat is None:  # refreshed (workspace/codeLens/refresh) once the build is done
+            title = indexing or "history is being indexed"
+        elif stat.changes:
             title = options.format.format(
                 intents=", ".join(stat.intents) or "no intent",
                 changes=f"{stat.changes} change{'s' if stat.changes != 1 else ''}",

@@ -28,7 +28,6 @@ from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, UserError, brief
-from intent_ls.server.ledger import trace_of
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.spec.edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 from intent_ls.spec.load import MAX_SPEC_BYTES
@@ -112,9 +111,11 @@ def _intent_json(intent: Intent) -> dict[str, Any]:
 
 
 async def _context(ls: IntentLanguageServer, folder: Folder, intent: Intent) -> str:
-    history = await ls.workers.query(trace_of(folder).recent_history, intent.id)
+    history, note = await ls.workers.query(ls.recorder.follow(folder).recent_history, intent.id)
     lessons = lessons_for(read_brain(folder.root), intent.id)
-    return context_xml(intent, history=history, lessons=lessons)
+    if note is not None:
+        note += "; older changes of this intent may be missing, ask again once it is done"
+    return context_xml(intent, history=history, lessons=lessons, history_note=note)
 
 
 def _active(folder: Folder, name: str) -> Intent:

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 from intent_ls.ledger.index import SummaryRow
 from intent_ls.ledger.maptree import intent_tree
 from intent_ls.server.guard import UserError
-from intent_ls.server.ledger import Recorder, trace_of
+from intent_ls.server.ledger import Recorder
 
 if TYPE_CHECKING:
     from intent_ls.server.folders import Folder
@@ -27,8 +27,7 @@ METHOD = "intent/map"
 
 
 def _rows(trace: FolderTrace) -> list[SummaryRow]:
-    trace.open_index()
-    return trace.index.summary() if trace.index is not None else []
+    return trace.index.summary() if trace.ready() and trace.index is not None else []
 
 
 def _folder(ls: IntentLanguageServer, params: Any) -> Folder:
@@ -55,7 +54,7 @@ async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
     if not folder.governed:
         return answer
     try:
-        rows = await ls.workers.query(_rows, trace_of(folder))
+        rows = await ls.workers.query(_rows, await ls.recorder.indexed(folder))
     except (OSError, sqlite3.Error) as exc:
         answer["error"] = f"cannot read the trace ledger: {exc}"
         rows = []

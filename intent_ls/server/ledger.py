@@ -27,8 +27,9 @@ import logging
 import os
 import sqlite3
 import uuid
+import weakref
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ from intent_ls.common.safe_io import (
     read_regular,
 )
 from intent_ls.ledger.attribution import GATED
+from intent_ls.ledger.background import BackgroundBuild
 from intent_ls.ledger.index import BlameEntry, DefinitionStats, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
 from intent_ls.ledger.journal import remove_entry
@@ -52,8 +54,9 @@ from intent_ls.ledger.records import (
     intent_meta,
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
+from intent_ls.ledger.tail import records_touching
 from intent_ls.policy.judge import approvals_from_records
-from intent_ls.policy.stale import Changer, changer_from_index
+from intent_ls.policy.stale import Changer, changer_from_index, changer_from_records
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:
@@ -67,8 +70,17 @@ LEDGER_REL = LEDGER_RELPATH.as_posix()
 RECORDED = "intent/recorded"
 #: Seconds between retries of appends that failed.
 RETRY_DELAY = 5.0
+#: Seconds between two ``$/progress`` reports of a build.
+PROGRESS_EVERY = 0.5
 #: Newest records of an open file kept for line blame in hover.
 RECENT = 50
+#: Indexing more than this many bytes (a cold build, a large pull) is left to a child
+#: process: in-process it would hold the GIL for more than a few tens of milliseconds.
+BACKLOG_LIMIT = 4 * 1024 * 1024
+#: During a build, how far back from its end the ledger is read for a file's records.
+TAIL_BYTES = 16 * 1024 * 1024
+#: Records of a file read to name who wrote what is on disk (the writer is recent).
+CHANGER_LIMIT = 20
 #: Disk reads of a document stop here: well above the largest document the server tracks
 #: (``documents.MAX_TRACKED_CHARS`` characters of up to 4 UTF-8 bytes each).
 MAX_DISK_BYTES = 32 * 1024 * 1024
@@ -127,7 +139,13 @@ def _reading(default: Any) -> Any:
 
 class FolderTrace:
     """One folder's ledger and index. Thread affinity: ``append``/``retry`` on the worker
-    thread, everything touching ``index`` on the index thread."""
+    thread, everything touching ``index`` on the index thread.
+
+    The index is never built or caught up at length on the index thread: when it would
+    take long (:data:`BACKLOG_LIMIT`) a :class:`BackgroundBuild` does it in a child
+    process, the one build every query joins, and until it is done every query answers
+    at once from what is known without the index (the ledger's tail), flagged by
+    :attr:`indexing`."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -140,6 +158,14 @@ class FolderTrace:
         self._announced = 0
         self.read_error = ""
         self._paths: dict[str, _PathCache] = {}
+        #: The build running now; set and cleared on the index thread only.
+        self.build: BackgroundBuild | None = None
+        #: Called on the index thread with each build it starts (the server follows it).
+        self.on_build: Callable[[BackgroundBuild], None] | None = None
+        #: A build failed: catch up in-process from now on, as without child processes.
+        self._in_process = False
+        #: Partial histories read from the tail during a build, by path: (ledger size, …).
+        self._tails: dict[str, tuple[int, History]] = {}
 
     # -- worker thread --------------------------------------------------------------
 
@@ -166,23 +192,65 @@ class FolderTrace:
 
     # -- index thread ---------------------------------------------------------------
 
-    @_reading(0)
-    def open_index(self, progress: Any = None) -> int:
-        """Builds (first time) or catches up the index; returns the records it added."""
+    @property
+    def indexing(self) -> str | None:
+        """While a build runs: what hover, lenses and the handshake say about it."""
+        build = self.build
+        if build is None:
+            return None
+        return f"history is being indexed: {build.percent} %"
+
+    @_reading(True)
+    def settled(self) -> bool:
+        """:meth:`ready`, for callers that only wait for a build: True also when the
+        index cannot be read at all (there is nothing to wait for; queries say why)."""
+        return self.ready()
+
+    def ready(self) -> bool:
+        """True when the index answers now (caught up, in milliseconds); otherwise makes
+        sure the one build runs (starting it if needed) and returns False at once."""
+        build = self.build
+        if build is not None:
+            if not build.finished.done():
+                return False
+            self.build = None
+            self._tails.clear()
+            if not build.finished.result():
+                self._in_process = True
         if self.index is None:
-            self.index = TraceIndex.for_workspace(self.root, progress=progress)
+            self.index = TraceIndex.for_workspace(self.root)
+        if not self._in_process and not self.index.up_to_date():
+            backlog = self.index.backlog()
+            if (self._size() if backlog is None else backlog) > BACKLOG_LIMIT:
+                self.index.close()
+                self._start_build()
+                return self.build is None and self.ready()
         size = self._size()  # before: the index then holds at least this much
-        added = self.index.refresh()
+        self.index.refresh()
         self.generation = size
-        return added
+        return True
+
+    def _start_build(self) -> None:
+        assert self.index is not None
+        try:
+            build = BackgroundBuild(self.index.ledger, self.index.cache)
+        except OSError as exc:
+            logger.warning("cannot start indexing %s in a child process: %s", self.root, exc)
+            self._in_process = True
+            return
+        self.build = build
+        if self.on_build is not None:
+            self.on_build(build)
 
     @_reading(False)
     def refresh(self) -> bool:
         """Catches the index up; True when the ledger grew since the last call of this
         method. (Not the records this call indexed: the index cache is shared by every
         server on the workspace, and another one may have indexed them first; nor a
-        change any other query already caught up with.)"""
-        self.open_index()
+        change any other query already caught up with.) False during a build: its end
+        is announced on its own."""
+        if not self.ready():
+            return False
         grew, self._announced = self.generation != self._announced, self.generation
         return grew
 
@@ -193,13 +261,19 @@ class FolderTrace:
             return 0
 
     def close(self) -> None:
+        if self.build is not None:
+            self.build.stop()
+            self.build = None
         if self.index is not None:
             self.index.close()
             self.index = None
 
     @_reading(History)
     def history(self, rel: str) -> History:
-        self.open_index()
+        """The file's records; during a build, those of the ledger's tail (the approvals
+        and verdicts of older records follow once it is done)."""
+        if not self.ready():
+            return self._tail_history(rel)
         assert self.index is not None
         cache = self._paths.setdefault(rel, _PathCache())
         if cache.generation != self.generation:
@@ -212,8 +286,22 @@ class FolderTrace:
             cache.generation = self.generation
         return cache.frozen()
 
+    def _tail_history(self, rel: str) -> History:
+        size = self._size()
+        known = self._tails.get(rel)
+        if known is not None and known[0] == size:
+            return known[1]
+        found, _ = records_touching(self.ledger.path, rel, RECENT, TAIL_BYTES)
+        cache = _PathCache()
+        for _, record in reversed(found):
+            self._add(cache, record)
+        history = cache.frozen()
+        self._tails[rel] = (size, history)
+        return history
+
     def forget(self, rel: str) -> None:
         self._paths.pop(rel, None)
+        self._tails.pop(rel, None)
 
     @staticmethod
     def _add(cache: _PathCache, record: dict[str, Any]) -> None:
@@ -245,35 +333,45 @@ class FolderTrace:
     def changer(self, rel: str, digest: str | None) -> Changer | None:
         if digest is None:
             return None
-        self.open_index()
+        if not self.ready():
+            found, _ = records_touching(self.ledger.path, rel, CHANGER_LIMIT, TAIL_BYTES)
+            return changer_from_records([r for _, r in reversed(found)], rel, digest)
         assert self.index is not None
         return changer_from_index(self.index, rel, digest)
 
     @_reading(list)
     def blame(
         self, rel: str, definition: AstNode | None, line_hash: str | None
-    ) -> list[BlameEntry]:
-        self.open_index()
+    ) -> list[BlameEntry] | None:
+        """None during a build: hover then shows the records the tail carries."""
+        if not self.ready():
+            return None
         assert self.index is not None
         return self.index.blame(rel, definition=definition, content_hash=line_hash)
 
-    def stats(self, rel: str, definitions: Sequence[AstNode]) -> list[DefinitionStats]:
+    def stats(self, rel: str, definitions: Sequence[AstNode]) -> list[DefinitionStats] | None:
+        """None during a build: a count from part of the ledger would be a wrong count."""
         try:
-            self.open_index()
+            if not self.ready():
+                return None
             assert self.index is not None
             return self.index.definition_stats(rel, definitions)
         except (OSError, sqlite3.Error) as exc:
             logger.warning("reading the trace ledger of %s failed: %s", self.root, exc)
             return [DefinitionStats(0, (), None) for _ in definitions]
 
-    @_reading(list)
-    def recent_history(self, intent_id: str) -> list[dict[str, str]]:
-        """The intent's last recorded mutations, for its ``<intent_context>``."""
-        from intent_ls.ledger.history import recent_history
+    @_reading(lambda: ([], None))
+    def recent_history(self, intent_id: str) -> tuple[list[dict[str, str]], str | None]:
+        """The intent's last recorded mutations, for its ``<intent_context>``, and a note
+        when that is not all of them yet. Without the index: from the ledger's tail,
+        exact whenever the intent changed recently enough."""
+        from intent_ls.ledger.history import recent_history, tail_history
 
-        self.open_index()
-        assert self.index is not None
-        return recent_history(self.index, intent_id)
+        if self.ready():
+            assert self.index is not None
+            return recent_history(self.index, intent_id), None
+        found, complete = tail_history(self.ledger.path, intent_id)
+        return found, None if complete else self.indexing
 
     @_reading(list)
     def line_history(self, rel: str, lines: Sequence[str], line: int) -> list[dict[str, Any]]:
@@ -290,8 +388,10 @@ class FolderTrace:
         unique = {id(r): r for r in found}
         return list(reversed(list(unique.values())))
 
-    def write_map(self, intents: dict[str, IntentInfo]) -> bool:
-        self.open_index()
+    def write_map(self, intents: dict[str, IntentInfo]) -> bool | None:
+        """None during a build (the map is written once it is done)."""
+        if not self.ready():
+            return None
         assert self.index is not None
         return write_intent_map(self.root, self.index, intents)[1]
 
@@ -313,6 +413,9 @@ class Recorder:
         self._map_timers: dict[str, asyncio.TimerHandle] = {}
         self._retry: dict[str, asyncio.TimerHandle] = {}
         self._failing: set[str] = set()
+        #: Folders whose map was due during a build.
+        self._map_due: set[str] = set()
+        self._followed: weakref.WeakSet[BackgroundBuild] = weakref.WeakSet()
 
     # -- appending ------------------------------------------------------------------
 
@@ -405,7 +508,7 @@ class Recorder:
     async def ledger_changed(self, folder: Folder) -> None:
         """The ledger grew (our append, or another process's): catch the index up and
         re-analyse what depends on it."""
-        grew = await self.ls.workers.query(trace_of(folder).refresh)
+        grew = await self.ls.workers.query(self.follow(folder).refresh)
         if grew:
             self.ls.analyzer.schedule_folder(folder, delay=0)
             self.refresh_lenses()
@@ -443,7 +546,11 @@ class Recorder:
     async def write_map(self, folder: Folder) -> None:
         self._map_timers.pop(folder.uri, None)
         try:
-            await self.ls.workers.query(trace_of(folder).write_map, self.intents_of(folder))
+            written = await self.ls.workers.query(
+                self.follow(folder).write_map, self.intents_of(folder)
+            )
+            if written is None:  # a build runs: the map follows its end
+                self._map_due.add(folder.uri)
         except (OSError, sqlite3.Error) as exc:
             self.ls.show(
                 f"intent-ls ({folder.name}): cannot write intent_map.md: {exc}",
@@ -464,21 +571,12 @@ class Recorder:
     # -- the index at start-up ------------------------------------------------------
 
     async def open_index(self, folder: Folder) -> None:
-        """Builds or catches up the index once, with work-done progress if the client
-        shows it; later queries extend it incrementally (no progress for those)."""
-        trace = trace_of(folder)
+        """Opens the index, or follows the one build of it (started here, or by a query
+        that came first), with work-done progress if the client shows it: the share of
+        the ledger read, at least every :data:`PROGRESS_EVERY` seconds. Later queries
+        extend it incrementally (no progress for those)."""
+        trace = self.follow(folder)
         token = await self._progress_token()
-        loop = asyncio.get_running_loop()
-        reporting = token is not None
-
-        def progress(done: int, total: int) -> None:
-            if reporting:
-                pct = int(done * 100 / total) if total else 100
-                report = types.WorkDoneProgressReport(
-                    message=f"{done:,} / {total:,} bytes", percentage=pct
-                )
-                loop.call_soon_threadsafe(self.ls.work_done_progress.report, token, report)
-
         if token is not None:
             self.ls.work_done_progress.begin(
                 token,
@@ -489,15 +587,68 @@ class Recorder:
                     cancellable=False,
                 ),
             )
-        added = 0
+        message = "trace index ready"
         try:
-            added = await self.ls.workers.query(trace.open_index, progress)
+            while not await self.ls.workers.query(trace.settled):
+                build = trace.build
+                if build is None:
+                    continue
+                finished = asyncio.wrap_future(build.finished)
+                while not build.finished.done():
+                    await asyncio.wait([finished], timeout=PROGRESS_EVERY)
+                    if token is not None and not build.finished.done():
+                        report = types.WorkDoneProgressReport(
+                            message=f"{build.done:,} / {build.total:,} bytes",
+                            percentage=build.percent,
+                        )
+                        self.ls.work_done_progress.report(token, report)
         finally:
-            reporting = False
             if token is not None:
-                self.ls.work_done_progress.end(
-                    token, types.WorkDoneProgressEnd(message=f"{added:,} record(s) indexed")
-                )
+                self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    def follow(self, folder: Folder) -> FolderTrace:
+        """The folder's trace, with every build it starts followed to its end here."""
+        trace = trace_of(folder)
+        if trace.on_build is None:
+            loop = asyncio.get_running_loop()
+
+            def started(build: BackgroundBuild) -> None:
+                loop.call_soon_threadsafe(lambda: self.ls.spawn(self._built(folder, build)))
+
+            trace.on_build = started
+            # A query may have started a build before anyone listened.
+            if trace.build is not None:
+                started(trace.build)
+        return trace
+
+    async def indexed(self, folder: Folder) -> FolderTrace:
+        """The folder's trace once its index answers (for the few callers that need all
+        of the history and may wait: a command, not a keystroke or a hover)."""
+        trace = self.follow(folder)
+        while not await self.ls.workers.query(trace.settled):
+            build = trace.build
+            if build is not None:
+                await asyncio.wrap_future(build.finished)
+        return trace
+
+    async def _built(self, folder: Folder, build: BackgroundBuild) -> None:
+        """When a build ends, what answered without history answers again with it:
+        the analyses, the lenses (the client is told to ask again), the map."""
+        if build in self._followed:
+            return
+        self._followed.add(build)
+        await asyncio.wrap_future(build.finished)
+        if self.ls.workers.closed:
+            return
+        await self.ls.workers.query(trace_of(folder).settled)
+        self.ls.analyzer.schedule_folder(folder, delay=0)
+        self.refresh_lenses()
+        from intent_ls.server import stale
+
+        stale.ledger_grew(self.ls, folder)
+        if folder.uri in self._map_due:
+            self._map_due.discard(folder.uri)
+            self.schedule_map(folder)
 
     async def _progress_token(self) -> str | None:
         if not get_capability(self.ls.client_capabilities, "window.work_done_progress", False):

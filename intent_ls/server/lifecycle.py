@@ -28,7 +28,7 @@ from intent_ls.server.diagnostics import to_range
 from intent_ls.server.edits import document_edit, open_version
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, brief
-from intent_ls.server.ledger import FolderTrace, read_text, trace_of
+from intent_ls.server.ledger import FolderTrace, read_text
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.spec.edit import SpecEditError, apply_edits, set_status
 from intent_ls.spec.model import Intent, Status
@@ -215,10 +215,11 @@ async def unapproved(
         found += [(doc.rel, v.code) for v in doc.live.unapproved()]
         # The intent owns the file: its scope verdicts are covered.
         found += [(doc.rel, v.code) for v in doc.live.open if v.code not in SCOPE_CODES]
-    for rel in await ls.workers.query(_recorded_paths, trace_of(folder), intent_id):
+    trace = await ls.recorder.indexed(folder)
+    for rel in await ls.workers.query(_recorded_paths, trace, intent_id):
         if rel in seen or not folder.scope.owns(intent_id, rel):
             continue
-        found += await ls.workers.query(_closed_file_verdicts, trace_of(folder), rel)
+        found += await ls.workers.query(_closed_file_verdicts, trace, rel)
     return found
 
 
@@ -227,8 +228,7 @@ def _recorded_paths(trace: FolderTrace, intent_id: str) -> list[str]:
     the ledger cannot be read: the warning is then about open buffers only)."""
     paths: dict[str, None] = {}
     try:
-        trace.open_index()
-        if trace.index is None:
+        if not trace.ready() or trace.index is None:
             return []
         for ref in trace.index.records_for_intent(intent_id):
             record = trace.index.load_record(ref)

@@ -46,7 +46,7 @@ from intent_ls.policy.judge import STALE_FILE, ApprovalSet, Verdict, stale_verdi
 from intent_ls.policy.stale import Changer, DiskState, SaveCheck, check_save
 from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
 from intent_ls.server.edits import document_edit
-from intent_ls.server.ledger import read_text, stamp_of, trace_of
+from intent_ls.server.ledger import read_text, stamp_of
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument
@@ -204,7 +204,7 @@ def disk_changed_at_open(ls: IntentLanguageServer, doc: TrackedDocument) -> None
 async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: DiskTracker) -> None:
     digest = disk.current_hash
     if disk.changed and doc.folder is not None and doc.rel is not None:
-        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
     _maybe_reloaded(ls, doc, from_watch=True)
@@ -295,7 +295,7 @@ async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: A
     on_disk = disk.read()
     if disk.changed and disk.changed_by is None:
         digest = disk.current_hash
-        changer = await ls.workers.query(trace_of(doc.folder).changer, doc.rel, digest)
+        changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
     state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)

@@ -4,7 +4,9 @@
   policy's change analysis (destructive edits, stale files, unresolved verdicts),
   building trace records and appending them (fsync).
 - ``index``: the trace index (SQLite) and what is derived from it: hover, code lens, who
-  changed a file on disk, the histories of open files, ``intent_map.md``.
+  changed a file on disk, the histories of open files, ``intent_map.md``. A long build
+  or catch-up of the index is not done here but in a child process
+  (:mod:`intent_ls.ledger.background`): this thread only ever does short work.
 
 One thread each: jobs run in submission order (a record is built from the tree exactly
 as it was when the save arrived, appends keep their order) and objects that are not

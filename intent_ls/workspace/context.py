@@ -29,8 +29,12 @@ def context_json(
     intent: Intent,
     history: Sequence[dict[str, str]] = (),
     lessons: Sequence[str] = (),
+    history_note: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    """``history_note`` says why ``history`` may be only the newest part of the intent's
+    changes (the index was still being built): never a wrong history, an incomplete one
+    that says so."""
+    data: dict[str, Any] = {
         "id": intent.id,
         "name": intent.name,
         "status": intent.status.value,
@@ -42,15 +46,21 @@ def context_json(
         or [{"summary": h} for h in intent.recent_history],
         "lessons": list(lessons),
     }
+    if history_note:
+        data["recent_history_note"] = history_note
+    return data
 
 
 def context_xml(
     intent: Intent,
     history: Sequence[dict[str, str]] = (),
     lessons: Sequence[str] = (),
+    history_note: str | None = None,
 ) -> str:
-    """Renders the handshake block; ``history`` entries are attribute maps plus a summary."""
-    data = context_json(intent, history, lessons)
+    """Renders the handshake block; ``history`` entries are attribute maps plus a summary,
+    ``history_note`` the ``note`` attribute of ``<recent_history>``."""
+    data = context_json(intent, history, lessons, history_note)
+    note = f" note={_attr(history_note)}" if history_note else ""
     lines = [f"<intent_context id={_attr(intent.id)}>"]
     for key in ("id", "name", "status"):
         lines.append(f"  <{key}>{_text(data[key])}</{key}>")
@@ -68,7 +78,7 @@ def context_xml(
     block("acceptance_criteria", "criterion", data["acceptance_criteria"])
     block("related_files", "file", data["related_files"])
     if data["recent_history"]:
-        lines.append("  <recent_history>")
+        lines.append(f"  <recent_history{note}>")
         for entry in data["recent_history"]:
             attrs_ = "".join(
                 f" {k}={_attr(str(v))}" for k, v in sorted(entry.items()) if k != "summary"
@@ -76,7 +86,7 @@ def context_xml(
             lines.append(f"    <change{attrs_}>{_text(str(entry.get('summary', '')))}</change>")
         lines.append("  </recent_history>")
     else:
-        lines.append("  <recent_history/>")
+        lines.append(f"  <recent_history{note}/>")
     block("lessons", "lesson", data["lessons"])
     lines.append("</intent_context>")
     return "\n".join(lines) + "\n"

@@ -52,3 +52,16 @@ def test_any_text_yields_well_formed_xml(name: str, constraint: str) -> None:
         len(parsed) == len(constraint.replace("\r\n", "\n").replace("\r", "\n"))
         or "\r" in constraint
     )
+
+
+def test_an_incomplete_history_says_so() -> None:
+    note = "history is being indexed: 40 %; older changes may be missing"
+    entry = {"when": "2026-01-01", "summary": "s"}
+    root = ET.fromstring(context_xml(make(), history=[entry], history_note=note))
+    assert root.find("recent_history").get("note") == note
+    assert root.find("recent_history/change").text == "s"
+    empty = ET.fromstring(context_xml(make(), history_note=note))
+    assert empty.find("recent_history").get("note") == note
+    assert context_json(make(), history_note=note)["recent_history_note"] == note
+    assert "note" not in ET.fromstring(context_xml(make())).find("recent_history").attrib
+    assert "recent_history_note" not in context_json(make())

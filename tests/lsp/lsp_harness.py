@@ -375,6 +375,14 @@ def make_client(editor_box: list[Editor]) -> LanguageClient:
                 return action
         return None
 
+    default_progress = features[types.PROGRESS]
+
+    def on_progress(client: LanguageClient, params: types.ProgressParams) -> None:
+        default_progress(client, params)
+        if editor_box:
+            editor_box[0].poke()
+
+    features[types.PROGRESS] = on_progress
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_diagnostics
     features[types.WINDOW_SHOW_MESSAGE] = on_show_message
     features["intent/status"] = on_status
@@ -400,10 +408,11 @@ async def start_editor(
     configuration: dict[str, Any] | None = None,
     apply_edit: bool = True,
     experimental: Any = None,
+    env: dict[str, str] | None = None,
 ) -> Editor:
     box: list[Editor] = []
     client = make_client(box)
-    await client.start_io(*SERVER)
+    await client.start_io(*SERVER, env=env)
     editor = Editor(client, name, roots)
     box.append(editor)
     if configuration is not None:
