@@ -22,6 +22,11 @@ YAML_LOADERS: dict[str, type] = {"pure": yaml.SafeLoader}
 if getattr(yaml, "__with_libyaml__", False):
     YAML_LOADERS["libyaml"] = yaml.CSafeLoader
 
+#: Grammar wheels: the node kinds our queries name (definitions, their names) are what
+#: the tests expect from the lower bound of each ``tree-sitter-*`` range in pyproject.toml
+#: upwards; a grammar release that renames a kind moves that bound (tree-sitter-go 0.23.1
+#: classified a saved Go method as a refactor, not an evolution).
+
 #: Deeper than any YAML layer's own limit, so whichever layer looks first meets it.
 BEYOND_EVERY_YAML_NESTING_LIMIT = 100_000
 
