@@ -24,8 +24,8 @@ if getattr(yaml, "__with_libyaml__", False):
 
 #: Grammar wheels: the node kinds our queries name (definitions, their names) are what
 #: the tests expect from the lower bound of each ``tree-sitter-*`` range in pyproject.toml
-#: upwards; a grammar release that renames a kind moves that bound (tree-sitter-go 0.23.1
-#: classified a saved Go method as a refactor, not an evolution).
+#: upwards; a grammar release that changes them moves that bound (with tree-sitter-go 0.23.1
+#: a saved Go change in tests/lsp/test_lsp_ledger.py was AST_REFACTOR, not INTENT_EVOLUTION).
 
 #: Deeper than any YAML layer's own limit, so whichever layer looks first meets it.
 BEYOND_EVERY_YAML_NESTING_LIMIT = 100_000
