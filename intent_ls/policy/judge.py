@@ -42,7 +42,7 @@ from intent_ls.policy.verdicts import (
 )
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
-from intent_ls.spec.model import Intent, Severity
+from intent_ls.spec.model import Intent, Severity, Spec
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
@@ -82,16 +82,46 @@ def _describe(intents: tuple[Intent, ...]) -> str:
 
 @attrs.frozen
 class PolicyConfig:
-    """The tunable parts of the rules; the server structures it from its settings."""
+    """The tunable parts of the rules.
+
+    They come from the repository (:meth:`of`, the spec's ``policy:`` section), so the
+    editor, the agent hooks and ``intent-ls record`` judge a change by the same numbers
+    (and ``check`` reads the verdicts they recorded). A front door may only tighten them
+    (:meth:`stricter`): the editor's own settings lower the threshold or protect more
+    paths, never the reverse.
+    """
 
     #: More net deleted lines than this in one save is a destructive edit.
     max_deleted_lines: int = DEFAULT_MAX_DELETED_LINES
     #: Gitignore-style globs of files whose every edit needs approval.
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
+    #: Globs a front door protects on top of ``protected_paths``.
+    extra_protected: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: Spec) -> PolicyConfig:
+        """The repository's settings, defaults filled in where it sets none."""
+        policy = spec.policy
+        return cls(
+            DEFAULT_MAX_DELETED_LINES
+            if policy.max_deleted_lines is None
+            else policy.max_deleted_lines,
+            DEFAULT_PROTECTED if policy.protected_paths is None else policy.protected_paths,
+        )
+
+    def stricter(
+        self, max_deleted_lines: int | None, protected_paths: Iterable[str] | None
+    ) -> PolicyConfig:
+        """These settings tightened by a front door's own (None: not set)."""
+        limit = self.max_deleted_lines
+        if max_deleted_lines is not None:
+            limit = min(limit, max_deleted_lines)
+        extra = (*self.extra_protected, *(protected_paths or ()))
+        return attrs.evolve(self, max_deleted_lines=limit, extra_protected=extra)
 
     @property
     def protected(self) -> ProtectedPaths:
-        return ProtectedPaths(self.protected_paths)
+        return ProtectedPaths(self.protected_paths, self.extra_protected)
 
 
 @attrs.frozen
@@ -256,7 +286,7 @@ def evaluate(
     """
     if scope.is_ignored(rel_path):
         return ()
-    config = config or PolicyConfig()
+    config = config or PolicyConfig.of(scope.spec)
     approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
     verdicts = list(_scope_verdicts(session, scope, rel_path)) if path_rules else []
     findings: tuple[Finding, ...] = ()

@@ -41,11 +41,10 @@ from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
 from intent_ls.policy.verdicts import approval_key
 from intent_ls.scope.index import ScopeIndex
-from intent_ls.scope.protected import DEFAULT_PROTECTED
 from intent_ls.server.diagnostics import SOURCE, severity
 from intent_ls.server.ledger import History, is_ledger, trace_of
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
-from intent_ls.spec.model import Severity
+from intent_ls.spec.model import Severity, Spec
 from intent_ls.syntax import GRAMMARS
 
 if TYPE_CHECKING:
@@ -57,10 +56,10 @@ if TYPE_CHECKING:
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def policy_config(config: Config) -> PolicyConfig:
+def policy_config(config: Config, spec: Spec) -> PolicyConfig:
+    """The repository's policy, made stricter by the editor's own settings."""
     d = config.destructive
-    protected = d.protected_paths if d.protected_paths is not None else DEFAULT_PROTECTED
-    return PolicyConfig(max_deleted_lines=d.max_deleted_lines, protected_paths=protected)
+    return PolicyConfig.of(spec).stricter(d.max_deleted_lines, d.protected_paths)
 
 
 @attrs.frozen
@@ -268,7 +267,7 @@ class Analyzer:
             disk=doc.disk.state() if with_disk and doc.disk is not None else None,
             session=attrs.evolve(session),
             scope=folder.scope,
-            config=policy_config(self.ls.config),
+            config=policy_config(self.ls.config, folder.scope.spec),
             history=history,
             covered=covered,
             version=doc.version,

@@ -178,7 +178,7 @@ def _judge(
             folder.scope,
             info.rel,
             operation,
-            config=policy_config(ls.config),
+            config=policy_config(ls.config, folder.scope.spec),
         ):
             if verdict.blocking:
                 out.append((folder, info.rel, verdict, text))

@@ -392,7 +392,11 @@ class Recorder:
 
         config = self.ls.config
         future = self.ls.workers.submit(
-            replay_saves, trace_of(folder), folder.scope, policy_config(config), config.ledger.fsync
+            replay_saves,
+            trace_of(folder),
+            folder.scope,
+            policy_config(config, folder.scope.spec),
+            config.ledger.fsync,
         )
 
         async def announce() -> None:

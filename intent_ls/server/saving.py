@@ -275,7 +275,7 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         intent_id=folder.session.intent_id,
         session=attrs.evolve(folder.session),
         scope=folder.scope,
-        config=policy_config(ls.config),
+        config=policy_config(ls.config, folder.scope.spec),
         contributor=contributor_of(ls),
         verdicts=tuple(verdicts),
         approvals=tuple(approvals),

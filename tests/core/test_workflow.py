@@ -19,6 +19,7 @@ from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
 from intent_ls.spec import cache as spec_cache
 from intent_ls.spec import load as spec
+from intent_ls.spec.model import RepoPolicy
 from intent_ls.workspace.discover import Workspace
 
 OLD = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -133,6 +134,10 @@ def test_spec_cache_round_trip(workspace: Path) -> None:
     assert [(i.id, i.patterns, i.status) for i in cached.intents] == [
         (i.id, i.patterns, i.status) for i in first.intents
     ]
+    path.write_text(path.read_text() + "policy: {maxDeletedLines: 3, protectedPaths: [a/**]}\n")
+    spec_cache.load_spec_cached(workspace, path)
+    with_policy, _ = spec_cache.load_spec_cached(workspace, path)
+    assert with_policy is not None and with_policy.policy == RepoPolicy(3, ("a/**",))
     path.write_text("active_intents: [\n")  # a broken spec is never served from the cache
     broken, errors = spec_cache.load_spec_cached(workspace, path)
     assert broken is None and errors
