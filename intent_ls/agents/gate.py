@@ -32,6 +32,7 @@ from intent_ls.agents.events import (
     ToolKind,
 )
 from intent_ls.common.hashing import text_hash
+from intent_ls.policy.approvals import whole_file_request
 from intent_ls.policy.session import SelectionRefused, Session, check_selectable
 from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
@@ -278,15 +279,7 @@ def _asked(rel: str, old: str | None, new: str, findings: Sequence[Any]) -> dict
     for verdict in findings:
         wanted = verdict.details.get("approval")
         if not isinstance(wanted, dict):  # `intent-ls approve CODE PATH`: the whole file
-            text = old or ""
-            lines = max(1, len(text.splitlines()))
-            wanted = {
-                "verdict_code": verdict.code,
-                "path": rel,
-                "start_line": 1,
-                "end_line": lines,
-                "content_hash": text_hash(text),
-            }
+            wanted = whole_file_request(verdict.code, rel, old)
         approvals.append(dict(wanted))
     return {"after": text_hash(new), "approvals": approvals}
 
@@ -325,7 +318,7 @@ def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> 
 
 def _changer(gov: Governance, rel: str, digest: str) -> Any:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.stale import changer_from_index
+    from intent_ls.ledger.writers import changer_from_index
 
     try:
         index = TraceIndex.for_workspace(gov.root)
@@ -433,8 +426,9 @@ def _command_approved(gov: Governance, code: str, command: str) -> bool:
 def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report."""
     from intent_ls import workflow
-    from intent_ls.ledger.records import Contributor, build_approval_record
+    from intent_ls.ledger.records import build_approval_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     problems: list[str] = []
     with sessions.updating(gov.root, event.agent, event.session_id) as state:
@@ -493,7 +487,7 @@ def _prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> l
     the content it asked about — anything else the human never saw. Recorded as
     ``intent-ls approve`` records them (same key, a human approver), with a reason
     saying where the yes came from."""
-    from intent_ls.ledger.records import Approval, Contributor
+    from intent_ls.policy.approvals import Approval, Contributor
 
     if not isinstance(asked, dict) or new is None or asked.get("after") != text_hash(new):
         return []

@@ -59,9 +59,6 @@ from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status
 from intent_ls.workspace.discover import Workspace
 
-#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
-#: as an ownership question below).
-GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
@@ -319,7 +316,7 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in GATED_VERDICTS and not self._approved(record, rec_path, verdict, window):
+            if code in APPROVABLE and not self._approved(record, rec_path, verdict, window):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "

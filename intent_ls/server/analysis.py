@@ -26,20 +26,12 @@ from lsprotocol import types
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.attribution import SCOPE_CODES, OpenVerdict, open_verdicts
-from intent_ls.policy.judge import (
-    DEFAULT_SEVERITY,
-    DESTRUCTIVE_EDIT,
-    STALE_FILE,
-    ApprovalSet,
-    Change,
-    PolicyConfig,
-    Verdict,
-    evaluate,
-)
+from intent_ls.ledger.attribution import OpenVerdict, open_verdicts
+from intent_ls.policy.approvals import ApprovalSet, approval_key, verdict_approval
+from intent_ls.policy.judge import Change, PolicyConfig, Verdict, evaluate
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
-from intent_ls.policy.verdicts import approval_key
+from intent_ls.policy.verdicts import DEFAULT_SEVERITY, DESTRUCTIVE_EDIT, SCOPE_CODES, STALE_FILE
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server.diagnostics import SOURCE, severity
 from intent_ls.server.ledger import History, is_ledger, trace_of
@@ -76,9 +68,7 @@ class Live:
     baseline_version: int = 0
 
     def approved(self, verdict: Verdict) -> bool:
-        key = approval_key(verdict)
-        path = verdict.details.get("path", "")
-        return key is not None and self.approvals.find(verdict.code, path, key) is not None
+        return verdict_approval(verdict, "", self.approvals) is not None
 
     def unapproved(self, code: str | None = None) -> list[Verdict]:
         return [

@@ -8,13 +8,12 @@ import pytest
 
 from intent_ls import workflow
 from intent_ls.agents import gate
-from intent_ls.check import engine
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger import attribution
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
+from intent_ls.ledger.records import build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
-from intent_ls.policy import verdicts
+from intent_ls.policy import approvals, verdicts
+from intent_ls.policy.approvals import Approval, Contributor
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
 from intent_ls.spec import cache as spec_cache
@@ -27,12 +26,10 @@ WITHOUT_B = "def a():\n    return 1\n"
 
 
 def test_one_definition_of_each_gated_set() -> None:
-    assert attribution.GATED is verdicts.GATED
-    assert engine.GATED_VERDICTS is verdicts.APPROVABLE
     assert verdicts.APPROVABLE < verdicts.GATED
     assert verdicts.NO_ACTIVE_INTENT not in verdicts.APPROVABLE
-    assert verdicts.approval_key({"approval": {"content_hash": "sha256:x"}}) == "sha256:x"
-    assert verdicts.approval_key({"approval": None}) is None
+    assert approvals.approval_key({"approval": {"content_hash": "sha256:x"}}) == "sha256:x"
+    assert approvals.approval_key({"approval": None}) is None
 
 
 def test_constants_repeated_for_speed_stay_equal() -> None:
@@ -69,7 +66,7 @@ def test_destructive_edit_blocks_until_approved(selected: tuple[Workspace, Sessi
     first = workflow.judge_write(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
     [verdict] = first.blocking()
     assert verdict.code == "destructive-edit" and "`b`" in verdict.message
-    key = verdicts.approval_key(verdict)
+    key = approvals.approval_key(verdict)
     assert key is not None
     approval = Approval("destructive-edit", rel, 4, 6, key)
     second = workflow.judge_write(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -45,10 +47,9 @@ def git(root: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.fixture(params=["repository policy", "no policy"])
-def repository(request: pytest.FixtureRequest, workspace: Path, git_identity: None) -> Path:
+def committed(workspace: Path, policy: bool) -> Path:
     spec = workspace / ".orchestration" / "active_intents.yaml"
-    if request.param == "repository policy":
+    if policy:
         spec.write_text(spec.read_text() + "\npolicy:\n  maxDeletedLines: 5\n")
     (workspace / REL).write_text(OLD)
     git(workspace, "init", "-q", "-b", "main")
@@ -57,17 +58,18 @@ def repository(request: pytest.FixtureRequest, workspace: Path, git_identity: No
     return workspace
 
 
+@pytest.fixture(params=["repository policy", "no policy"])
+def repository(request: pytest.FixtureRequest, workspace: Path, git_identity: None) -> Path:
+    return committed(workspace, request.param == "repository policy")
+
+
 def expected(repository: Path) -> bool:
     return "maxDeletedLines" in (repository / ".orchestration/active_intents.yaml").read_text()
 
 
-def editor_says(editor: Editor) -> list[str]:
-    return [d.message for d in editor.diagnostics(REL) if d.code == "destructive-edit"]
-
-
-async def test_every_door_applies_the_repository_policy(repository: Path) -> None:
-    destructive = expected(repository)
-
+async def editor_deletes(repository: Path, destructive: bool) -> list[str]:
+    """What the editor shows after the six-line deletion (waiting for the diagnostic, or
+    for the analysis to settle when none is expected)."""
     editor = await start_editor("visual-studio-code", [repository])
     try:
         await editor.execute("intent.select", "INT-001")
@@ -77,9 +79,18 @@ async def test_every_door_applies_the_repository_policy(repository: Path) -> Non
             await editor.wait_diagnostics(REL, lambda d: bool(editor_says(editor)), "destructive")
         else:
             await editor.settled()
-        assert editor_says(editor) == ([DESTRUCTIVE] if destructive else [])
+        return editor_says(editor)
     finally:
         await stop_editor(editor)
+
+
+def editor_says(editor: Editor) -> list[str]:
+    return [d.message for d in editor.diagnostics(REL) if d.code == "destructive-edit"]
+
+
+async def test_every_door_applies_the_repository_policy(repository: Path) -> None:
+    destructive = expected(repository)
+    assert await editor_deletes(repository, destructive) == ([DESTRUCTIVE] if destructive else [])
 
     hook = Hook(repository)
     hook("PreToolUse", SELECT, {"intent_id": "INT-001"})
@@ -105,3 +116,28 @@ async def test_every_door_applies_the_repository_policy(repository: Path) -> Non
     # the deletion: check reports the deleted lines until a human approves.
     wanted = [("uncovered-deletion", REL, 5)] if destructive else []
     assert [(f["rule"], f["path"], f["start_line"]) for f in findings] == wanted
+
+
+async def test_an_approval_lifts_the_verdict_at_every_door(
+    workspace: Path, git_identity: None
+) -> None:
+    """One approval, recorded with the command the hook names, is the same approval for
+    every door (policy/approvals.py holds the rule)."""
+    repository = committed(workspace, policy=True)
+    hook = Hook(repository)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-001"})
+    hook("PostToolUse", "Read", {"file_path": str(repository / REL)})
+    write = {"file_path": str(repository / REL), "content": NEW}
+    verdict, reason = decision(hook("PreToolUse", "Write", write))
+    assert verdict == "ask"
+    [command] = re.findall(r"`intent-ls (approve [^`]+)`", reason)
+    approved = intent_ls(repository, *shlex.split(command))
+    assert approved.returncode == 0, approved.stderr
+
+    assert await editor_deletes(repository, destructive=False) == []
+    assert hook("PreToolUse", "Write", write) == {}
+    (repository / REL).write_text(NEW)
+    recorded = intent_ls(repository, "record", REL, "--intent", "INT-001")
+    assert (recorded.returncode, recorded.stdout) == (0, f"{REL}: recorded [destructive-edit]\n")
+    checked = intent_ls(repository, "check", "--base", "HEAD", "--format", "json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
