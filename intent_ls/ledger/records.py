@@ -204,7 +204,7 @@ def build_mutation_record(
     Returns None when nothing changed.
     """
     from intent_ls.ledger import mutation
-    from intent_ls.syntax import language_for
+    from intent_ls.syntax.languages import language_for
 
     if old_text == new_text:
         return None

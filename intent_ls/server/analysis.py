@@ -37,7 +37,7 @@ from intent_ls.server.diagnostics import SOURCE, severity
 from intent_ls.server.ledger import History, is_ledger, trace_of
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
 from intent_ls.spec.model import Severity, Spec
-from intent_ls.syntax import GRAMMARS
+from intent_ls.syntax.languages import GRAMMARS
 
 if TYPE_CHECKING:
     from intent_ls.server.config import Config

@@ -323,7 +323,6 @@ class _Validator:
         active_id = None
         if "active_intent_id" in top:
             active_id = self.active_intent_id(top["active_intent_id"][1], intents)
-        self.check_conflicts(intents)
         policy = self.policy(top["policy"][1]) if "policy" in top else RepoPolicy()
         spec = Spec(
             intents=tuple(intents), legacy=legacy, active_intent_id=active_id, policy=policy
@@ -581,29 +580,3 @@ class _Validator:
             )
             return None
         return value
-
-    def check_conflicts(self, intents: list[Intent]) -> None:
-        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.scope.overlap`):
-        a warning names a path ``intent-ls which`` lists under both intents."""
-        from intent_ls.scope.index import ScopeIndex
-        from intent_ls.scope.overlap import overlapping_pairs
-
-        live = [i for i in intents if i.status is Status.IN_PROGRESS]
-        if len(live) < 2:
-            return
-        index = ScopeIndex(Spec(intents=tuple(live)))
-        pairs = overlapping_pairs(
-            [i.patterns for i in live], lambda n, path: index.owns(live[n].id, path)
-        )
-        for first, g, second, h, path in pairs:
-            intent, other = live[first], live[second]
-            glob, other_glob = intent.owned_scope[g], other.owned_scope[h]
-            self.add(
-                SCOPE_CONFLICT,
-                f"IN_PROGRESS intents '{intent.id}' and '{other.id}' both own '{path}' "
-                f"(globs '{glob.pattern}' and '{other_glob.pattern}'); two live intents "
-                "should not share files",
-                glob.span,
-                Severity.WARNING,
-                related=((f"scope of '{other.id}'", other_glob.span),),
-            )

@@ -13,7 +13,7 @@ from intent_ls.policy.approvals import Approval, Contributor
 from intent_ls.policy.destructive import classify_change
 from intent_ls.policy.judge import destructive_verdict
 from intent_ls.policy.stale import DiskState, check_stale
-from intent_ls.syntax import definitions
+from intent_ls.syntax.document import definitions
 
 ROOT = Path("/ws")
 REL = "src/app.py"

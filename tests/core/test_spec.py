@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.spec import load as S
 from intent_ls.spec.load import load_spec_text
 from intent_ls.spec.model import RepoPolicy, Severity, Status
 
 
 def load(text: str) -> S.SpecResult:
-    return load_spec_text(textwrap.dedent(text))
+    return with_scope_conflicts(load_spec_text(textwrap.dedent(text)))
 
 
 def codes(result: S.SpecResult) -> list[str]:
@@ -183,18 +184,18 @@ def test_scope_conflict_names_both_intents() -> None:
         GOOD
         + "  - id: INT-002\n    name: Other\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n"
     )
-    problem = only(load_spec_text(text), S.SCOPE_CONFLICT)
+    problem = only(load(text), S.SCOPE_CONFLICT)
     assert problem.severity is Severity.WARNING
     assert "INT-001" in problem.message and "INT-002" in problem.message
 
 
 def test_no_conflict_when_one_intent_is_not_live_or_disjoint() -> None:
     draft = GOOD + "  - id: INT-002\n    name: O\n    status: DRAFT\n    owned_scope: [src/**]\n"
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(draft))
+    assert S.SCOPE_CONFLICT not in codes(load(draft))
     disjoint = (
         GOOD + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n    owned_scope: [web/**]\n"
     )
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(disjoint))
+    assert S.SCOPE_CONFLICT not in codes(load(disjoint))
 
 
 def test_negation_removes_a_conflict() -> None:
@@ -203,7 +204,7 @@ def test_negation_removes_a_conflict() -> None:
         + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n"
         + "    owned_scope: [src/**, '!src/auth/', '!src/auth/**']\n"
     )
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(text))
+    assert S.SCOPE_CONFLICT not in codes(load(text))
 
 
 def test_empty_spec_warns() -> None:
