@@ -426,7 +426,6 @@ def _command_approved(gov: Governance, code: str, command: str) -> bool:
 def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report."""
     from intent_ls import workflow
-    from intent_ls.ledger.records import build_approval_record
     from intent_ls.ledger.store import Ledger, ledger_path
     from intent_ls.policy.approvals import Contributor
 
@@ -449,30 +448,24 @@ def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]
                 continue
             try:
                 for approval in _prompt_approvals(event.agent, rel, asked, new):
-                    ledger.append(
-                        build_approval_record(
-                            gov.root,
-                            approval,
-                            intent_id=session.intent_id,
-                            session_id=event.session_id,
-                        )
+                    workflow.record_approval(
+                        ledger,
+                        gov.root,
+                        approval,
+                        intent_id=session.intent_id,
+                        session_id=event.session_id,
                     )
             except OSError as exc:  # the change is still recorded, its verdict open
                 problems.append(f"{rel}: {exc}")
-            decision = workflow.judge_write(session, gov.scope, rel, old or "", new or "")
-            if any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
-                decision = workflow.decide(
-                    rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
-                )
             try:
-                workflow.record(
+                workflow.record_write(
                     ledger,
                     gov.root,
                     rel,
                     old or "",
                     new or "",
-                    decision,
-                    intent_id=session.intent_id,
+                    session=session,
+                    scope=gov.scope,
                     session_id=event.session_id,
                     contributor=Contributor("ai", model),
                 )

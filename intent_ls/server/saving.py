@@ -168,40 +168,30 @@ def record_save(
         syntax = now.syntax
         old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
         governed = tree.tree_for(tree.governance, job.baseline)
-    if job.destructive is not None:
-        change = workflow.decide(job.rel, job.destructive, job.known)
-    else:
-        change = workflow.judge_write(
-            job.session,
-            job.scope,
-            job.rel,
-            job.baseline,
-            job.new_text,
-            language=job.language,
-            config=job.config,
-            approvals=job.known,
-            old_syntax=governed,
-            new_syntax=syntax,
-            path_rules=False,
-        )
-    allowed = job.scope_allowed and change.allowed
-    record = workflow.build_record(
+    built = workflow.build_write(
         job.root,
         job.rel,
         job.old_text,
         job.new_text,
-        change,
-        intent_id=job.intent_id,
-        session_id=job.session.id,
+        session=job.session,
+        scope=job.scope,
         contributor=job.contributor,
+        baseline=job.baseline,
+        judged=job.destructive,
+        approvals=job.known,
+        config=job.config,
+        path_rules=False,
         extra_verdicts=job.verdicts,
         extra_approvals=job.approvals,
+        language=job.language,
         syntax=syntax,
         old_syntax=old_syntax,
-        language=job.language,
+        baseline_syntax=governed,
         clock=lambda: job.saved_at,
         new_id=lambda: job.record_id,
     )
+    allowed = job.scope_allowed and built.decision.allowed
+    record = built.record
     if tree is not None and now is not None:
         tree.record = now
         if allowed:

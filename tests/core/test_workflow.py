@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,6 +120,31 @@ def test_record_appends_with_verdicts_and_approvals(
         ledger, ws.root, rel, OLD, OLD, None, intent_id=None, session_id=None,
         contributor=Contributor(),
     ) is None  # fmt: skip
+    assert verify_ledger(ledger.path).problem is None
+
+
+def test_record_write_finds_the_ledger_approval_of_a_destructive_edit(
+    selected: tuple[Workspace, Session],
+) -> None:
+    """The one write path of the hooks and ``intent-ls record``: judge, then the ledger's
+    approvals (read only because a verdict they could lift is open), build, append."""
+    ws, session = selected
+    rel = "src/auth/mod.py"
+    ledger = Ledger(ledger_path(ws.root), fsync=False)
+    kwargs: dict[str, Any] = {
+        "session": session, "scope": ws.scope(), "contributor": Contributor("human"),
+        "language": "python",
+    }  # fmt: skip
+    first = workflow.record_write(ledger, ws.root, rel, OLD, WITHOUT_B, **kwargs)
+    [verdict] = first.decision.open
+    assert first.record is not None and first.decision.approvals == ()
+    approval = Approval("destructive-edit", rel, 4, 6, approvals.approval_key(verdict) or "")
+    workflow.record_approval(ledger, ws.root, approval, intent_id="INT-001", session_id=None)
+    second = workflow.record_write(ledger, ws.root, rel, OLD, WITHOUT_B, **kwargs)
+    assert second.decision.open == () and second.decision.approvals == (approval,)
+    assert second.record is not None
+    assert second.record["metadata"]["intent_ls"]["approvals"] == [approval.to_json()]
+    assert workflow.record_write(ledger, ws.root, rel, OLD, OLD, **kwargs).record is None
     assert verify_ledger(ledger.path).problem is None
 
 
