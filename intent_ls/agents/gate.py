@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from intent_ls.agents.events import (
     ToolKind,
 )
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.approvals import whole_file_request
+from intent_ls.policy.approvals import COMMAND_PATH, whole_file_request
 from intent_ls.policy.session import SelectionRefused, Session, check_selectable
 from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
@@ -46,7 +46,7 @@ from intent_ls.policy.verdicts import (
 )
 from intent_ls.scope import glob_cache
 from intent_ls.scope.index import ScopeIndex, is_sidecar
-from intent_ls.spec.model import Intent, Spec
+from intent_ls.spec.model import Intent, Spec, labels
 
 #: :data:`intent_ls.spec.load.SPEC_RELPATH`, repeated so the hook never imports the YAML
 #: parser when the compiled spec is current (a test keeps the two equal).
@@ -56,8 +56,6 @@ MCP_SERVER = "intent-ls"
 SELECT_TOOL = "select_active_intent"
 #: Selectable intents listed in a context message before "call list_intents".
 LISTED = 25
-#: The shell "path" a command approval is recorded under (a command has no file).
-COMMAND_PATH = "."
 #: Claude Code permission modes in which an ``ask`` may be answered without a human
 #: (skipped, or settled by a classifier): a write there never counts as approved.
 UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
@@ -100,10 +98,6 @@ def load_governance(root: Path) -> Governance | None:
         ignores = ""
     glob_cache.load(root)
     return Governance(root, spec, ScopeIndex(spec, ignores.splitlines()), broken)
-
-
-def _describe(intents: Iterable[Intent]) -> str:
-    return ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in intents)
 
 
 def _session(gov: Governance, state: dict[str, Any]) -> Session:
@@ -223,7 +217,7 @@ def _judge_file(
     first = blocking[0]
     if first.code == NO_ACTIVE_INTENT:
         owners = gov.scope.owners(rel)
-        who = f"it is owned by {_describe(owners)}" if owners else "no intent owns it"
+        who = f"it is owned by {labels(owners)}" if owners else "no intent owns it"
         return _Judged(
             _deny(
                 NO_ACTIVE_INTENT,

@@ -56,7 +56,7 @@ from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
-from intent_ls.spec.model import Severity, Status
+from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
 
 #: Moved-code search hashes every window of an uncovered block up to this many lines
@@ -281,7 +281,7 @@ class _Checker:
         owners = self.scope.owners(path)
         if not owners:
             return f"no intent owns {path}: add it to an intent's owned_scope", ()
-        described = ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in owners)
+        described = labels(owners)
         return f"{path} is owned by {described}", tuple(i.id for i in owners)
 
     def _approved(

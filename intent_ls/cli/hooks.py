@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from intent_ls.agents import AGENTS
 from intent_ls.cli.common import add_workspace_arg, workspace_root
-
-AGENTS = ("claude-code", "codex", "gemini")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,7 +21,7 @@ import attrs
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.policy.approvals import Approval, Contributor, whole_file_request
+from intent_ls.policy.approvals import COMMAND_PATH, Approval, Contributor, whole_file_request
 from intent_ls.policy.verdicts import (
     APPROVABLE,
     DESTRUCTIVE_COMMAND,
@@ -35,8 +35,6 @@ TERMINAL_APPROVABLE = frozenset(
     APPROVABLE | {DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND, SCOPE_WIDENED}
 )
 COMMAND_CODES = frozenset({DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND})
-#: Where a shell-command approval is filed (a command has no file).
-COMMAND_PATH = "."
 
 
 class TerminalError(Exception):

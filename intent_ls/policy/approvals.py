@@ -35,6 +35,8 @@ from intent_ls.common.hashing import text_hash
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT
 
 ContributorType = Literal["human", "ai", "mixed", "unknown"]
+#: The path a shell-command approval is filed under (a command has no file).
+COMMAND_PATH = "."
 
 
 @attrs.frozen

@@ -46,7 +46,7 @@ from intent_ls.policy.verdicts import (
 )
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
-from intent_ls.spec.model import Intent, Severity, Spec
+from intent_ls.spec.model import Severity, Spec, labels
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
@@ -70,10 +70,6 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form agents act on."""
         return {"code": self.code, "message": self.message, "details": dict(self.details)}
-
-
-def _describe(intents: tuple[Intent, ...]) -> str:
-    return ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in intents)
 
 
 @attrs.frozen
@@ -151,7 +147,7 @@ def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple
     owner_ids = tuple(i.id for i in owners)
     selectable = [i.id for i in owners if i.selectable]
     if session.intent_id is None:
-        who = f"owned by {_describe(owners)}" if owners else "owned by no intent"
+        who = f"owned by {labels(owners)}" if owners else "owned by no intent"
         return (
             Verdict(
                 NO_ACTIVE_INTENT,
@@ -169,7 +165,7 @@ def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple
         return ()
     active = scope.spec.get(session.intent_id)
     active_name = f"{active.id} ({active.name})" if active else session.intent_id
-    hint = f"it is owned by {_describe(owners)}" if owners else "no intent owns it"
+    hint = f"it is owned by {labels(owners)}" if owners else "no intent owns it"
     return (
         Verdict(
             OUT_OF_SCOPE,

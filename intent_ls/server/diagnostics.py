@@ -122,7 +122,7 @@ def owner_locations(
         cached = []
         for owner in folder.scope.owners(rel):
             span, via = _claim(owner, rel)
-            what = f"{owner.id} ({owner.name}, {owner.status.value}) owns {rel}"
+            what = f"{owner.label} owns {rel}"
             if via:
                 what += f" via '{via}'"
             cached.append(

@@ -7,6 +7,7 @@ YAML parser reports); front doors convert to their own units (LSP UTF-16/UTF-8, 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 import attrs
 
@@ -95,6 +96,16 @@ class Intent:
     @property
     def selectable(self) -> bool:
         return self.status is Status.IN_PROGRESS
+
+    @property
+    def label(self) -> str:
+        """How every door names an intent to a human: ``id (name, status)``."""
+        return f"{self.id} ({self.name}, {self.status.value})"
+
+
+def labels(intents: Iterable[Intent]) -> str:
+    """Intents named for a human, as every door lists owners: ``A (x, IN_PROGRESS), B …``."""
+    return ", ".join(i.label for i in intents)
 
 
 @attrs.frozen
