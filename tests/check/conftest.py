@@ -20,25 +20,7 @@ from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
-
-SPEC = """\
-active_intents:
-  - id: INT-APP
-    name: Application
-    status: IN_PROGRESS
-    owned_scope:
-      - src/
-  - id: INT-DOCS
-    name: Documentation
-    status: IN_PROGRESS
-    owned_scope:
-      - docs/
-  - id: INT-OLD
-    name: Finished work
-    status: COMPLETED
-    owned_scope:
-      - legacy/
-"""
+from tests.support import SPEC
 
 
 class GitRepo:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import VERB_MODULES, build_parser
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
 
-SPEC = ".orchestration/active_intents.yaml"
 LEDGER = ".orchestration/agent_trace.jsonl"
 NEW_FORMAT = re.compile(r"^[^:]+:\d+:\d+: (error|warning|info): [a-z-]+: \S")
 

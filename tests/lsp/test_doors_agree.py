@@ -22,6 +22,7 @@ import pytest
 from lsp_harness import Editor, start_editor, stop_editor
 
 from tests.agents.conftest import Hook, decision
+from tests.support import git
 
 REL = "src/auth/notes.txt"
 OLD = "".join(f"note {i}\n" for i in range(1, 21))
@@ -40,11 +41,6 @@ def intent_ls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         check=False,
         env=os.environ.copy(),
     )
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 def committed(workspace: Path, policy: bool) -> Path:

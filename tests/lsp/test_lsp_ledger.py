@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import LEDGER, Editor, meta, records, start_editor, stop_editor
+from lsp_harness import LEDGER, Editor, meta, start_editor, stop_editor
 from lsprotocol import types
 
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.store import GENESIS
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.syntax.document import DocumentSyntax
+from tests.support import records
 
 MAP = ".orchestration/intent_map.md"
 SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "agent-trace" / "trace-record.schema.json"
