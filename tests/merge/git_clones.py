@@ -15,15 +15,7 @@ from pathlib import Path
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
-
-SPEC = """\
-active_intents:
-  - id: INT-APP
-    name: Application
-    status: IN_PROGRESS
-    owned_scope:
-      - src/
-"""
+from tests.support import SPEC
 
 
 def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
