@@ -13,6 +13,12 @@ steps, with plain inputs and no protocol types:
    those verdicts and approvals, appended through the ledger's public append so the
    chain rules stay in one place.
 
+:func:`record_write` is the two steps in one, what a write does whoever makes it: the
+agent hooks and ``intent-ls record`` call it, the editor calls :func:`build_write` (the
+same sequence without the append, which the editor retries on its own) with what only
+it has: live syntax trees, the verdicts its analysis already found, the journal's id and
+time. :func:`record_approval` is the one way a door records a human's approval.
+
 ``policy.evaluate`` runs once per write here; nothing filters its result by code.
 """
 
@@ -26,29 +32,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from intent_ls.ledger.records import (
-    Approval,
     Clock,
-    Contributor,
     IdFactory,
     RecordedVerdict,
     build_mutation_record,
     utc_now,
 )
-from intent_ls.policy.judge import (
-    ApprovalSet,
-    Change,
-    FileOperation,
-    PolicyConfig,
-    Verdict,
-    evaluate,
-)
-from intent_ls.policy.verdicts import (
-    APPROVABLE,
-    DESTRUCTIVE_EDIT,
-    SCOPE_CODES,
-    STALE_FILE,
-    approval_key,
-)
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor, verdict_approval
+from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, Verdict, evaluate
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, SCOPE_CODES, STALE_FILE
 
 if TYPE_CHECKING:
     from intent_ls.ledger.store import Ledger
@@ -96,22 +88,14 @@ def recorded(verdicts: Iterable[Verdict]) -> list[RecordedVerdict]:
 def decide(
     rel: str, verdicts: Iterable[Verdict], approvals: ApprovalSet | Iterable[Approval] = ()
 ) -> WriteDecision:
-    """Splits ``verdicts`` into approved (with their approval) and open ones."""
-    known = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    """Splits ``verdicts`` into approved (with their approval) and open ones, by the one
+    rule of :mod:`intent_ls.policy.approvals`."""
+    known = ApprovalSet.of(approvals)
     found: list[Approval] = []
     still: list[Verdict] = []
     listed = tuple(verdicts)
     for verdict in listed:
-        path = verdict.details.get("path", rel)
-        key = approval_key(verdict)
-        # A destructive verdict without a key (a file operation on content nobody read)
-        # takes any destructive approval of the path; the others need their exact key.
-        keyed = key is not None or verdict.code == DESTRUCTIVE_EDIT
-        hit = (
-            known.find(verdict.code, str(path), key)
-            if keyed and verdict.code in APPROVABLE
-            else None
-        )
+        hit = verdict_approval(verdict, rel, known)
         if hit is None:
             still.append(verdict)
         elif hit not in found:
@@ -224,13 +208,123 @@ def record(
     return None if built is None else ledger.append(built)
 
 
+@attrs.frozen
+class BuiltWrite:
+    """A write's decision and its record (None when the text did not change)."""
+
+    decision: WriteDecision
+    record: dict[str, Any] | None
+
+
+def build_write(
+    root: Path,
+    rel: str,
+    old_text: str,
+    new_text: str,
+    *,
+    session: Session,
+    scope: ScopeIndex,
+    contributor: Contributor,
+    session_id: str | None = None,
+    baseline: str | None = None,
+    judged: Sequence[Verdict] | None = None,
+    approvals: ApprovalSet | None = None,
+    config: PolicyConfig | None = None,
+    path_rules: bool = True,
+    extra_verdicts: Sequence[RecordedVerdict] = (),
+    extra_approvals: Sequence[Approval] = (),
+    language: str | None = None,
+    syntax: DocumentSyntax | None = None,
+    old_syntax: DocumentSyntax | None = None,
+    baseline_syntax: DocumentSyntax | None = None,
+    clock: Clock = utc_now,
+    new_id: IdFactory = uuid.uuid4,
+) -> BuiltWrite:
+    """Judge -> approvals -> build for one write of ``new_text`` over ``old_text``.
+
+    ``baseline`` is what the change is judged against when it differs from the record's
+    old side (the editor's governance baseline); ``judged`` the verdicts of the change
+    when the front door has them already. ``approvals`` None reads the ledger's, and
+    only when a verdict an approval could lift is open.
+    """
+    if judged is not None:
+        decision = decide(rel, judged, approvals or ())
+    else:
+        decision = judge_write(
+            session,
+            scope,
+            rel,
+            old_text if baseline is None else baseline,
+            new_text,
+            language=language,
+            config=config,
+            approvals=approvals or (),
+            old_syntax=baseline_syntax,
+            new_syntax=syntax,
+            path_rules=path_rules,
+        )
+    if approvals is None and any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
+        decision = decide(rel, decision.verdicts, recorded_approvals(root, rel))
+    record = build_record(
+        root,
+        rel,
+        old_text,
+        new_text,
+        decision,
+        intent_id=session.intent_id,
+        session_id=session.id if session_id is None else session_id,
+        contributor=contributor,
+        extra_verdicts=extra_verdicts,
+        extra_approvals=extra_approvals,
+        language=language,
+        syntax=syntax,
+        old_syntax=old_syntax,
+        clock=clock,
+        new_id=new_id,
+    )
+    return BuiltWrite(decision, record)
+
+
+def record_write(
+    ledger: Ledger, root: Path, rel: str, old_text: str, new_text: str, **options: Any
+) -> BuiltWrite:
+    """:func:`build_write` (same options), then the append; the record returned is the
+    sealed one. An append failure propagates as ``OSError``."""
+    built = build_write(root, rel, old_text, new_text, **options)
+    if built.record is None:
+        return built
+    return BuiltWrite(built.decision, ledger.append(built.record))
+
+
+def record_approval(
+    ledger: Ledger,
+    root: Path,
+    approval: Approval,
+    *,
+    intent_id: str | None,
+    session_id: str | None,
+    verdict_message: str = "",
+) -> dict[str, Any]:
+    """Appends a human's approval as a record of its own; returns it sealed."""
+    from intent_ls.ledger.records import build_approval_record
+
+    record = build_approval_record(
+        root,
+        approval,
+        intent_id=intent_id,
+        session_id=session_id,
+        verdict_message=verdict_message,
+    )
+    return ledger.append(record)
+
+
 def recorded_approvals(root: Path, rel: str) -> ApprovalSet:
     """The approvals the ledger holds for ``rel``, through the shared trace index (so a
     long ledger is read incrementally), or the ledger itself when that index is cold.
     Only front doors without a live index call this, and only once a verdict that an
     approval could lift is present."""
     from intent_ls.ledger.lookup import path_records
-    from intent_ls.policy.judge import approvals_from_records
+    from intent_ls.ledger.records import approvals_from_records
 
     return ApprovalSet(approvals_from_records(path_records(root, rel)))
 

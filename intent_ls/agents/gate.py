@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from intent_ls.agents.events import (
     ToolKind,
 )
 from intent_ls.common.hashing import text_hash
+from intent_ls.policy.approvals import COMMAND_PATH, whole_file_request
 from intent_ls.policy.session import SelectionRefused, Session, check_selectable
 from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
@@ -45,7 +46,7 @@ from intent_ls.policy.verdicts import (
 )
 from intent_ls.scope import glob_cache
 from intent_ls.scope.index import ScopeIndex, is_sidecar
-from intent_ls.spec.model import Intent, Spec
+from intent_ls.spec.model import Intent, Spec, labels
 
 #: :data:`intent_ls.spec.load.SPEC_RELPATH`, repeated so the hook never imports the YAML
 #: parser when the compiled spec is current (a test keeps the two equal).
@@ -55,8 +56,6 @@ MCP_SERVER = "intent-ls"
 SELECT_TOOL = "select_active_intent"
 #: Selectable intents listed in a context message before "call list_intents".
 LISTED = 25
-#: The shell "path" a command approval is recorded under (a command has no file).
-COMMAND_PATH = "."
 #: Claude Code permission modes in which an ``ask`` may be answered without a human
 #: (skipped, or settled by a classifier): a write there never counts as approved.
 UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
@@ -99,10 +98,6 @@ def load_governance(root: Path) -> Governance | None:
         ignores = ""
     glob_cache.load(root)
     return Governance(root, spec, ScopeIndex(spec, ignores.splitlines()), broken)
-
-
-def _describe(intents: Iterable[Intent]) -> str:
-    return ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in intents)
 
 
 def _session(gov: Governance, state: dict[str, Any]) -> Session:
@@ -222,7 +217,7 @@ def _judge_file(
     first = blocking[0]
     if first.code == NO_ACTIVE_INTENT:
         owners = gov.scope.owners(rel)
-        who = f"it is owned by {_describe(owners)}" if owners else "no intent owns it"
+        who = f"it is owned by {labels(owners)}" if owners else "no intent owns it"
         return _Judged(
             _deny(
                 NO_ACTIVE_INTENT,
@@ -278,15 +273,7 @@ def _asked(rel: str, old: str | None, new: str, findings: Sequence[Any]) -> dict
     for verdict in findings:
         wanted = verdict.details.get("approval")
         if not isinstance(wanted, dict):  # `intent-ls approve CODE PATH`: the whole file
-            text = old or ""
-            lines = max(1, len(text.splitlines()))
-            wanted = {
-                "verdict_code": verdict.code,
-                "path": rel,
-                "start_line": 1,
-                "end_line": lines,
-                "content_hash": text_hash(text),
-            }
+            wanted = whole_file_request(verdict.code, rel, old)
         approvals.append(dict(wanted))
     return {"after": text_hash(new), "approvals": approvals}
 
@@ -325,7 +312,7 @@ def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> 
 
 def _changer(gov: Governance, rel: str, digest: str) -> Any:
     from intent_ls.ledger.lookup import path_records
-    from intent_ls.policy.stale import changer_from_records
+    from intent_ls.ledger.writers import changer_from_records
 
     try:
         newest = path_records(gov.root, rel, 20)
@@ -429,8 +416,8 @@ def _command_approved(gov: Governance, code: str, command: str) -> bool:
 def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report."""
     from intent_ls import workflow
-    from intent_ls.ledger.records import Contributor, build_approval_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     problems: list[str] = []
     with sessions.updating(gov.root, event.agent, event.session_id) as state:
@@ -451,30 +438,24 @@ def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]
                 continue
             try:
                 for approval in _prompt_approvals(event.agent, rel, asked, new):
-                    ledger.append(
-                        build_approval_record(
-                            gov.root,
-                            approval,
-                            intent_id=session.intent_id,
-                            session_id=event.session_id,
-                        )
+                    workflow.record_approval(
+                        ledger,
+                        gov.root,
+                        approval,
+                        intent_id=session.intent_id,
+                        session_id=event.session_id,
                     )
             except OSError as exc:  # the change is still recorded, its verdict open
                 problems.append(f"{rel}: {exc}")
-            decision = workflow.judge_write(session, gov.scope, rel, old or "", new or "")
-            if any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
-                decision = workflow.decide(
-                    rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
-                )
             try:
-                workflow.record(
+                workflow.record_write(
                     ledger,
                     gov.root,
                     rel,
                     old or "",
                     new or "",
-                    decision,
-                    intent_id=session.intent_id,
+                    session=session,
+                    scope=gov.scope,
                     session_id=event.session_id,
                     contributor=Contributor("ai", model),
                 )
@@ -489,7 +470,7 @@ def _prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> l
     the content it asked about — anything else the human never saw. Recorded as
     ``intent-ls approve`` records them (same key, a human approver), with a reason
     saying where the yes came from."""
-    from intent_ls.ledger.records import Approval, Contributor
+    from intent_ls.policy.approvals import Approval, Contributor
 
     if not isinstance(asked, dict) or new is None or asked.get("after") != text_hash(new):
         return []

@@ -20,12 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from intent_ls.agents import DEFAULT_BUDGET
 from intent_ls.agents.events import Decision, Outcome
 
 #: Seconds a hook may take before it refuses on its own: below the 10 s that
 #: ``hooks install`` gives every agent, leaving room for the interpreter's start.
-DEFAULT_BUDGET = 8.0
-AGENTS = ("claude-code", "codex", "gemini")
 #: Where each agent names the event in its payload, and the name of its tool gate.
 _TOOL_GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 

@@ -57,12 +57,9 @@ from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
-from intent_ls.spec.model import Severity, Status
+from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
 
-#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
-#: as an ownership question below).
-GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
@@ -298,7 +295,7 @@ class _Checker:
         owners = self.scope.owners(path)
         if not owners:
             return f"no intent owns {path}: add it to an intent's owned_scope", ()
-        described = ", ".join(f"{i.id} ({i.name}, {i.status.value})" for i in owners)
+        described = labels(owners)
         return f"{path} is owned by {described}", tuple(i.id for i in owners)
 
     def _approved(
@@ -333,7 +330,7 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in GATED_VERDICTS and not self._approved(record, rec_path, verdict, window):
+            if code in APPROVABLE and not self._approved(record, rec_path, verdict, window):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from intent_ls.agents import AGENTS, DEFAULT_BUDGET
+
 if TYPE_CHECKING:
     import argparse
 
-AGENTS = ("claude-code", "codex", "gemini")
-DEFAULT_BUDGET = 8.0
 #: The options :func:`quick_parse` reads, and where each goes.
 _OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--budget": "budget"}
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from intent_ls.agents import AGENTS
 from intent_ls.cli.common import add_workspace_arg, workspace_root
-
-AGENTS = ("claude-code", "codex", "gemini")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_install(args: argparse.Namespace) -> int:
     from intent_ls.agents.install import INSTALLERS, InstallError
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     root = workspace_root(args)
     try:

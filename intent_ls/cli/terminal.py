@@ -20,8 +20,8 @@ from pathlib import Path
 import attrs
 
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import COMMAND_PATH, Approval, Contributor, whole_file_request
 from intent_ls.policy.verdicts import (
     APPROVABLE,
     DESTRUCTIVE_COMMAND,
@@ -35,8 +35,6 @@ TERMINAL_APPROVABLE = frozenset(
     APPROVABLE | {DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND, SCOPE_WIDENED}
 )
 COMMAND_CODES = frozenset({DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND})
-#: Where a shell-command approval is filed (a command has no file).
-COMMAND_PATH = "."
 
 
 class TerminalError(Exception):
@@ -121,23 +119,11 @@ def record_paths(
             out.append(Recorded(rel, "unchanged"))
             continue
         old = _head_text(ws.root, rel)
-        decision = workflow.judge_write(session, scope, rel, old, new)
-        if decision.open:
-            decision = workflow.decide(
-                rel, decision.verdicts, workflow.recorded_approvals(ws.root, rel)
-            )
-        written = workflow.record(
-            ledger,
-            ws.root,
-            rel,
-            old,
-            new,
-            decision,
-            intent_id=session.intent_id,
-            session_id=session.id,
-            contributor=contributor,
+        built = workflow.record_write(
+            ledger, ws.root, rel, old, new, session=session, scope=scope, contributor=contributor
         )
-        status = "recorded" if written is not None else "unchanged"
+        decision = built.decision
+        status = "recorded" if built.record is not None else "unchanged"
         out.append(
             Recorded(
                 rel,
@@ -177,14 +163,17 @@ def approve(
             text = (root / rel).read_bytes().decode("utf-8-sig", "replace")
         except FileNotFoundError:
             text = ""
-        digest = content_hash or text_hash(text)
-        span = lines or (1, max(1, len(text.splitlines())))
+        whole = whole_file_request(code, rel, text)
+        digest = content_hash or whole["content_hash"]
+        span = lines or (whole["start_line"], whole["end_line"])
+    from intent_ls import workflow
+
     approval = Approval(code, rel, span[0], span[1], digest, Contributor("human"), reason)
-    record = build_approval_record(
+    return workflow.record_approval(
+        Ledger(ledger_path(root)),
         root,
         approval,
         intent_id=intent_id,
         session_id=None,
         verdict_message=command or "",
     )
-    return Ledger(ledger_path(root)).append(record)

@@ -14,19 +14,15 @@ nothing (Neovim, VS Code) gets the edit, as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from intent_ls.server.server import IntentLanguageServer
+from lsprotocol import types
 
 #: Reverts the buffer of the one argument (a document URI) from disk.
 RELOAD_FROM_DISK = "intent.reloadFromDisk"
 
 
-def runs_itself(ls: IntentLanguageServer, command: str) -> bool:
+def runs_itself(caps: types.ClientCapabilities | None, command: str) -> bool:
     """Whether the client announced that it runs ``command`` itself. Anything but a list
     of strings there announces nothing."""
-    caps = ls.client_capabilities
     experimental = caps.experimental if caps is not None else None
     ours = experimental.get("intentLs") if isinstance(experimental, dict) else None
     commands = ours.get("clientCommands") if isinstance(ours, dict) else None

@@ -37,20 +37,11 @@ import attrs
 from intent_ls import workflow
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.journal import ledger_has, orphans, remove_entry, write_entry
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    utc_now,
-)
-from intent_ls.policy.judge import (
-    DESTRUCTIVE_EDIT,
-    ApprovalSet,
-    PolicyConfig,
-    Verdict,
-    approvals_from_records,
-)
+from intent_ls.ledger.records import RecordedVerdict, approvals_from_records, utc_now
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
+from intent_ls.policy.judge import PolicyConfig, Verdict
 from intent_ls.policy.session import Session
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
 from intent_ls.server.analysis import policy_config
@@ -177,40 +168,30 @@ def record_save(
         syntax = now.syntax
         old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
         governed = tree.tree_for(tree.governance, job.baseline)
-    if job.destructive is not None:
-        change = workflow.decide(job.rel, job.destructive, job.known)
-    else:
-        change = workflow.judge_write(
-            job.session,
-            job.scope,
-            job.rel,
-            job.baseline,
-            job.new_text,
-            language=job.language,
-            config=job.config,
-            approvals=job.known,
-            old_syntax=governed,
-            new_syntax=syntax,
-            path_rules=False,
-        )
-    allowed = job.scope_allowed and change.allowed
-    record = workflow.build_record(
+    built = workflow.build_write(
         job.root,
         job.rel,
         job.old_text,
         job.new_text,
-        change,
-        intent_id=job.intent_id,
-        session_id=job.session.id,
+        session=job.session,
+        scope=job.scope,
         contributor=job.contributor,
+        baseline=job.baseline,
+        judged=job.destructive,
+        approvals=job.known,
+        config=job.config,
+        path_rules=False,
         extra_verdicts=job.verdicts,
         extra_approvals=job.approvals,
+        language=job.language,
         syntax=syntax,
         old_syntax=old_syntax,
-        language=job.language,
+        baseline_syntax=governed,
         clock=lambda: job.saved_at,
         new_id=lambda: job.record_id,
     )
+    allowed = job.scope_allowed and built.decision.allowed
+    record = built.record
     if tree is not None and now is not None:
         tree.record = now
         if allowed:
@@ -275,7 +256,7 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         intent_id=folder.session.intent_id,
         session=attrs.evolve(folder.session),
         scope=folder.scope,
-        config=policy_config(ls.config),
+        config=policy_config(ls.config, folder.scope.spec),
         contributor=contributor_of(ls),
         verdicts=tuple(verdicts),
         approvals=tuple(approvals),

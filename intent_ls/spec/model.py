@@ -7,6 +7,7 @@ YAML parser reports); front doors convert to their own units (LSP UTF-16/UTF-8, 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 import attrs
 
@@ -98,14 +99,41 @@ class Intent:
     def selectable(self) -> bool:
         return self.status is Status.IN_PROGRESS
 
+    @property
+    def label(self) -> str:
+        """How every door names an intent to a human: ``id (name, status)``."""
+        return f"{self.id} ({self.name}, {self.status.value})"
+
+
+def labels(intents: Iterable[Intent]) -> str:
+    """Intents named for a human, as every door lists owners: ``A (x, IN_PROGRESS), B …``."""
+    return ", ".join(i.label for i in intents)
+
+
+@attrs.frozen
+class RepoPolicy:
+    """The ``policy:`` section: the tunables of the rules as the repository sets them.
+
+    They live with the spec so that every front door (editor, agent hooks, ``record``,
+    ``check``) reads the same numbers from the repository; None means "not set", and the
+    policy layer fills in its defaults.
+    """
+
+    #: More net deleted lines than this in one change is a destructive edit.
+    max_deleted_lines: int | None = None
+    #: Gitignore-style globs whose every edit needs a human; replaces the built-in list.
+    protected_paths: tuple[str, ...] | None = None
+
 
 @attrs.frozen
 class Spec:
-    """A loaded ``active_intents.yaml``: the intents, plus the legacy selection if any."""
+    """A loaded ``active_intents.yaml``: the intents, the repository's policy settings,
+    plus the legacy selection if any."""
 
     intents: tuple[Intent, ...] = ()
     legacy: bool = False
     active_intent_id: str | None = None
+    policy: RepoPolicy = RepoPolicy()
 
     def get(self, intent_id: str) -> Intent | None:
         for intent in self.intents:

@@ -13,24 +13,7 @@ from typing import Any
 
 import pytest
 
-SPEC = """\
-active_intents:
-  - id: INT-APP
-    name: Application
-    status: IN_PROGRESS
-    owned_scope:
-      - src/**
-  - id: INT-DOCS
-    name: Documentation
-    status: IN_PROGRESS
-    owned_scope:
-      - docs/**
-  - id: INT-OLD
-    name: Finished
-    status: COMPLETED
-    owned_scope:
-      - legacy/**
-"""
+from tests.support import SPEC
 
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
 
@@ -114,10 +97,3 @@ def decision(out: dict[str, Any]) -> tuple[str | None, str]:
         return out["decision"], out.get("reason", "")
     spec = out.get("hookSpecificOutput") or {}
     return spec.get("permissionDecision"), spec.get("permissionDecisionReason", "")
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    path = root / ".orchestration" / "agent_trace.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.hashing import text_hash
-from tests.agents.conftest import APP, Hook, decision, records
+from tests.agents.conftest import APP, Hook, decision
+from tests.support import records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 

@@ -66,7 +66,7 @@ def test_handshake_over_stdio(governed: Path) -> None:
         assert all("outputSchema" not in t for t in tools)  # plain text, never {"result": …}
         listing = client.request("tools/call", {"name": "list_intents", "arguments": {}})
         text = listing["result"]["content"][0]["text"]
-        assert "INT-APP | Application | IN_PROGRESS | src/**" in text and "INT-OLD" not in text
+        assert "INT-APP | Application | IN_PROGRESS | src/" in text and "INT-OLD" not in text
         refused = client.request(
             "tools/call", {"name": "select_active_intent", "arguments": {"intent_id": "INT-OLD"}}
         )["result"]

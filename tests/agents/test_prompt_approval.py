@@ -14,19 +14,13 @@ from typing import Any
 import pytest
 
 from intent_ls.common.hashing import text_hash
-from tests.agents.conftest import APP, Hook, decision, records
+from tests.agents.conftest import APP, Hook, decision
+from tests.support import git, records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 #: ``src/app.py`` without ``helper``: a destructive edit.
 CUT = "def main():\n    return 1\n"
 CUT_EDIT = {"old_string": "\n\ndef helper():\n    return 2\n", "new_string": ""}
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root, check=True, capture_output=True,
-    )  # fmt: skip
 
 
 @pytest.fixture

@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from tests.agents.conftest import APP, records
+from tests.agents.conftest import APP
 from tests.agents.scripted_model import ScriptedModel, result_text, serve, tool
+from tests.support import records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.conftest import APP, records
+from tests.agents.conftest import APP
 from tests.agents.scripted_model import ScriptedCodex, serve_codex
+from tests.support import records
 
 MODEL = "gpt-5.5"
 

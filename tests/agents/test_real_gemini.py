@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.conftest import records
 from tests.agents.scripted_model import ScriptedGemini, serve_gemini, tool
+from tests.support import records
 
 SELECT = "mcp_intent-ls_select_active_intent"
 

@@ -17,33 +17,10 @@ import pytest
 
 from intent_ls.cli.main import main
 from intent_ls.common.hashing import content_hash
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
-
-SPEC = """\
-active_intents:
-  - id: INT-APP
-    name: Application
-    status: IN_PROGRESS
-    owned_scope:
-      - src/
-  - id: INT-DOCS
-    name: Documentation
-    status: IN_PROGRESS
-    owned_scope:
-      - docs/
-  - id: INT-OLD
-    name: Finished work
-    status: COMPLETED
-    owned_scope:
-      - legacy/
-"""
+from intent_ls.policy.approvals import Approval, Contributor
+from tests.support import SPEC
 
 
 class GitRepo:

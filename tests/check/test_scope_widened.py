@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from intent_ls.cli.main import main
-from tests.check.conftest import SPEC, GitRepo
+from tests.check.conftest import GitRepo
+from tests.support import SPEC
 
 WIDER = SPEC.replace("      - docs/\n", "      - docs/\n      - tools/\n").replace(
     "    status: COMPLETED", "    status: IN_PROGRESS"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import VERB_MODULES, build_parser
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
 
-SPEC = ".orchestration/active_intents.yaml"
 LEDGER = ".orchestration/agent_trace.jsonl"
 NEW_FORMAT = re.compile(r"^[^:]+:\d+:\d+: (error|warning|info): [a-z-]+: \S")
 
@@ -31,8 +31,9 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def save_one_record(workspace: Path) -> None:
     """One genuine record, written as the editor writes it."""
-    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.records import build_mutation_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     record = build_mutation_record(
         workspace,

@@ -9,7 +9,6 @@ on every publishDiagnostics / intent/status notification and re-checks its condi
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import sys
 from collections.abc import Callable
@@ -23,6 +22,10 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from intent_ls.cli.demo import client_converter
+from intent_ls.ledger.store import LEDGER_RELPATH
+
+#: The ledger, workspace-relative, as tests open and read it.
+LEDGER = LEDGER_RELPATH.as_posix()
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
@@ -445,16 +448,6 @@ async def start_editor(
 async def stop_editor(editor: Editor) -> None:
     await editor.client.shutdown_session()
     await editor.client.stop()
-
-
-LEDGER = ".orchestration/agent_trace.jsonl"
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    """The ledger's records as the server wrote them (none when there is no ledger)."""
-    path = root / LEDGER
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return [json.loads(line) for line in lines]
 
 
 def meta(record: dict[str, Any]) -> dict[str, Any]:

@@ -6,11 +6,11 @@ from lsp_harness import Editor
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
 from intent_ls.spec.load import load_spec_text
 
 JWT = "src/auth/jwt.py"
 ROUTES = "src/api/routes.py"
-SPEC = ".orchestration/active_intents.yaml"
 SELECT_ACTIVE = "Select active intent…"
 
 

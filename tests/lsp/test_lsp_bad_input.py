@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsp_harness import Editor
 
-SPEC = ".orchestration/active_intents.yaml"
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
 
 
 async def still_serving(editor: Editor) -> None:

@@ -13,7 +13,8 @@ from lsp_harness import Editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-SPEC = ".orchestration/active_intents.yaml"
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
+
 INVALID_PARAMS = -32602
 REQUEST_FAILED = -32803
 

@@ -3,12 +3,13 @@ renaming files."""
 
 from __future__ import annotations
 
-from lsp_harness import Editor, meta, records, uri_of
+from lsp_harness import Editor, meta, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.syntax.document import DocumentSyntax
+from tests.support import records
 
 JWT = "src/auth/jwt.py"
 

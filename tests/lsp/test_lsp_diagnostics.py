@@ -5,9 +5,10 @@ from __future__ import annotations
 from lsp_harness import Editor
 from lsprotocol import types
 
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
+
 JWT = "src/auth/jwt.py"
 ROUTES = "src/api/routes.py"
-SPEC = ".orchestration/active_intents.yaml"
 
 
 def lines_of(diags: list[types.Diagnostic]) -> list[tuple[int, int]]:

@@ -7,10 +7,11 @@ import os
 import signal
 from pathlib import Path
 
-from lsp_harness import LEDGER, Editor, records, start_editor
+from lsp_harness import LEDGER, Editor, start_editor
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.verify import verify_ledger
+from tests.support import records
 
 JWT = "src/auth/jwt.py"
 JOURNAL = ".orchestration/.local/saves"

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import LEDGER, Editor, meta, records, start_editor, stop_editor
+from lsp_harness import LEDGER, Editor, meta, start_editor, stop_editor
 from lsprotocol import types
 
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.store import GENESIS
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.syntax.document import DocumentSyntax
+from tests.support import records
 
 MAP = ".orchestration/intent_map.md"
 SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "agent-trace" / "trace-record.schema.json"
@@ -338,7 +339,8 @@ async def test_saves_right_after_changes_in_a_large_file_record_exact_nodes(
     """Each save comes at once after its change, so the tree has pending edits and the
     record's nodes and mutation class come from local parses: they must be exactly what
     a fresh parse of each saved text gives."""
-    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.records import build_mutation_record
+    from intent_ls.policy.approvals import Contributor
 
     rel = "src/auth/big.py"
     text = "".join(f"def f_{i}(x):\n    y = x + {i}\n    return y\n" for i in range(400))

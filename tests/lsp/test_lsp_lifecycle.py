@@ -13,9 +13,9 @@ from test_lsp_actions import apply_text_edits
 from test_lsp_commands import error_of
 from test_lsp_destructive import delete_verify_token
 
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
 from intent_ls.spec.load import load_spec_text
 
-SPEC = ".orchestration/active_intents.yaml"
 JWT = "src/auth/jwt.py"
 STAMP = re.compile(r'updated_at: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"')
 

@@ -16,17 +16,12 @@ from test_lsp_blame import hover, lenses
 from test_lsp_ledger import select
 
 from intent_ls.ledger.verify import verify_ledger
+from tests.support import git
 
 LEDGER = ".orchestration/agent_trace.jsonl"
 
 
 pytestmark = pytest.mark.usefixtures("git_identity")
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
 
 
 def init(root: Path) -> None:

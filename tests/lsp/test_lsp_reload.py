@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from lsp_harness import Editor
 
-SPEC = ".orchestration/active_intents.yaml"
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
+
 ROUTES = "src/api/routes.py"
 ORDERS = "web/src/orders.ts"
 

@@ -8,10 +8,11 @@ import asyncio
 import itertools
 from pathlib import Path
 
-from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor
+from lsp_harness import Editor, meta, stale_of, start_editor, stop_editor
 from lsprotocol import types
 
 from intent_ls.common.hashing import text_hash
+from tests.support import records
 
 JWT = "src/auth/jwt.py"
 

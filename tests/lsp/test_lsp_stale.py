@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor, uri_of
+from lsp_harness import Editor, meta, stale_of, start_editor, stop_editor, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
 from intent_ls.common.hashing import text_hash
+from tests.support import records
 
 JWT = "src/auth/jwt.py"
 

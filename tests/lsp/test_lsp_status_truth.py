@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from lsp_harness import Editor
 
+from intent_ls.spec.load import SPEC_RELPATH as SPEC
+
 JWT = "src/auth/jwt.py"
 ROUTES = "src/api/routes.py"
-SPEC = ".orchestration/active_intents.yaml"
 
 
 def codes(diags: list) -> list[str]:

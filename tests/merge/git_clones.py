@@ -12,17 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
-
-SPEC = """\
-active_intents:
-  - id: INT-APP
-    name: Application
-    status: IN_PROGRESS
-    owned_scope:
-      - src/
-"""
+from intent_ls.policy.approvals import Contributor
+from tests.support import SPEC
 
 
 def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,51 @@
+"""What tests across tests/ share: one governed spec text, one ledger reader, one git.
+
+The example workspace (``examples/workspace``, the ``workspace`` fixture) is the other
+shared starting point; this spec is for repositories a test builds from nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from intent_ls.ledger.store import LEDGER_RELPATH
+
+#: Three intents: one live application scope, one live documentation scope, one finished.
+SPEC = """\
+active_intents:
+  - id: INT-APP
+    name: Application
+    status: IN_PROGRESS
+    owned_scope:
+      - src/
+  - id: INT-DOCS
+    name: Documentation
+    status: IN_PROGRESS
+    owned_scope:
+      - docs/
+  - id: INT-OLD
+    name: Finished work
+    status: COMPLETED
+    owned_scope:
+      - legacy/
+"""
+
+
+def records(root: Path) -> list[dict[str, Any]]:
+    """The ledger's records as intent-ls wrote them (none when there is no ledger)."""
+    path = root / LEDGER_RELPATH
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def git(root: Path, *args: str) -> str:
+    """Runs git in ``root`` with a fixed identity; its stdout, failing the test on error."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout
