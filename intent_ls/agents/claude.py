@@ -76,6 +76,7 @@ def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -
         model=text_of(payload.get("model")),
         tool=tool,
         transcript_path=text_of(payload.get("transcript_path")),
+        tool_id=text_of(payload.get("tool_use_id")) or text_of(payload.get("call_id")),
         permission_mode=text_of(payload.get("permission_mode")),
     )
 

@@ -80,6 +80,9 @@ class HookEvent:
     #: The agent's permission mode where it says (Claude Code's ``permission_mode``):
     #: whether an ``ask`` reaches a human.
     permission_mode: str | None = None
+    #: The agent's id for this tool call (``tool_use_id``), pairing its before- and
+    #: after-tool events; None where the agent sends none.
+    tool_id: str | None = None
 
 
 class Decision(enum.StrEnum):

@@ -625,13 +625,51 @@ def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
     return [r for r in rels if r is not None]
 
 
+#: Tool calls whose effects on disk are verified after they ran (:mod:`.effects`).
+VERIFIED = frozenset({ToolKind.WRITE, ToolKind.SHELL, ToolKind.OTHER})
+
+
 def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
+    from intent_ls.agents.effects import verify
+
+    verified = event.tool is not None and event.tool.kind in VERIFIED
+    restored = None
+    if verified and event.phase is Phase.AFTER_TOOL:
+        # Before the spec or any cache is read: they are judged as they were.
+        restored = verify.restore_protected(Path(os.path.realpath(root)), event)
     gov = load_governance(root)
     if gov is None:
-        return Outcome()
+        return Outcome(context=_effects_told(restored.told if restored else ()))
     outcome = _handle(gov, event, ask_supported)
     glob_cache.save(gov.root)
+    if verified and event.phase is Phase.BEFORE_TOOL and outcome.decision is not Decision.DENY:
+        verify.before_call(gov.root, event)
+    if restored is not None and event.tool is not None:
+        from intent_ls.agents.effects.attribute import judge_files
+
+        told = [
+            *restored.told,
+            *judge_files(gov, event, restored, set(files_of(gov, event, event.tool))),
+        ]
+        if told:
+            context = _effects_told(told)
+            outcome = Outcome(
+                outcome.decision,
+                outcome.reason,
+                "\n".join(filter(None, [outcome.context, context])),
+            )
     return outcome
+
+
+def _effects_told(told: Sequence[str]) -> str:
+    if not told:
+        return ""
+    return (
+        "[intent-ls] This tool call changed files it may not change, so intent-ls put them "
+        "back as they were before the call (agents never change intent-ls's sidecar, the "
+        "agents' settings or git's control files, nor files outside the selected intent's "
+        "owned_scope):\n" + "\n".join(f"- {line}" for line in told)
+    )
 
 
 def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:

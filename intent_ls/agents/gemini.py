@@ -86,6 +86,7 @@ def parse(payload: dict[str, Any]) -> HookEvent:
         model=model,
         tool=tool,
         transcript_path=text_of(payload.get("transcript_path")),
+        tool_id=text_of(payload.get("tool_use_id")) or text_of(payload.get("call_id")),
     )
 
 
