@@ -44,7 +44,6 @@ from intent_ls.verdicts import (
     OUT_OF_SCOPE,
     PROTECTED_PATH,
     STALE_FILE,
-    UNANALYSABLE_COMMAND,
 )
 
 #: :data:`intent_ls.spec.SPEC_RELPATH`, repeated so the hook never imports the YAML
@@ -369,7 +368,7 @@ def _judge_files(
 def _judge_shell(
     gov: Governance, state: dict[str, Any], event: HookEvent, command: str, ask_supported: bool
 ) -> _Judged:
-    from intent_ls.shell_classify import DESTRUCTIVE, UNKNOWN, classify_command
+    from intent_ls.shell_classify import DESTRUCTIVE, classify_command
 
     found = classify_command(command, gov.root, event.cwd)
     # A directory target (``rm -rf src``) spans intents: the sidecar rule still holds,
@@ -382,8 +381,10 @@ def _judge_shell(
     judged = _judge_files(gov, state, event, writes, ask_supported)
     if judged.outcome.decision is Decision.DENY:
         return judged
-    if found.klass in (DESTRUCTIVE, UNKNOWN):
-        code = DESTRUCTIVE_COMMAND if found.klass == DESTRUCTIVE else UNANALYSABLE_COMMAND
+    # What a command the classifier cannot follow does is judged by its effects after it
+    # ran (:mod:`.effects`); only what nothing could put back is held for a human.
+    if found.klass == DESTRUCTIVE:
+        code = DESTRUCTIVE_COMMAND
         if _command_approved(gov, code, command):
             return _Judged(Outcome(), judged.pending)
         why = "; ".join(found.reasons) or found.klass
@@ -394,7 +395,7 @@ def _judge_shell(
                 f"ask the human to approve it with `intent-ls approve --workspace {gov.root} "
                 f"{code} --command {_quote(command)}`, then retry; or find another way."
             )
-        verb = "destroys data" if found.klass == DESTRUCTIVE else "cannot be analysed"
+        verb = "cannot be undone"
         reason = f"[intent-ls] {code}: `{command}` {verb} ({why}); a human must decide. "
         return _Judged(
             Outcome(

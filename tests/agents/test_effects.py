@@ -13,7 +13,7 @@ import pytest
 from tests.agents.conftest import APP, SPEC, decision, records
 from tests.agents.effects_helpers import Agent, git, git_workspace
 
-PY = '"$PYTHON" -c'
+PY = f"{sys.executable} -c"
 
 
 def py_write(path: str, text: str, mode: str = "w") -> str:
@@ -40,7 +40,7 @@ def spec_of(root: Path) -> str:
     [
         # a script written in scope, then run: no classifier knows what it does
         'printf \'open(".orchestration/active_intents.yaml","w").write("x")\' > src/w.py'
-        ' && "$PYTHON" src/w.py',
+        f" && {sys.executable} src/w.py",
         f"{PY} \"import shutil; shutil.rmtree('.orchestration')\"",
         "env -S 'cp src/app.py .orchestration/active_intents.yaml'",
         "cd src && cd .. && mv .orchestration/active_intents.yaml /tmp/h18-stolen.yaml",
@@ -240,8 +240,8 @@ def test_what_cannot_be_put_back_fails_check(ws: Path) -> None:
     assert done.returncode != 0 and "agent-effect" in done.stdout
 
 
-def test_gemini_verifies_too(ws: Path) -> None:
-    for name in ("gemini",):
+def test_gemini_and_codex_verify_too(ws: Path) -> None:
+    for name in ("gemini", "codex"):
         agent = Agent(ws, agent=name)
         agent.select("INT-APP")
         _, told = agent.shell(f"{PY} \"open('.orchestration/active_intents.yaml','w').write('')\"")

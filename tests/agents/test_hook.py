@@ -127,7 +127,8 @@ def test_destructive_shell_is_held_and_redirects_are_scoped(governed: Path) -> N
     verdict, _ = decision(hook("PreToolUse", "Bash", {"command": "cat .x > .orchestration/a"}))
     assert verdict == "deny"
     assert hook("PreToolUse", "Bash", {"command": "git status && pytest -q"}) == {}
-    assert decision(hook("PreToolUse", "Bash", {"command": "python run.py"}))[0] == "ask"
+    # a program nobody can predict runs, and is judged by its effects afterwards
+    assert hook("PreToolUse", "Bash", {"command": "python run.py"}) == {}
 
 
 def test_shell_write_in_scope_is_recorded(governed: Path) -> None:
