@@ -54,8 +54,6 @@ MCP_SERVER = "intent-ls"
 SELECT_TOOL = "select_active_intent"
 #: Selectable intents listed in a context message before "call list_intents".
 LISTED = 25
-#: The shell "path" a command approval is recorded under (a command has no file).
-COMMAND_PATH = "."
 #: Claude Code permission modes in which an ``ask`` may be answered without a human
 #: (skipped, or settled by a classifier): a write there never counts as approved.
 UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
@@ -368,8 +366,19 @@ def _judge_files(
 def _judge_shell(
     gov: Governance, state: dict[str, Any], event: HookEvent, command: str, ask_supported: bool
 ) -> _Judged:
+    from intent_ls.agents.approval_guard import is_approval_attempt
     from intent_ls.shell_classify import DESTRUCTIVE, classify_command
 
+    if is_approval_attempt(command):
+        return _Judged(
+            _deny(
+                PROTECTED_PATH,
+                "approving a verdict is a human's decision; an agent never runs "
+                "`intent-ls approve`, in any spelling.",
+                "tell the human what needs approval and why, and let them approve it "
+                "(in their terminal or the editor), then retry.",
+            )
+        )
     found = classify_command(command, gov.root, event.cwd)
     # A directory target (``rm -rf src``) spans intents: the sidecar rule still holds,
     # the rest is the destructive verdict's business, decided by a human.
@@ -418,14 +427,9 @@ def _quote(text: str) -> str:
 
 
 def _command_approved(gov: Governance, code: str, command: str) -> bool:
-    from intent_ls.workflow import recorded_approvals
+    from intent_ls.agents.held_commands import use_approval
 
-    if not (gov.root / ".orchestration" / "agent_trace.jsonl").exists():
-        return False
-    return (
-        recorded_approvals(gov.root, COMMAND_PATH).find(code, COMMAND_PATH, text_hash(command))
-        is not None
-    )
+    return use_approval(gov.root, code, command)
 
 
 # -- after a write: the record ----------------------------------------------------------

@@ -168,6 +168,9 @@ def test_codex_denies_what_needs_a_human_and_names_the_approval(governed: Path) 
     )
     assert approve.returncode == 0, approve.stderr
     assert hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5") == {}
+    # used once: the next run of the same command needs a new approval
+    again = hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5")
+    assert decision(again)[0] == "deny"
 
 
 def test_codex_patch_judges_every_file(governed: Path) -> None:
