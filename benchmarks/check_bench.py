@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 from intent_ls.check.engine import run_check
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.index import CACHE_RELPATH
 from intent_ls.ledger.records import Contributor, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path

@@ -21,7 +21,7 @@ import time
 import uuid
 from pathlib import Path
 
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import Contributor, build_mutation_record
 from intent_ls.ledger.store import Ledger
 from intent_ls.syntax.document import DocumentSyntax

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from intent_ls.diff import LineSpan
+from intent_ls.common.diff import LineSpan
 from intent_ls.syntax import grammar
 from intent_ls.syntax.document import DocumentSyntax
 from intent_ls.syntax.positions import point_after, position_to_byte

@@ -1,4 +1,4 @@
-"""What the symlink-proof, bounded I/O of ``intent_ls/safe_io.py`` costs.
+"""What the symlink-proof, bounded I/O of ``intent_ls/common/safe_io.py`` costs.
 
 Run: ``python benchmarks/safe_io_bench.py [--rounds 5000]``. Each figure is the median
 microseconds per operation and its ratio to the naive call it replaced, measured in the
@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from intent_ls.common.safe_io import open_sidecar, read_regular, read_sidecar, write_atomic
 from intent_ls.ledger.store import Ledger
-from intent_ls.safe_io import open_sidecar, read_regular, read_sidecar, write_atomic
 
 
 def per_op(fn: Callable[[], object], rounds: int) -> float:

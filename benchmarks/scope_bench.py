@@ -15,9 +15,9 @@ import time
 
 import pathspec
 
-from intent_ls.model import Glob, Intent, Span, Spec, Status
-from intent_ls.scope import ScopeIndex
-from intent_ls.spec import load_spec_text
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.load import load_spec_text
+from intent_ls.spec.model import Glob, Intent, Span, Spec, Status
 
 TOP = ["src", "lib", "web", "services", "docs", "tests", "tools", "pkg"]
 

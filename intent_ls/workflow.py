@@ -34,8 +34,15 @@ from intent_ls.ledger.records import (
     build_mutation_record,
     utc_now,
 )
-from intent_ls.policy import ApprovalSet, Change, FileOperation, PolicyConfig, Verdict, evaluate
-from intent_ls.verdicts import (
+from intent_ls.policy.judge import (
+    ApprovalSet,
+    Change,
+    FileOperation,
+    PolicyConfig,
+    Verdict,
+    evaluate,
+)
+from intent_ls.policy.verdicts import (
     APPROVABLE,
     DESTRUCTIVE_EDIT,
     SCOPE_CODES,
@@ -45,9 +52,9 @@ from intent_ls.verdicts import (
 
 if TYPE_CHECKING:
     from intent_ls.ledger.store import Ledger
-    from intent_ls.scope import ScopeIndex
-    from intent_ls.session import Session
-    from intent_ls.stale import DiskState
+    from intent_ls.policy.session import Session
+    from intent_ls.policy.stale import DiskState
+    from intent_ls.scope.index import ScopeIndex
     from intent_ls.syntax.document import DocumentSyntax
 
 
@@ -222,7 +229,7 @@ def recorded_approvals(root: Path, rel: str) -> ApprovalSet:
     long ledger is read incrementally). Only front doors without a live index call this,
     and only once a verdict that an approval could lift is present."""
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy import approvals_from_records
+    from intent_ls.policy.judge import approvals_from_records
 
     index = TraceIndex.for_workspace(root)
     try:

@@ -21,7 +21,6 @@ from typing import Any
 
 import attrs
 
-from intent_ls import glob_cache
 from intent_ls.agents import sessions
 from intent_ls.agents.events import (
     Decision,
@@ -32,11 +31,9 @@ from intent_ls.agents.events import (
     ToolCall,
     ToolKind,
 )
-from intent_ls.hashing import text_hash
-from intent_ls.model import Intent, Spec
-from intent_ls.scope import ScopeIndex, is_sidecar
-from intent_ls.session import SelectionRefused, Session, check_selectable
-from intent_ls.verdicts import (
+from intent_ls.common.hashing import text_hash
+from intent_ls.policy.session import SelectionRefused, Session, check_selectable
+from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
     DESTRUCTIVE_EDIT,
     GOVERNANCE_ERROR,
@@ -45,8 +42,11 @@ from intent_ls.verdicts import (
     PROTECTED_PATH,
     STALE_FILE,
 )
+from intent_ls.scope import glob_cache
+from intent_ls.scope.index import ScopeIndex, is_sidecar
+from intent_ls.spec.model import Intent, Spec
 
-#: :data:`intent_ls.spec.SPEC_RELPATH`, repeated so the hook never imports the YAML
+#: :data:`intent_ls.spec.load.SPEC_RELPATH`, repeated so the hook never imports the YAML
 #: parser when the compiled spec is current (a test keeps the two equal).
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 INTENTIGNORE = ".intentignore"
@@ -74,7 +74,7 @@ def load_governance(root: Path) -> Governance | None:
     """None when the workspace is not governed at all (no ``.orchestration/``). The
     workspace's glob translations are loaded too (:func:`handle` saves new ones), so a
     hook process compiles its scopes without importing pathspec."""
-    from intent_ls.spec_cache import load_spec_cached
+    from intent_ls.spec.cache import load_spec_cached
 
     if not (root / ".orchestration").is_dir():
         return None
@@ -301,13 +301,13 @@ def _approve_command(gov: Governance, details: dict[str, Any]) -> str:
 
 
 def _path_verdicts(gov: Governance, session: Session, rel: str) -> tuple[Any, ...]:
-    from intent_ls.policy import evaluate
+    from intent_ls.policy.judge import evaluate
 
     return evaluate(session, gov.scope, rel)
 
 
 def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> Any:
-    from intent_ls.stale import DiskState
+    from intent_ls.policy.stale import DiskState
 
     known = state.get("seen")
     if not isinstance(known, dict) or rel not in known:
@@ -322,7 +322,7 @@ def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> 
 
 def _changer(gov: Governance, rel: str, digest: str) -> Any:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.stale import changer_from_index
+    from intent_ls.policy.stale import changer_from_index
 
     try:
         index = TraceIndex.for_workspace(gov.root)
@@ -367,7 +367,7 @@ def _judge_shell(
     gov: Governance, state: dict[str, Any], event: HookEvent, command: str, ask_supported: bool
 ) -> _Judged:
     from intent_ls.agents.approval_guard import is_approval_attempt
-    from intent_ls.shell_classify import DESTRUCTIVE, classify_command
+    from intent_ls.agents.shell.classify import DESTRUCTIVE, classify_command
 
     if is_approval_attempt(command):
         return _Judged(
@@ -565,8 +565,8 @@ def _model_from_transcript(path: str) -> str | None:
 
 
 def session_context(gov: Governance, state: dict[str, Any]) -> str:
-    from intent_ls.brain import lessons_for, read_brain
-    from intent_ls.context import context_xml
+    from intent_ls.workspace.brain import lessons_for, read_brain
+    from intent_ls.workspace.context import context_xml
 
     if gov.broken:
         return (
@@ -588,7 +588,7 @@ def session_context(gov: Governance, state: dict[str, Any]) -> str:
 def clone_setup_note(root: Path) -> str:
     """Once per agent session (like ``serve`` and ``check``): a clone without the merge
     driver produces ledger conflicts on the next merge, and only a human can run ``init``."""
-    from intent_ls.repo_setup import clone_setup_problems
+    from intent_ls.workspace.setup import clone_setup_problems
 
     problems = clone_setup_problems(root)
     if not problems:
@@ -620,7 +620,7 @@ def selection_help(spec: Spec) -> str:
 
 def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
     """Workspace-relative paths the tool call writes (for the after-tool record)."""
-    from intent_ls.shell_classify import classify_command
+    from intent_ls.agents.shell.classify import classify_command
 
     paths = [c.path for c in tool.files] + [c.move_to for c in tool.files if c.move_to]
     if tool.kind is ToolKind.SHELL and tool.command:

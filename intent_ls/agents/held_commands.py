@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from intent_ls.hashing import text_hash
-from intent_ls.local_state import local_dir
-from intent_ls.safe_io import read_sidecar, write_atomic
+from intent_ls.common.hashing import text_hash
+from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import read_sidecar, write_atomic
 
 USED_FILE = "used-command-approvals.json"
 COMMAND_PATH = "."
@@ -22,7 +22,7 @@ COMMAND_PATH = "."
 
 def _recorded(root: Path, code: str, digest: str) -> int:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy import approvals_from_records
+    from intent_ls.policy.judge import approvals_from_records
 
     index = TraceIndex.for_workspace(root)
     try:

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from intent_ls.local_state import local_dir
+from intent_ls.common.local_state import local_dir
 
 AGENTS_DIR = "agents"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")

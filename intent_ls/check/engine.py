@@ -48,17 +48,17 @@ from intent_ls.check.findings import (
 from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
 from intent_ls.check.spec_change import scope_widened
 from intent_ls.check.symlinks import is_link_change, symlink_findings
-from intent_ls.diff import Hunk, diff_lines, split_lines
-from intent_ls.hashing import content_hash, text_hash
+from intent_ls.common.diff import Hunk, diff_lines, split_lines
+from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import RecordRef, TraceIndex
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
-from intent_ls.model import Severity, Status
-from intent_ls.safe_io import open_sidecar_reader
-from intent_ls.spec import SPEC_RELPATH
-from intent_ls.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
-from intent_ls.workspace import Workspace
+from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
+from intent_ls.spec.load import SPEC_RELPATH
+from intent_ls.spec.model import Severity, Status
+from intent_ls.workspace.discover import Workspace
 
 #: Verdicts a save may carry only with a human's approval (no-active-intent is judged
 #: as an ownership question below).

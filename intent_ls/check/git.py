@@ -5,7 +5,7 @@ Everything goes through a fixed, small number of ``git`` processes whatever the 
 changed files (one ``diff --raw``, one ``ls-files``, one ``cat-file --batch``), and every
 path crosses the process boundary NUL-terminated (``-z``), so spaces, quotes, newlines and
 non-ASCII names need no unquoting. The line diff itself is computed in Python with
-:func:`intent_ls.diff.diff_lines` — the same diff the ledger used when it recorded the
+:func:`intent_ls.common.diff.diff_lines` — the same diff the ledger used when it recorded the
 saves, so "changed line" means the same thing on both sides.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.safe_io import FileTooLargeError, read_regular
+from intent_ls.common.safe_io import FileTooLargeError, read_regular
 
 #: git's well-known empty tree: the base of a repository with no commit yet.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

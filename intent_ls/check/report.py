@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from intent_ls import __version__
-from intent_ls.annotations import github_annotation
+from intent_ls.check.annotations import github_annotation
 from intent_ls.check.engine import CheckResult
 from intent_ls.check.findings import RULES, RULES_BY_ID
 

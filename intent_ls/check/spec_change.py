@@ -16,14 +16,14 @@ from pathlib import Path
 
 from intent_ls.check.findings import SCOPE_WIDENED_RULE, Finding
 from intent_ls.check.git import Base, Repo
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.model import Spec, Status
-from intent_ls.scope import ScopeIndex
-from intent_ls.spec import SPEC_RELPATH, load_spec_bytes
-from intent_ls.verdicts import SCOPE_WIDENED
-from intent_ls.workspace import Workspace
+from intent_ls.policy.verdicts import SCOPE_WIDENED
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.load import SPEC_RELPATH, load_spec_bytes
+from intent_ls.spec.model import Spec, Status
+from intent_ls.workspace.discover import Workspace
 
 
 def _sample(pattern: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from intent_ls.check.findings import SYMLINK_CHANGE, Finding
 from intent_ls.check.git import FileChange
-from intent_ls.workspace import PathKind, Workspace
+from intent_ls.workspace.discover import PathKind, Workspace
 
 
 def is_link_change(change: FileChange) -> bool:

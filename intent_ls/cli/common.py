@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from intent_ls.model import Problem
-    from intent_ls.workspace import Workspace
+    from intent_ls.spec.model import Problem
+    from intent_ls.workspace.discover import Workspace
 
 WORKSPACE_HELP = (
     "workspace root holding .orchestration/ (default: the nearest directory at or above "
@@ -54,7 +54,7 @@ def fill_workspace(args: argparse.Namespace) -> None:
     """Records whether ``--workspace`` was given and, when it was not, puts the
     workspace found upwards from the current directory in its place (the way git finds
     its repository), so every verb reads ``args.workspace`` the same way."""
-    from intent_ls.workspace import discover_workspace
+    from intent_ls.workspace.discover import discover_workspace
 
     args.workspace_given = args.workspace is not None
     if args.workspace is None:
@@ -121,8 +121,8 @@ def report_spec_problems(ws: Workspace) -> int:
     """Prints the spec's errors on stderr and returns how many there are. Verbs other
     than ``validate`` answer from what is left of a broken spec (an intent with an unknown
     status is dropped), so the user must learn that the answer may be incomplete."""
-    from intent_ls.model import Severity
-    from intent_ls.spec import SPEC_NOT_FOUND
+    from intent_ls.spec.load import SPEC_NOT_FOUND
+    from intent_ls.spec.model import Severity
 
     errors = [p for p in ws.spec_result().problems if p.severity is Severity.ERROR]
     if any(p.code == SPEC_NOT_FOUND for p in errors):

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
-    from intent_ls.repo_setup import init_workspace
+    from intent_ls.workspace.setup import init_workspace
 
     root = workspace_root(args)
     try:

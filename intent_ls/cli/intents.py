@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.local_state import load_selection
-    from intent_ls.workspace import Workspace
+    from intent_ls.common.local_state import load_selection
+    from intent_ls.workspace.discover import Workspace
 
     ws = Workspace(workspace_root(args))
     spec = ws.spec()

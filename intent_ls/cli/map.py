@@ -15,7 +15,7 @@ from intent_ls.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from intent_ls.workspace import Workspace
+    from intent_ls.workspace.discover import Workspace
 
 
 def register(subparsers: Any) -> None:
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
     from intent_ls.ledger.index import TraceIndex
     from intent_ls.ledger.intentmap import write_intent_map
-    from intent_ls.workspace import Workspace
+    from intent_ls.workspace.discover import Workspace
 
     root = workspace_root(args)
     ws = Workspace(root)

@@ -18,6 +18,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.mcp_server import serve
+    from intent_ls.agents.mcp import serve
 
     return serve(workspace_root(args))

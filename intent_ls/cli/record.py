@@ -1,5 +1,5 @@
 """``intent-ls record PATH… [--intent ID]`` and ``intent-ls approve …``: the terminal's
-front door onto the ledger (see :mod:`intent_ls.terminal`)."""
+front door onto the ledger (see :mod:`intent_ls.cli.terminal`)."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_record(args: argparse.Namespace) -> int:
     from intent_ls.cli.main import CliError
+    from intent_ls.cli.terminal import TerminalError, record_paths
     from intent_ls.ledger.records import Contributor
-    from intent_ls.terminal import TerminalError, record_paths
 
     root = workspace_root(args)
     paths = [typed_path(p, root) for p in args.paths]
@@ -70,7 +70,7 @@ def run_record(args: argparse.Namespace) -> int:
 def run_approve(args: argparse.Namespace) -> int:
     from intent_ls.agents.approval_guard import agent_shell
     from intent_ls.cli.main import CliError
-    from intent_ls.terminal import TerminalError, approve
+    from intent_ls.cli.terminal import TerminalError, approve
 
     marker = agent_shell()
     if marker is not None:

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.spec_schema import spec_schema
+    from intent_ls.spec.schema import spec_schema
 
     print_json(spec_schema())
     return 0

@@ -34,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_classify(args: argparse.Namespace) -> int:
+    from intent_ls.agents.shell.classify import classify_command
     from intent_ls.cli.main import CliError
-    from intent_ls.shell_classify import classify_command
 
     words = list(args.command)
     if words and words[0] == "--":

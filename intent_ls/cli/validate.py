@@ -36,9 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.annotations import github_annotation
-    from intent_ls.spec import load_spec_file
-    from intent_ls.workspace import Workspace
+    from intent_ls.check.annotations import github_annotation
+    from intent_ls.spec.load import load_spec_file
+    from intent_ls.workspace.discover import Workspace
 
     if args.file is not None:
         path = args.file

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.spec import SPEC_NOT_FOUND
-    from intent_ls.workspace import Workspace
+    from intent_ls.spec.load import SPEC_NOT_FOUND
+    from intent_ls.workspace.discover import Workspace
 
     ws = Workspace(workspace_root(args))
     typed: str = args.path

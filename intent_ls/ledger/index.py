@@ -7,7 +7,7 @@ processes are picked up by the next query without re-reading the ledger. The cac
 remembers the offset and the hash of the last indexed line; if the ledger shrank or
 that line changed, the ledger was rewritten and the index is rebuilt from scratch.
 
-Hashes are indexed by their first 64 bits (:func:`intent_ls.hashing.hash_key`): a 1M
+Hashes are indexed by their first 64 bits (:func:`intent_ls.common.hashing.hash_key`): a 1M
 record ledger then fits in a small B-tree, and a false match needs a 2⁻⁶⁴ accident.
 """
 
@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.hashing import bytes_hash, hash_key
+from intent_ls.common.hashing import bytes_hash, hash_key
+from intent_ls.common.local_state import ensure_private_dir
+from intent_ls.common.safe_io import open_sidecar_reader, require_regular
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 from intent_ls.ledger.store import LEDGER_RELPATH
-from intent_ls.local_state import ensure_private_dir
-from intent_ls.safe_io import open_sidecar_reader, require_regular
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import attrs
 
+from intent_ls.common.safe_io import FileTooLargeError, read_sidecar, write_atomic
 from intent_ls.ledger.index import SummaryRow, TraceIndex
-from intent_ls.safe_io import FileTooLargeError, read_sidecar, write_atomic
 
 MAP_RELPATH = Path(".orchestration") / "intent_map.md"
 #: An existing map above this is not compared (just rewritten): it is generated, not read.

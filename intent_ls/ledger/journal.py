@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from intent_ls.local_state import local_dir
+from intent_ls.common.local_state import local_dir
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from intent_ls import __version__
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.conformance import date_time_conforms
 from intent_ls.ledger.links import MERGE_KIND, line_links
 from intent_ls.ledger.records import METADATA_KEY, SPEC_VERSION, TOOL_NAME

@@ -16,9 +16,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from intent_ls import __version__
-from intent_ls.diff import LineSpan, changed_spans, deleted_line_count, diff_lines, split_lines
-from intent_ls.hashing import content_hash, text_hash
-from intent_ls.safe_io import read_regular
+from intent_ls.common.diff import (
+    LineSpan,
+    changed_spans,
+    deleted_line_count,
+    diff_lines,
+    split_lines,
+)
+from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.common.safe_io import read_regular
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -235,7 +241,7 @@ def build_mutation_record(
     extension) selects a one-shot parse. ``revision=False`` reads HEAD from ``root``.
     Returns None when nothing changed.
     """
-    from intent_ls import mutation
+    from intent_ls.ledger import mutation
     from intent_ls.syntax import language_for
 
     if old_text == new_text:

@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
+from intent_ls.common.local_state import ensure_private_dir
+from intent_ls.common.safe_io import open_sidecar, open_sidecar_reader
 from intent_ls.ledger.records import METADATA_KEY
-from intent_ls.local_state import ensure_private_dir
-from intent_ls.safe_io import open_sidecar, open_sidecar_reader
 
 LEDGER_RELPATH = Path(".orchestration") / "agent_trace.jsonl"
 #: ``prev`` of the first record: no line precedes it.

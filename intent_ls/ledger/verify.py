@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.conformance import conforms, date_time_conforms, is_date_time
 from intent_ls.ledger.links import NO_LINKS, Links, record_links
 from intent_ls.ledger.merge import CONFLICT_MARKERS

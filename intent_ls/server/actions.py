@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from intent_ls.model import Intent
-from intent_ls.policy import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
-from intent_ls.safe_io import read_sidecar
+from intent_ls.common.safe_io import read_sidecar
+from intent_ls.policy.judge import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.server import destructive, stale
 from intent_ls.server.diagnostics import SOURCE, to_range
 from intent_ls.server.edits import document_edit, open_version
 from intent_ls.server.folders import Folder
-from intent_ls.spec import MAX_SPEC_BYTES
-from intent_ls.spec_edit import SpecEditError, add_to_scope, glob_for_path
+from intent_ls.spec.edit import SpecEditError, add_to_scope, glob_for_path
+from intent_ls.spec.load import MAX_SPEC_BYTES
+from intent_ls.spec.model import Intent
 
 if TYPE_CHECKING:
     from intent_ls.server.server import IntentLanguageServer

@@ -4,9 +4,9 @@ The per-keystroke path (``server.evaluate``) publishes the scope verdicts at onc
 needs the whole text, the syntax trees or the ledger runs here, ``analysisDelay``
 seconds after the last change, in two jobs: the document's history on the index thread,
 then on the worker thread the tree update and one ``policy.evaluate`` call with a
-:class:`~intent_ls.policy.Change` (baseline → buffer, the disk state, both trees), which
+:class:`~intent_ls.policy.judge.Change` (baseline → buffer, the disk state, both trees), which
 yields the ``stale-file`` and ``destructive-edit`` verdicts, and
-:func:`~intent_ls.attribution.open_verdicts`, which finds the verdicts of earlier saves
+:func:`~intent_ls.ledger.attribution.open_verdicts`, which finds the verdicts of earlier saves
 that are still unresolved. The results are rendered here and published together with
 the scope diagnostics; while the next analysis is pending, the previous results move
 with the lines edited above them.
@@ -24,11 +24,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from intent_ls.attribution import SCOPE_CODES, OpenVerdict, open_verdicts
-from intent_ls.diff import LineSpan
-from intent_ls.hashing import text_hash
-from intent_ls.model import Severity
-from intent_ls.policy import (
+from intent_ls.common.diff import LineSpan
+from intent_ls.common.hashing import text_hash
+from intent_ls.ledger.attribution import SCOPE_CODES, OpenVerdict, open_verdicts
+from intent_ls.policy.judge import (
     DEFAULT_SEVERITY,
     DESTRUCTIVE_EDIT,
     STALE_FILE,
@@ -38,15 +37,16 @@ from intent_ls.policy import (
     Verdict,
     evaluate,
 )
-from intent_ls.protected import DEFAULT_PROTECTED
-from intent_ls.scope import ScopeIndex
+from intent_ls.policy.session import Session
+from intent_ls.policy.stale import DiskState
+from intent_ls.policy.verdicts import approval_key
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.scope.protected import DEFAULT_PROTECTED
 from intent_ls.server.diagnostics import SOURCE, severity
 from intent_ls.server.ledger import History, is_ledger, trace_of
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
-from intent_ls.session import Session
-from intent_ls.stale import DiskState
+from intent_ls.spec.model import Severity
 from intent_ls.syntax import GRAMMARS
-from intent_ls.verdicts import approval_key
 
 if TYPE_CHECKING:
     from intent_ls.server.config import Config

@@ -18,7 +18,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.repo_setup import clone_setup_problems
 from intent_ls.server import (
     actions,
     blame,
@@ -36,6 +35,7 @@ from intent_ls.server.ledger import trace_of
 from intent_ls.server.protocol import mirror
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
+from intent_ls.workspace.setup import clone_setup_problems
 
 #: Seconds to wait for the client's settings before starting with the defaults.
 CONFIG_TIMEOUT = 5.0

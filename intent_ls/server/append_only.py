@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from intent_ls.model import Severity
 from intent_ls.server.diagnostics import SOURCE, region_range, severity
 from intent_ls.server.ledger import read_text
 from intent_ls.server.stale import path_of
+from intent_ls.spec.model import Severity
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument

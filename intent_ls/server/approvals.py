@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.attribution import OpenVerdict
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
+from intent_ls.ledger.attribution import OpenVerdict
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
-from intent_ls.policy import OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
+from intent_ls.policy.judge import OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
+from intent_ls.policy.session import TurnState
 from intent_ls.server.guard import Refused
-from intent_ls.session import TurnState
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:

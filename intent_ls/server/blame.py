@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import intent_meta
 from intent_ls.server.ledger import trace_of
 from intent_ls.server.trees import Batch, LiveTree

@@ -18,11 +18,11 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
-from intent_ls.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
-from intent_ls.context import context_xml
-from intent_ls.model import Intent
-from intent_ls.policy import OUT_OF_SCOPE
-from intent_ls.safe_io import read_sidecar, write_atomic
+from intent_ls.common.safe_io import read_sidecar, write_atomic
+from intent_ls.common.uris import is_file_uri, path_of_uri
+from intent_ls.policy.judge import OUT_OF_SCOPE
+from intent_ls.policy.session import SelectionRefused
+from intent_ls.policy.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import approve as approve_in
@@ -30,11 +30,11 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, UserError, brief
 from intent_ls.server.ledger import trace_of
 from intent_ls.server.server import IntentLanguageServer
-from intent_ls.session import SelectionRefused
-from intent_ls.spec import MAX_SPEC_BYTES
-from intent_ls.spec_edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
-from intent_ls.uris import is_file_uri, path_of_uri
-from intent_ls.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
+from intent_ls.spec.edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
+from intent_ls.spec.load import MAX_SPEC_BYTES
+from intent_ls.spec.model import Intent
+from intent_ls.workspace.brain import BRAIN_RELPATH, lessons_for, read_brain, record_lesson
+from intent_ls.workspace.context import context_xml
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
 #: Longest path or URI accepted (Linux's PATH_MAX).

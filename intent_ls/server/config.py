@@ -69,7 +69,7 @@ class DestructiveOptions:
     #: More net deleted lines than this in one change is destructive.
     max_deleted_lines: int = 20
     #: Gitignore-style globs whose every edit needs approval; None: the built-in list
-    #: (migrations, lock files, CI workflows; see intent_ls/protected.py).
+    #: (migrations, lock files, CI workflows; see intent_ls/scope/protected.py).
     protected_paths: tuple[str, ...] | None = None
 
 

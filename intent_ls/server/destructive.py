@@ -1,6 +1,6 @@
 """Destructive edits: quick fixes on ``destructive-edit`` and the file operations.
 
-The verdicts come from the policy (:mod:`intent_ls.classify` behind it) through the
+The verdicts come from the policy (:mod:`intent_ls.policy.destructive` behind it) through the
 analysis; this module renders what a human does about them:
 
 - **Approve destructive edit**: ``intent.approve`` with the finding's approval key; the
@@ -8,7 +8,7 @@ analysis; this module renders what a human does about them:
 - **Restore deleted code**: the finding's ``restore`` edits (0-based lines, code-point
   columns in the analysed text) as a WorkspaceEdit in the client's position units.
 - **Deleting or renaming files** (``workspace/willDeleteFiles`` / ``willRenameFiles``,
-  registered for every file): the policy judges a :class:`~intent_ls.policy.FileOperation`
+  registered for every file): the policy judges a :class:`~intent_ls.policy.judge.FileOperation`
   per governed file; a blocking verdict is put to the user
   (``window/showMessageRequest``) and an approval is recorded. LSP cannot veto the
   operation, so without approval it goes ahead and the user is told that
@@ -26,9 +26,10 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
+from intent_ls.common.uris import path_of_uri
 from intent_ls.ledger.records import Approval
-from intent_ls.policy import (
+from intent_ls.policy.judge import (
     DESTRUCTIVE_EDIT,
     NO_ACTIVE_INTENT,
     FileOperation,
@@ -41,7 +42,6 @@ from intent_ls.server.edits import document_edit
 from intent_ls.server.ledger import read_text, trace_of
 from intent_ls.server.stale import path_of
 from intent_ls.syntax.model import AstNode
-from intent_ls.uris import path_of_uri
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument

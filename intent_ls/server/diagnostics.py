@@ -13,11 +13,11 @@ import pathspec
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from intent_ls.model import Intent, Problem, Severity, Span
-from intent_ls.policy import DEFAULT_SEVERITY, OUT_OF_SCOPE, Verdict
+from intent_ls.policy.judge import DEFAULT_SEVERITY, OUT_OF_SCOPE, Verdict
 from intent_ls.server.config import Config, SeverityOption
 from intent_ls.server.documents import Region, TrackedDocument
 from intent_ls.server.folders import Folder
+from intent_ls.spec.model import Intent, Problem, Severity, Span
 
 SOURCE = "intent-ls"
 #: More separate edited regions than this in one file are reported as one more line.

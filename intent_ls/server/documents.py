@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from intent_ls.diff import Hunk, common_prefix, common_suffix, diff_lines
+from intent_ls.common.diff import Hunk, common_prefix, common_suffix, diff_lines
 from intent_ls.server.folders import Folder
-from intent_ls.workspace import PathInfo
+from intent_ls.workspace.discover import PathInfo
 
 if TYPE_CHECKING:
     from intent_ls.ledger.records import Approval

@@ -15,16 +15,16 @@ from typing import Any
 
 from pygls.uris import from_fs_path
 
-from intent_ls.local_state import load_selection, save_selection
-from intent_ls.model import Intent, Spec
-from intent_ls.safe_io import read_sidecar
-from intent_ls.scope import ScopeIndex
+from intent_ls.common.local_state import load_selection, save_selection
+from intent_ls.common.safe_io import read_sidecar
+from intent_ls.common.uris import path_of_uri
+from intent_ls.policy.session import SelectionRefused, Session
+from intent_ls.scope.index import ScopeIndex
 from intent_ls.server.approvals import ApprovalStore
 from intent_ls.server.config import Config
-from intent_ls.session import SelectionRefused, Session
-from intent_ls.spec import MAX_SPEC_BYTES, SPEC_NOT_FOUND, SpecResult
-from intent_ls.uris import path_of_uri
-from intent_ls.workspace import Workspace
+from intent_ls.spec.load import MAX_SPEC_BYTES, SPEC_NOT_FOUND, SpecResult
+from intent_ls.spec.model import Intent, Spec
+from intent_ls.workspace.discover import Workspace
 
 
 class Folder:

@@ -36,7 +36,13 @@ import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from intent_ls.attribution import GATED
+from intent_ls.common.safe_io import (
+    FileTooLargeError,
+    UnsafePathError,
+    open_sidecar_reader,
+    read_regular,
+)
+from intent_ls.ledger.attribution import GATED
 from intent_ls.ledger.index import BlameEntry, DefinitionStats, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
 from intent_ls.ledger.journal import remove_entry
@@ -46,14 +52,8 @@ from intent_ls.ledger.records import (
     intent_meta,
 )
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
-from intent_ls.policy import approvals_from_records
-from intent_ls.safe_io import (
-    FileTooLargeError,
-    UnsafePathError,
-    open_sidecar_reader,
-    read_regular,
-)
-from intent_ls.stale import Changer, changer_from_index
+from intent_ls.policy.judge import approvals_from_records
+from intent_ls.policy.stale import Changer, changer_from_index
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:
@@ -279,7 +279,7 @@ class FolderTrace:
     def line_history(self, rel: str, lines: Sequence[str], line: int) -> list[dict[str, Any]]:
         """The newest records of ``rel`` whose ranges the current ``lines`` still carry on
         1-based ``line`` (wherever the block has moved), newest first."""
-        from intent_ls.attribution import carried_ranges
+        from intent_ls.ledger.attribution import carried_ranges
 
         recent = self.history(rel).recent
         found = [

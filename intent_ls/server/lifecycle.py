@@ -21,8 +21,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
-from intent_ls.attribution import SCOPE_CODES, open_verdicts
-from intent_ls.model import Intent, Status
+from intent_ls.ledger.attribution import SCOPE_CODES, open_verdicts
 from intent_ls.server.actions import spec_text
 from intent_ls.server.commands import _arity, _folder, _string, command
 from intent_ls.server.diagnostics import to_range
@@ -31,7 +30,8 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, brief
 from intent_ls.server.ledger import FolderTrace, read_text, trace_of
 from intent_ls.server.server import IntentLanguageServer
-from intent_ls.spec_edit import SpecEditError, apply_edits, set_status
+from intent_ls.spec.edit import SpecEditError, apply_edits, set_status
+from intent_ls.spec.model import Intent, Status
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from intent_ls import workflow
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.journal import ledger_has, orphans, remove_entry, write_entry
 from intent_ls.ledger.records import (
     Approval,
@@ -43,19 +43,19 @@ from intent_ls.ledger.records import (
     RecordedVerdict,
     utc_now,
 )
-from intent_ls.policy import (
+from intent_ls.policy.judge import (
     DESTRUCTIVE_EDIT,
     ApprovalSet,
     PolicyConfig,
     Verdict,
     approvals_from_records,
 )
-from intent_ls.scope import ScopeIndex
+from intent_ls.policy.session import Session
+from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
 from intent_ls.server.analysis import policy_config
 from intent_ls.server.ledger import FolderTrace, contributor_of, trace_of
 from intent_ls.server.trees import Batch, LiveTree
-from intent_ls.session import Session
 
 if TYPE_CHECKING:
     from intent_ls.server.documents import TrackedDocument

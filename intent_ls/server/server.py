@@ -23,7 +23,8 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from intent_ls import __version__
-from intent_ls.policy import evaluate
+from intent_ls.common.uris import UriError, is_file_uri, path_of_uri, uri_to_path
+from intent_ls.policy.judge import evaluate
 from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
@@ -36,9 +37,8 @@ from intent_ls.server.stale import DiskTracker, path_of
 from intent_ls.server.transport import MAX_HEADER_BYTES, serve_frames
 from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
-from intent_ls.spec import SpecResult, load_spec_text
+from intent_ls.spec.load import SpecResult, load_spec_text
 from intent_ls.syntax import GRAMMARS, language_for
-from intent_ls.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from intent_ls.model import Severity
 from intent_ls.server.folders import Folder
+from intent_ls.spec.model import Severity
 
 METHOD = "intent/status"
 

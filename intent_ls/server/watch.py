@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from intent_ls.common.uris import path_of_uri
 from intent_ls.ledger.store import ledger_path
 from intent_ls.server import stale
 from intent_ls.server.ledger import LEDGER_REL, stamp_of
-from intent_ls.uris import path_of_uri
 
 LEDGER_SUFFIX = "/" + LEDGER_REL
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 import tree_sitter
 
-from intent_ls.diff import LineSpan, common_prefix, common_suffix
-from intent_ls.hashing import content_hash
+from intent_ls.common.diff import LineSpan, common_prefix, common_suffix
+from intent_ls.common.hashing import content_hash
 from intent_ls.syntax import grammar, region
 from intent_ls.syntax.model import AstNode
 from intent_ls.syntax.positions import Encoding, point_after, position_to_byte

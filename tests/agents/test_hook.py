@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, records
 
 SELECT = "mcp__intent-ls__select_active_intent"

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from intent_ls.mcp_server import Handshake
+from intent_ls.agents.mcp import Handshake
 
 
 class Client:

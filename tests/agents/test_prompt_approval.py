@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, records
 
 SELECT = "mcp__intent-ls__select_active_intent"

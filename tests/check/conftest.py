@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from intent_ls.cli.main import main
-from intent_ls.hashing import content_hash
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import (
     Approval,
     Contributor,

@@ -13,7 +13,7 @@ from pytest import CaptureFixture
 from intent_ls.check.findings import RULES
 from intent_ls.cli.main import main
 from intent_ls.ledger.records import RecordedVerdict
-from intent_ls.policy import OUT_OF_SCOPE
+from intent_ls.policy.judge import OUT_OF_SCOPE
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_github_annotation_paths_are_relative_to_the_repository(
 
 
 def test_annotation_values_are_escaped() -> None:
-    from intent_ls.annotations import github_annotation
+    from intent_ls.check.annotations import github_annotation
 
     line = github_annotation("info", "a,b:c.py", 3, "50% done\nnext", title="t:1")
     assert line == "::notice file=a%2Cb%3Ac.py,line=3,title=t%3A1::50%25 done%0Anext"

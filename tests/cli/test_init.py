@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.repo_setup import GITIGNORE_RELPATH, clone_setup_problems
+from intent_ls.workspace.setup import GITIGNORE_RELPATH, clone_setup_problems
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intent_ls.attribution import Locator, carried_ranges, open_verdicts
-from intent_ls.classify import classify_change
-from intent_ls.diff import LineSpan
-from intent_ls.hashing import content_hash, text_hash
+from intent_ls.common.diff import LineSpan
+from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.ledger.attribution import Locator, carried_ranges, open_verdicts
 from intent_ls.ledger.records import (
     Approval,
     Contributor,
@@ -16,8 +15,9 @@ from intent_ls.ledger.records import (
     build_approval_record,
     build_mutation_record,
 )
-from intent_ls.policy import destructive_verdict
-from intent_ls.stale import DiskState, check_stale
+from intent_ls.policy.destructive import classify_change
+from intent_ls.policy.judge import destructive_verdict
+from intent_ls.policy.stale import DiskState, check_stale
 from intent_ls.syntax import definitions
 
 ROOT = Path("/ws")
@@ -123,7 +123,7 @@ def test_destructive_verdict_open_until_approved_or_restored() -> None:
     approval_record = build_approval_record(
         ROOT, approval, intent_id="INT-001", session_id="s", revision=None
     )
-    from intent_ls.policy import approvals_from_records
+    from intent_ls.policy.judge import approvals_from_records
 
     assert (
         open_verdicts(
@@ -149,7 +149,7 @@ def test_stale_overwrite_open_until_approved_or_their_version_is_back() -> None:
     mine = BASE.replace("line 9\n", "mine\n")
     stale = check_stale(REL, DiskState(text_hash(BASE), text_hash(theirs)), mine)
     assert stale is not None
-    from intent_ls.policy import stale_verdict
+    from intent_ls.policy.judge import stale_verdict
 
     verdict = stale_verdict(stale)
     record = save(theirs, mine, RecordedVerdict(verdict.code, verdict.message, verdict.details))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.brain import add_lesson, lessons_for, record_lesson
+from intent_ls.workspace.brain import add_lesson, lessons_for, record_lesson
 
 DAY = dt.date(2026, 11, 21)
 
@@ -42,7 +42,7 @@ def test_lessons_are_data_bounded_and_free_of_hidden_characters() -> None:
 
     import pytest
 
-    from intent_ls.brain import MAX_LESSON_CHARS, MAX_LESSONS_SHOWN
+    from intent_ls.workspace.brain import MAX_LESSON_CHARS, MAX_LESSONS_SHOWN
 
     day = dt.date(2026, 11, 26)
     with pytest.raises(ValueError, match="at most"):

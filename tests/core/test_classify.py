@@ -6,7 +6,9 @@ import time
 
 import pytest
 
-from intent_ls.classify import (
+from intent_ls.common.diff import LineSpan
+from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.policy.destructive import (
     DEFINITION_DELETED,
     FILE_DELETED,
     FILE_EMPTIED,
@@ -18,9 +20,7 @@ from intent_ls.classify import (
     classify_change,
     classify_file_operation,
 )
-from intent_ls.diff import LineSpan
-from intent_ls.hashing import content_hash, text_hash
-from intent_ls.protected import ProtectedPaths
+from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax import definitions
 from intent_ls.syntax.document import DocumentSyntax
 

@@ -6,7 +6,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from intent_ls.classify import DEFINITION_DELETED, MASS_DELETION, TextEdit, classify_change
+from intent_ls.policy.destructive import (
+    DEFINITION_DELETED,
+    MASS_DELETION,
+    TextEdit,
+    classify_change,
+)
 from intent_ls.syntax import GRAMMARS, definitions
 
 SEED = {

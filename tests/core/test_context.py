@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from intent_ls.context import context_json, context_xml
-from intent_ls.model import Glob, Intent, Span, Status
+from intent_ls.spec.model import Glob, Intent, Span, Status
+from intent_ls.workspace.context import context_json, context_xml
 
 
 def make(name: str = "Auth", constraint: str = "no <script> & 'quotes'") -> Intent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from intent_ls.diff import common_prefix, common_suffix, diff_lines
+from intent_ls.common.diff import common_prefix, common_suffix, diff_lines
 
 lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", ""]), max_size=12)
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls import glob_cache
-from intent_ls.local_state import local_dir
-from intent_ls.scope import BUILTIN_IGNORES, GitMatcher
+from intent_ls.common.local_state import local_dir
+from intent_ls.scope import glob_cache
+from intent_ls.scope.index import BUILTIN_IGNORES, GitMatcher
 
 #: Lines exercising every part of the gitignore grammar pathspec translates.
 CORPUS = [

@@ -5,7 +5,7 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from intent_ls.hashing import content_hash, hash_key, line_range_hash, text_hash
+from intent_ls.common.hashing import content_hash, hash_key, line_range_hash, text_hash
 
 
 def test_content_hash_is_sha256_of_lf_joined_utf8_lines() -> None:

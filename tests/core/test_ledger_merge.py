@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger_helpers import mutation
 
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.merge import (
     join_lines,
     join_tips,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from ledger_helpers import counter_ids, external_validator, fixed_clock
 
-from intent_ls.hashing import content_hash, text_hash
+from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.records import (
     Approval,
     Contributor,

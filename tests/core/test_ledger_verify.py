@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ledger_helpers import mutation
 from test_ledger_verify_schema import JSON_VALUES, mutate
 
-from intent_ls.hashing import bytes_hash
+from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.records import (
     Approval,
     Contributor,

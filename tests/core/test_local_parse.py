@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from intent_ls import mutation
-from intent_ls.diff import changed_spans, diff_lines, split_lines
+from intent_ls.common.diff import changed_spans, diff_lines, split_lines
+from intent_ls.ledger import mutation
 from intent_ls.syntax.document import DocumentSyntax
 
 PYTHON_UNIT = '''# section {i}

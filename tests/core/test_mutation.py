@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from intent_ls.mutation import MutationClass, classify
+from intent_ls.ledger.mutation import MutationClass, classify
 
 REFACTOR, EVOLUTION = MutationClass.AST_REFACTOR, MutationClass.INTENT_EVOLUTION
 

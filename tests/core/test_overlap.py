@@ -11,8 +11,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls.scope import ScopeIndex
-from intent_ls.spec import SCOPE_CONFLICT, load_spec_text
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.load import SCOPE_CONFLICT, load_spec_text
 
 GLOB_SEGMENTS = [
     "src",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from intent_ls.policy import NO_ACTIVE_INTENT, OUT_OF_SCOPE, evaluate
-from intent_ls.session import Session
-from intent_ls.workspace import Workspace
+from intent_ls.policy.judge import NO_ACTIVE_INTENT, OUT_OF_SCOPE, evaluate
+from intent_ls.policy.session import Session
+from intent_ls.workspace.discover import Workspace
 
 
 def test_no_active_intent_names_owners(workspace: Path) -> None:

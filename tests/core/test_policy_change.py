@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.classify import DEFINITION_DELETED, FILE_DELETED, FILE_RENAMED, Finding
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
-from intent_ls.model import Severity
-from intent_ls.policy import (
+from intent_ls.policy.destructive import DEFINITION_DELETED, FILE_DELETED, FILE_RENAMED, Finding
+from intent_ls.policy.judge import (
     DESTRUCTIVE_EDIT,
     NO_ACTIVE_INTENT,
     OUT_OF_SCOPE,
@@ -24,10 +23,11 @@ from intent_ls.policy import (
     approvals_from_records,
     evaluate,
 )
-from intent_ls.scope import ScopeIndex
-from intent_ls.session import Session
-from intent_ls.stale import DiskState, StaleFile
-from intent_ls.workspace import Workspace
+from intent_ls.policy.session import Session
+from intent_ls.policy.stale import DiskState, StaleFile
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.model import Severity
+from intent_ls.workspace.discover import Workspace
 
 JWT = "src/auth/jwt.py"
 OLD = (

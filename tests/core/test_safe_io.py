@@ -9,17 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls import brain, local_state
-from intent_ls.ledger.intentmap import IntentInfo, render
-from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.safe_io import (
+from intent_ls.common import local_state
+from intent_ls.common.safe_io import (
     FileTooLargeError,
     UnsafePathError,
     read_regular,
     read_sidecar,
     write_atomic,
 )
-from intent_ls.workspace import Workspace
+from intent_ls.ledger.intentmap import IntentInfo, render
+from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.workspace import brain
+from intent_ls.workspace.discover import Workspace
 
 
 @pytest.fixture

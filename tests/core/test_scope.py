@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from intent_ls.model import Glob, Intent, Span, Spec, Status
-from intent_ls.scope import ScopeIndex, _literal_key
+from intent_ls.scope.index import ScopeIndex, _literal_key
+from intent_ls.spec.model import Glob, Intent, Span, Spec, Status
 
 
 def intent(intent_id: str, *patterns: str, status: Status = Status.IN_PROGRESS) -> Intent:

@@ -6,9 +6,8 @@ import itertools
 
 import pytest
 
-from intent_ls.model import Glob, Intent, Span, Spec, Status
-from intent_ls.policy import Verdict
-from intent_ls.session import (
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.session import (
     TRANSITIONS,
     Event,
     IllegalTransition,
@@ -16,6 +15,7 @@ from intent_ls.session import (
     Session,
     TurnState,
 )
+from intent_ls.spec.model import Glob, Intent, Span, Spec, Status
 
 SPEC = Spec(
     (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.shell_classify import _RANK, classify_command
+from intent_ls.agents.shell.classify import _RANK, classify_command
 
 ROOT = "/ws"
 S, W, U, D = "safe", "write", "unknown", "destructive"

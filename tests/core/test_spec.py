@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls import spec as S
-from intent_ls.model import Severity, Status
-from intent_ls.spec import load_spec_text
+from intent_ls.spec import load as S
+from intent_ls.spec.load import load_spec_text
+from intent_ls.spec.model import Severity, Status
 
 
 def load(text: str) -> S.SpecResult:

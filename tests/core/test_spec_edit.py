@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from intent_ls.scope import ScopeIndex
-from intent_ls.spec import load_spec_text
-from intent_ls.spec_edit import (
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.edit import (
     SpecEditError,
     add_to_scope,
     apply_edit,
@@ -19,6 +18,7 @@ from intent_ls.spec_edit import (
     glob_for_path,
     set_status,
 )
+from intent_ls.spec.load import load_spec_text
 
 EXAMPLE = Path(__file__).parents[2] / "examples/workspace/.orchestration/active_intents.yaml"
 

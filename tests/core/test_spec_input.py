@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls import spec as S
-from intent_ls.spec import load_spec_bytes, load_spec_file, load_spec_text
+from intent_ls.spec import load as S
+from intent_ls.spec.load import load_spec_bytes, load_spec_file, load_spec_text
 
 
 def single_code(result: S.SpecResult) -> str:

@@ -16,11 +16,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from intent_ls import spec as S
-from intent_ls import spec_shape as shape
-from intent_ls.model import Severity
-from intent_ls.spec import load_spec_text
-from intent_ls.spec_schema import spec_schema
+from intent_ls.spec import load as S
+from intent_ls.spec import shape
+from intent_ls.spec.load import load_spec_text
+from intent_ls.spec.model import Severity
+from intent_ls.spec.schema import spec_schema
 
 EXAMPLE = Path(__file__).parents[2] / "examples/workspace/.orchestration/active_intents.yaml"
 #: What one node's shape decides; the rest needs the whole file or gitignore semantics.

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.index import TraceIndex
 from intent_ls.ledger.records import Approval, Contributor, build_mutation_record
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.policy import STALE_FILE, ApprovalSet
-from intent_ls.stale import (
+from intent_ls.policy.judge import STALE_FILE, ApprovalSet
+from intent_ls.policy.stale import (
     ABSENT_HASH,
     Changer,
     DiskState,

@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from intent_ls.diff import LineSpan
-from intent_ls.hashing import content_hash
+from intent_ls.common.diff import LineSpan
+from intent_ls.common.hashing import content_hash
 from intent_ls.syntax import definitions, language_for
 from intent_ls.syntax.document import DocumentSyntax
 from intent_ls.syntax.positions import position_to_byte

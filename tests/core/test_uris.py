@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from intent_ls.uris import UriError, is_file_uri, path_of_uri, uri_to_path
+from intent_ls.common.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 
 
 @pytest.mark.parametrize(

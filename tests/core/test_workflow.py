@@ -6,16 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls import attribution, spec, spec_cache, verdicts, workflow
+from intent_ls import workflow
 from intent_ls.agents import gate
 from intent_ls.check import engine
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
+from intent_ls.ledger import attribution
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
-from intent_ls.session import Session
-from intent_ls.stale import DiskState
-from intent_ls.workspace import Workspace
+from intent_ls.policy import verdicts
+from intent_ls.policy.session import Session
+from intent_ls.policy.stale import DiskState
+from intent_ls.spec import cache as spec_cache
+from intent_ls.spec import load as spec
+from intent_ls.workspace.discover import Workspace
 
 OLD = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
 WITHOUT_B = "def a():\n    return 1\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from intent_ls.workspace import PathKind, Workspace, find_workspace_root
+from intent_ls.workspace.discover import PathKind, Workspace, find_workspace_root
 
 
 def test_governed_and_owned(workspace: Path) -> None:

@@ -6,7 +6,7 @@ from lsp_harness import Editor
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from intent_ls.spec import load_spec_text
+from intent_ls.spec.load import load_spec_text
 
 JWT = "src/auth/jwt.py"
 ROUTES = "src/api/routes.py"

@@ -7,7 +7,7 @@ from lsp_harness import Editor, meta, records, uri_of
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.syntax.document import DocumentSyntax
 
 JWT = "src/auth/jwt.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsp_harness import LEDGER, Editor, records, start_editor
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.verify import verify_ledger
 
 JWT = "src/auth/jwt.py"

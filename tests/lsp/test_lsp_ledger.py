@@ -11,7 +11,7 @@ import pytest
 from lsp_harness import LEDGER, Editor, meta, records, start_editor, stop_editor
 from lsprotocol import types
 
-from intent_ls.hashing import content_hash, text_hash
+from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.store import GENESIS
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.syntax.document import DocumentSyntax

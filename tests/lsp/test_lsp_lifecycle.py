@@ -13,7 +13,7 @@ from test_lsp_actions import apply_text_edits
 from test_lsp_commands import error_of
 from test_lsp_destructive import delete_verify_token
 
-from intent_ls.spec import load_spec_text
+from intent_ls.spec.load import load_spec_text
 
 SPEC = ".orchestration/active_intents.yaml"
 JWT = "src/auth/jwt.py"

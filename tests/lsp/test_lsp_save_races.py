@@ -11,7 +11,7 @@ from pathlib import Path
 from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_editor
 from lsprotocol import types
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 
 JWT = "src/auth/jwt.py"
 

@@ -13,7 +13,7 @@ from lsp_harness import Editor, meta, records, stale_of, start_editor, stop_edit
 from lsprotocol import types
 from test_lsp_actions import apply_text_edits
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 
 JWT = "src/auth/jwt.py"
 

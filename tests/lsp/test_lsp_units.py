@@ -282,7 +282,7 @@ def test_live_tree_follows_changes_in_client_units(encoding: str) -> None:
 def test_live_tree_edits_without_reparsing_until_it_settles() -> None:
     """A save's questions are answered from local parses while edits are pending; the
     whole-file reparse (which holds the GIL) waits for the pause in editing."""
-    from intent_ls.diff import LineSpan
+    from intent_ls.common.diff import LineSpan
     from intent_ls.server.trees import LiveTree
     from intent_ls.syntax.document import DocumentSyntax
 

@@ -25,8 +25,8 @@ from intent_ls.agents.effects.restore import Unrestorable, put_back
 from intent_ls.agents.effects.store import Store
 from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent
-from intent_ls.hashing import text_hash
-from intent_ls.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.common.hashing import text_hash
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
 
 _MAX_TOLD = 20
 

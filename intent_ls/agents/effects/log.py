@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from intent_ls.local_state import local_dir
-from intent_ls.safe_io import open_sidecar, read_sidecar
+from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import open_sidecar, read_sidecar
 
 LOG_FILE = "effects.jsonl"
 RESTORED = "restored"

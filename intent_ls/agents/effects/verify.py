@@ -133,7 +133,7 @@ def _known_sessions(root: Path, taken: dict[str, Any]) -> set[str]:
     """Sessions that existed before the call: the editor's selection and agent sessions
     with their own state file (created by hooks, never during a verified call)."""
     from intent_ls.agents.sessions import state_path
-    from intent_ls.local_state import SESSION_FILE, local_dir
+    from intent_ls.common.local_state import SESSION_FILE, local_dir
 
     found: set[str] = set()
     protected = taken.get("protected") or {}

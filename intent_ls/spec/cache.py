@@ -17,15 +17,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from intent_ls.local_state import local_dir
-from intent_ls.model import Glob, Intent, Span, Spec, Status
+from intent_ls.common.local_state import local_dir
+from intent_ls.spec.model import Glob, Intent, Span, Spec, Status
 
 if TYPE_CHECKING:
-    from intent_ls.model import Problem
+    from intent_ls.spec.model import Problem
 
 CACHE_FILE = "spec-cache.json"
 _FORMAT = 1
-#: :data:`intent_ls.spec.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
+#: :data:`intent_ls.spec.load.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
 #: YAML parser (a test keeps the two equal).
 MAX_SPEC_BYTES = 1024 * 1024
 
@@ -79,12 +79,12 @@ def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Sp
 
 
 def load_spec_cached(root: Path, spec_path: Path) -> tuple[Spec | None, tuple[Problem, ...]]:
-    """The spec at ``spec_path`` and its problems, as :func:`~intent_ls.spec.load_spec_file`
+    """The spec at ``spec_path`` and its problems, as :func:`~intent_ls.spec.load.load_spec_file`
     finds them; a usable spec may come from the compiled copy (then without positions and
     without the warnings, which only an editor or ``validate`` shows)."""
     found = _identity(spec_path)
     if found is None:
-        from intent_ls.spec import load_spec_file
+        from intent_ls.spec.load import load_spec_file
 
         missing = load_spec_file(spec_path)
         return missing.spec, missing.problems
@@ -97,7 +97,7 @@ def load_spec_cached(root: Path, spec_path: Path) -> tuple[Spec | None, tuple[Pr
             return _decode(saved["intents"], saved["legacy"], saved["active"]), ()
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    from intent_ls.spec import load_spec_bytes
+    from intent_ls.spec.load import load_spec_bytes
 
     result = load_spec_bytes(data)
     if result.spec is not None and not result.has_errors:

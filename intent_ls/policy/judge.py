@@ -6,10 +6,10 @@ how (a :class:`Change` of its text or a :class:`FileOperation`), it returns the 
 that apply. No verdicts means the mutation is allowed.
 
 - ``no-active-intent`` / ``out-of-scope``: the session and the spec (path only).
-- ``stale-file``: optimistic locking (:mod:`intent_ls.stale`) when the change carries
+- ``stale-file``: optimistic locking (:mod:`intent_ls.policy.stale`) when the change carries
   what the front door read from disk. Warning severity for editors, but blocking: an
   agent must not write over content it has not seen.
-- ``destructive-edit``: one verdict per finding of :mod:`intent_ls.classify` — deleted
+- ``destructive-edit``: one verdict per finding of :mod:`intent_ls.policy.destructive` — deleted
   definitions, mass deletions, emptied files, protected paths, file deletes/renames.
 
 A human approval recorded in the ledger (verdict code + path + the baseline content
@@ -23,19 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.classify import (
+from intent_ls.ledger.records import Approval, Contributor, intent_meta
+from intent_ls.policy.destructive import (
     DEFAULT_MAX_DELETED_LINES,
     Finding,
     classify_change,
     classify_file_operation,
 )
-from intent_ls.ledger.records import Approval, Contributor, intent_meta
-from intent_ls.model import Intent, Severity
-from intent_ls.protected import DEFAULT_PROTECTED, ProtectedPaths
-from intent_ls.scope import ScopeIndex
-from intent_ls.session import Session
-from intent_ls.stale import DiskState, StaleFile, check_stale
-from intent_ls.verdicts import (
+from intent_ls.policy.session import Session
+from intent_ls.policy.stale import DiskState, StaleFile, check_stale
+from intent_ls.policy.verdicts import (
     DEFAULT_SEVERITY,
     DESTRUCTIVE_EDIT,
     NO_ACTIVE_INTENT,
@@ -43,6 +40,9 @@ from intent_ls.verdicts import (
     STALE_FILE,
     severity_of,
 )
+from intent_ls.scope.index import ScopeIndex
+from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
+from intent_ls.spec.model import Intent, Severity
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax

@@ -3,7 +3,7 @@
 This is the I/O edge of the core. It resolves symlinks, reads the spec and
 ``.intentignore`` and caches what it compiled, keyed on file identity (mtime and size),
 so repeated CLI or hook calls in one process and every LSP request reuse the same
-:class:`~intent_ls.scope.ScopeIndex` until a file actually changes.
+:class:`~intent_ls.scope.index.ScopeIndex` until a file actually changes.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.model import Spec
-from intent_ls.safe_io import read_regular
-from intent_ls.scope import ScopeIndex, is_sidecar
-from intent_ls.spec import SPEC_RELPATH, SpecResult, load_spec_file, load_spec_text
+from intent_ls.common.safe_io import read_regular
+from intent_ls.scope.index import ScopeIndex, is_sidecar
+from intent_ls.spec.load import SPEC_RELPATH, SpecResult, load_spec_file, load_spec_text
+from intent_ls.spec.model import Spec
 
 INTENTIGNORE = ".intentignore"
 MAX_IGNORE_BYTES = 256 * 1024

@@ -1,7 +1,7 @@
 """Each gitignore line's translation, kept per workspace so a hook need not import pathspec.
 
 Importing pathspec probes its optional regex backends and costs about 12 ms, a tenth of
-an agent hook's whole run, yet :class:`intent_ls.scope.GitMatcher` only needs each
+an agent hook's whole run, yet :class:`intent_ls.scope.index.GitMatcher` only needs each
 line's ``include`` flag and regex source. ``GitIgnoreSpec`` translates every line on its
 own (a test proves it on a corpus), so a line's translation holds next to any other
 lines: it is memoised per process and, for short-lived processes, kept in
@@ -28,8 +28,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from intent_ls.local_state import local_dir
-from intent_ls.safe_io import read_sidecar, write_atomic
+from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import read_sidecar, write_atomic
 
 CACHE_FILE = "glob-cache.json"
 _FORMAT = 1

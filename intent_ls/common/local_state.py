@@ -2,7 +2,7 @@
 
 It lives in ``.orchestration/.local/`` which carries its own ``.gitignore`` (``*``), so
 the user's repository needs no change and git never sees the selection. Every access
-goes through :mod:`intent_ls.safe_io`: a cloned repository may have planted symlinks here.
+goes through :mod:`intent_ls.common.safe_io`: a cloned repository may have planted symlinks here.
 """
 
 from __future__ import annotations
@@ -12,12 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from intent_ls.safe_io import (
-    ensure_sidecar_dir,
-    open_sidecar,
-    read_sidecar,
-    write_atomic,
-)
+from intent_ls.common.safe_io import ensure_sidecar_dir, open_sidecar, read_sidecar, write_atomic
 
 LOCAL_DIR = ".orchestration/.local"
 SESSION_FILE = "session.json"

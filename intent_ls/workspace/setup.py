@@ -23,8 +23,8 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.spec import SPEC_RELPATH
-from intent_ls.workspace import INTENTIGNORE
+from intent_ls.spec.load import SPEC_RELPATH
+from intent_ls.workspace.discover import INTENTIGNORE
 
 LEDGER_DRIVER = "intent-ls-ledger"
 DERIVED_DRIVER = "intent-ls-derived"

@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from intent_ls.diff import Hunk, diff_lines, split_lines
+from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.syntax.region import Children, end_row, start_row
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from intent_ls.scope import compile_matcher
+from intent_ls.scope.index import compile_matcher
 
 #: The defaults, chosen for "rewriting this silently breaks something far away":
 #: applied database migrations (rewriting history that production already ran), lock

@@ -13,7 +13,7 @@ changed                     equal to the new disk content     no
 changed (or deleted)        different                         yes
 ==========================  ================================  ======
 
-Hashes follow :func:`intent_ls.hashing.text_hash`, so line endings and a final newline
+Hashes follow :func:`intent_ls.common.hashing.text_hash`, so line endings and a final newline
 never make a buffer stale. Nothing here reads a file: the front door reads the disk and
 the ledger index, and passes what it found.
 """
@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.diff import split_lines
-from intent_ls.hashing import text_hash
+from intent_ls.common.diff import split_lines
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.records import Approval, intent_meta
 
 if TYPE_CHECKING:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy import ApprovalSet
+    from intent_ls.policy.judge import ApprovalSet
 
 #: The approval key of a file that no longer exists on disk: keeping one's version then
 #: means re-creating it, approved against "no content".
@@ -155,7 +155,7 @@ def check_save(
     (watched-file events can lag or be missing, e.g. another server process wrote the
     file a moment ago); a "Keep my version" approval for the current disk content lets
     the save through without asking."""
-    from intent_ls.policy import STALE_FILE
+    from intent_ls.policy.judge import STALE_FILE
 
     stale = check_stale(rel, disk, buffer_text)
     if stale is None or approvals is None:

@@ -17,7 +17,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from intent_ls.safe_io import read_sidecar, write_atomic
+from intent_ls.common.safe_io import read_sidecar, write_atomic
 
 BRAIN_RELPATH = ".orchestration/CLAUDE.md"
 _HEADER = "# Shared brain\n\nLessons learned while working on each intent, recorded by intent-ls.\n"
@@ -94,7 +94,7 @@ def lessons_for(text: str, intent_id: str) -> list[str]:
 
 def read_brain(root: Path) -> str:
     """The brain's text; "" when there is none yet. A brain that is a symlink, a special
-    file or too large raises (:class:`~intent_ls.safe_io.UnsafePathError` and friends):
+    file or too large raises (:class:`~intent_ls.common.safe_io.UnsafePathError` and friends):
     its bytes must not travel into a lesson or an agent's context."""
     try:
         data = read_sidecar(root / BRAIN_RELPATH, MAX_BRAIN_BYTES, anchor=root)

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import attrs
 
-from intent_ls.hashing import text_hash
+from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.records import Approval, Contributor, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.verdicts import (
+from intent_ls.policy.verdicts import (
     APPROVABLE,
     DESTRUCTIVE_COMMAND,
     SCOPE_WIDENED,
@@ -93,9 +93,9 @@ def record_paths(
     root: Path, paths: list[Path], intent_id: str | None, contributor: Contributor
 ) -> list[Recorded]:
     from intent_ls import workflow
-    from intent_ls.scope import is_sidecar
-    from intent_ls.session import SelectionRefused, Session
-    from intent_ls.workspace import Workspace
+    from intent_ls.policy.session import SelectionRefused, Session
+    from intent_ls.scope.index import is_sidecar
+    from intent_ls.workspace.discover import Workspace
 
     ws = Workspace(root)
     result = ws.spec_result()

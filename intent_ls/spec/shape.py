@@ -1,6 +1,6 @@
 """The shape of ``active_intents.yaml``: every key, what it holds, and whether it is required.
 
-Both the validator (``intent_ls.spec``) and the JSON Schema (``intent_ls.spec_schema``)
+Both the validator (``intent_ls.spec.load``) and the JSON Schema (``intent_ls.spec.schema``)
 read their keys and value kinds from these tables, so the two cannot drift apart: a
 field added here is known to the validator and offered by YAML editors at once.
 """
@@ -15,7 +15,7 @@ import attrs
 class Kind(enum.Enum):
     #: A string; when the field is required it must not be blank.
     TEXT = "text"
-    #: One of :class:`intent_ls.model.Status`.
+    #: One of :class:`intent_ls.spec.model.Status`.
     STATUS = "status"
     #: A list of gitignore globs (``owned_scope``).
     GLOBS = "globs"

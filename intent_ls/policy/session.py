@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from intent_ls.model import Intent, Spec, Status
+from intent_ls.spec.model import Intent, Spec, Status
 
 if TYPE_CHECKING:
-    from intent_ls.policy import Verdict
+    from intent_ls.policy.judge import Verdict
 
 
 class TurnState(enum.StrEnum):

@@ -7,7 +7,7 @@ would undo it. Everything here is pure: texts in, findings out.
 
 Conventions, chosen to match the ledger so nothing is converted twice:
 
-- ``Finding.anchor`` and ``Finding.baseline`` are :class:`~intent_ls.diff.LineSpan` —
+- ``Finding.anchor`` and ``Finding.baseline`` are :class:`~intent_ls.common.diff.LineSpan` —
   1-based, inclusive — in the *new* text and in the *baseline* respectively. A pure
   deletion leaves no line of its own, so its anchor is the line now standing where the
   text used to be (clamped to the last line).
@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
-from intent_ls.hashing import content_hash, text_hash
-from intent_ls.protected import ProtectedPaths
+from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
+from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax import GRAMMARS, language_for
 from intent_ls.syntax.model import AstNode
 

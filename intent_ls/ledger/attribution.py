@@ -35,11 +35,11 @@ from typing import Any
 
 import attrs
 
-from intent_ls.diff import LineSpan
-from intent_ls.hashing import content_hash, text_hash
+from intent_ls.common.diff import LineSpan
+from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.records import Approval, intent_meta
-from intent_ls.policy import ApprovalSet
-from intent_ls.verdicts import GATED, SCOPE_CODES, STALE_FILE
+from intent_ls.policy.judge import ApprovalSet
+from intent_ls.policy.verdicts import GATED, SCOPE_CODES, STALE_FILE
 
 __all__ = ["GATED", "SCOPE_CODES"]
 #: Lines hashed at most per call when looking for ranges away from their recorded place

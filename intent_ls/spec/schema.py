@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from intent_ls import spec_shape as shape
-from intent_ls.model import Status
+from intent_ls.spec import shape
+from intent_ls.spec.model import Status
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

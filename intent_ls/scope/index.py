@@ -1,7 +1,7 @@
 """Which intents own a path, and which paths are not governed at all.
 
 Globs follow gitignore semantics (pathspec's ``GitIgnoreSpec``, through the translations
-:mod:`intent_ls.glob_cache` keeps) on workspace-relative POSIX paths. A
+:mod:`intent_ls.scope.glob_cache` keeps) on workspace-relative POSIX paths. A
 :class:`ScopeIndex` is compiled once per spec version; lookups only test the intents
 whose globs could match the path's first directory, plus the "floating" ones (``*.py``,
 ``**/x``), which keeps a 1,000-intent spec fast.
@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from intent_ls.glob_cache import translate
-from intent_ls.model import Intent, Spec
+from intent_ls.scope.glob_cache import translate
+from intent_ls.spec.model import Intent, Spec
 
 #: Never governed whatever the spec says: version-control internals.
 BUILTIN_IGNORES = (".git/",)

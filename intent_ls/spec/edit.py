@@ -16,8 +16,8 @@ import re
 import attrs
 import yaml
 
-from intent_ls.globs import check_glob
-from intent_ls.model import Position, Span
+from intent_ls.spec.globs import check_glob
+from intent_ls.spec.model import Position, Span
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\!#])")
 

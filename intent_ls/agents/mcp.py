@@ -38,7 +38,7 @@ class Handshake:
     """The tools' logic, free of the SDK so that it can be tested directly."""
 
     def __init__(self, root: Path) -> None:
-        from intent_ls.workspace import Workspace
+        from intent_ls.workspace.discover import Workspace
 
         self.workspace = Workspace(root)
         self.intent_id: str | None = None
@@ -63,9 +63,9 @@ class Handshake:
         return "Selectable intents (id | name | status | owned_scope):\n" + "\n".join(lines)
 
     def select(self, intent_id: str) -> str:
-        from intent_ls.brain import lessons_for, read_brain
-        from intent_ls.context import context_xml
-        from intent_ls.session import SelectionRefused, check_selectable
+        from intent_ls.policy.session import SelectionRefused, check_selectable
+        from intent_ls.workspace.brain import lessons_for, read_brain
+        from intent_ls.workspace.context import context_xml
 
         spec = self._spec()
         try:
@@ -77,7 +77,7 @@ class Handshake:
         return context_xml(intent, lessons=lessons)
 
     def lesson(self, text: str) -> str:
-        from intent_ls.brain import record_lesson
+        from intent_ls.workspace.brain import record_lesson
 
         if self.intent_id is None:
             raise LookupError(f"select an intent first ({SELECT_TOOL}).\n{self.listing()}")

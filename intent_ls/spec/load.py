@@ -1,4 +1,4 @@
-"""Loads ``.orchestration/active_intents.yaml`` into a :class:`~intent_ls.model.Spec`.
+"""Loads ``.orchestration/active_intents.yaml`` into a :class:`~intent_ls.spec.model.Spec`.
 
 Validation works on the YAML node graph rather than on constructed Python objects, so
 every problem keeps the exact line and column of the node that caused it, and nothing
@@ -16,10 +16,9 @@ from pathlib import Path
 import attrs
 import yaml
 
-from intent_ls import globs
-from intent_ls import spec_shape as shape
-from intent_ls.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
-from intent_ls.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
+from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
+from intent_ls.spec import globs, shape
+from intent_ls.spec.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
 
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 MAX_SPEC_BYTES = 1024 * 1024
@@ -533,10 +532,10 @@ class _Validator:
         return value
 
     def check_conflicts(self, intents: list[Intent]) -> None:
-        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.overlap`):
+        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.scope.overlap`):
         a warning names a path ``intent-ls which`` lists under both intents."""
-        from intent_ls.overlap import overlapping_pairs
-        from intent_ls.scope import ScopeIndex
+        from intent_ls.scope.index import ScopeIndex
+        from intent_ls.scope.overlap import overlapping_pairs
 
         live = [i for i in intents if i.status is Status.IN_PROGRESS]
         if len(live) < 2:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from intent_ls.model import Severity
+from intent_ls.spec.model import Severity
 
 NO_ACTIVE_INTENT = "no-active-intent"
 OUT_OF_SCOPE = "out-of-scope"

@@ -1,0 +1,1 @@
+"""Shell commands an agent runs: what they would do to the workspace, from their parse tree."""
