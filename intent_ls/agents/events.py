@@ -65,6 +65,12 @@ class ToolCall:
     arguments: dict[str, object] = attrs.field(factory=dict)
     #: The tool's result as the agent reported it (after-tool only).
     failed: bool = False
+    #: The shell tool's own working directory argument (Gemini ``dir_path``/``directory``,
+    #: Codex ``workdir``), relative to the event's ``cwd``.
+    workdir: str | None = None
+    #: Why the tool's input cannot be read as the tool it names (a missing or non-string
+    #: path): the call is refused rather than judged on a guess.
+    problem: str | None = None
 
 
 @attrs.frozen

@@ -364,7 +364,12 @@ def _judge_files(
 
 
 def _judge_shell(
-    gov: Governance, state: dict[str, Any], event: HookEvent, command: str, ask_supported: bool
+    gov: Governance,
+    state: dict[str, Any],
+    event: HookEvent,
+    command: str,
+    ask_supported: bool,
+    cwd: str,
 ) -> _Judged:
     from intent_ls.agents.approval_guard import is_approval_attempt
     from intent_ls.agents.shell.classify import DESTRUCTIVE, classify_command
@@ -379,7 +384,7 @@ def _judge_shell(
                 "(in their terminal or the editor), then retry.",
             )
         )
-    found = classify_command(command, gov.root, event.cwd)
+    found = classify_command(command, gov.root, cwd)
     # A directory target (``rm -rf src``) spans intents: the sidecar rule still holds,
     # the rest is the destructive verdict's business, decided by a human.
     writes = [
@@ -623,8 +628,9 @@ def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
     from intent_ls.agents.shell.classify import classify_command
 
     paths = [c.path for c in tool.files] + [c.move_to for c in tool.files if c.move_to]
-    if tool.kind is ToolKind.SHELL and tool.command:
-        found = classify_command(tool.command, gov.root, event.cwd)
+    cwd = command_cwd(gov, event, tool)
+    if tool.kind is ToolKind.SHELL and tool.command and cwd is not None:
+        found = classify_command(tool.command, gov.root, cwd)
         paths += [os.path.join(str(gov.root), w) for w in found.writes]
     rels = [_rel(gov, event.cwd, p) for p in paths]
     return [r for r in rels if r is not None]
@@ -699,7 +705,39 @@ def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
     return Outcome()
 
 
+def _unreadable(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None:
+    """Why this call cannot be judged at all (then it is refused), or None."""
+    if tool.problem:
+        return tool.problem
+    if not os.path.isabs(event.cwd) or not os.path.isdir(event.cwd):
+        return f"the event's working directory {event.cwd!r} is not a directory"
+    if tool.workdir is not None and command_cwd(gov, event, tool) is None:
+        return f"the tool's working directory {tool.workdir!r} is outside the workspace"
+    return None
+
+
+def command_cwd(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None:
+    """Where the tool runs: its own working-directory argument (taken from the event's
+    cwd), which must lie inside the workspace; None when it does not."""
+    if tool.workdir is None:
+        return event.cwd
+    if "\0" in tool.workdir:
+        return None
+    full = os.path.realpath(os.path.join(event.cwd, os.path.expanduser(tool.workdir)))
+    root = str(gov.root)
+    return full if full == root or full.startswith(root + os.sep) else None
+
+
 def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supported: bool) -> Outcome:
+    if tool.kind in (ToolKind.WRITE, ToolKind.SHELL):
+        why = _unreadable(gov, event, tool)
+        if why is not None:
+            return _deny(
+                GOVERNANCE_ERROR,
+                f"intent-ls cannot judge this {tool.name} call: {why}; it is refused.",
+                "call the tool with the arguments it documents (a string file_path, a "
+                "working directory inside the workspace).",
+            )
     if tool.kind is ToolKind.OWN_MCP:
         if tool.mcp_tool == SELECT_TOOL:
             wanted = tool.arguments.get("intent_id")
@@ -716,7 +754,8 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
         return Outcome()
     state = sessions.read_state(gov.root, event.agent, event.session_id)
     if tool.kind is ToolKind.SHELL:
-        judged = _judge_shell(gov, state, event, tool.command or "", ask_supported)
+        cwd = command_cwd(gov, event, tool) or event.cwd
+        judged = _judge_shell(gov, state, event, tool.command or "", ask_supported, cwd)
     else:
         judged = _judge_files(gov, state, event, tool.files, ask_supported)
     if judged.outcome.decision is not Decision.DENY and judged.pending:
