@@ -50,6 +50,8 @@ from intent_ls.spec.model import Intent, Spec
 #: parser when the compiled spec is current (a test keeps the two equal).
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 INTENTIGNORE = ".intentignore"
+#: :data:`intent_ls.workspace.discover.MAX_IGNORE_BYTES` (a test keeps the two equal).
+MAX_IGNORE_BYTES = 256 * 1024
 MCP_SERVER = "intent-ls"
 SELECT_TOOL = "select_active_intent"
 #: Selectable intents listed in a context message before "call list_intents".
@@ -90,8 +92,10 @@ def load_governance(root: Path) -> Governance | None:
             f"{first.message if first else 'no intents'}{where}"
         )
     spec = loaded or Spec()
-    try:
-        ignores = (root / INTENTIGNORE).read_text(encoding="utf-8", errors="replace")
+    from intent_ls.common.safe_io import read_regular
+
+    try:  # as the CLI and the editor read it: a symlink or a huge file is not used
+        ignores = read_regular(root / INTENTIGNORE, MAX_IGNORE_BYTES).decode("utf-8", "replace")
     except OSError:
         ignores = ""
     glob_cache.load(root)
@@ -125,6 +129,15 @@ def _read(gov: Governance, rel: str) -> str | None:
         return (gov.root / rel).read_bytes().decode("utf-8-sig", "replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+
+
+def _hard_linked(gov: Governance, rel: str) -> int:
+    """How many names the existing regular file ``rel`` has, when more than one."""
+    try:
+        st = os.lstat(gov.root / rel)
+    except OSError:
+        return 0
+    return st.st_nlink if st.st_nlink > 1 and not os.path.isdir(gov.root / rel) else 0
 
 
 def _deny(code: str, message: str, step: str) -> Outcome:
@@ -179,6 +192,16 @@ def _judge_file(
                 "intent-ls).",
                 f"to work on an intent call {SELECT_TOOL}; to change an intent's scope, ask "
                 "the human to edit the spec.",
+            )
+        )
+    linked = _hard_linked(gov, rel)
+    if linked:
+        return _Judged(
+            _deny(
+                PROTECTED_PATH,
+                f"{rel} has {linked} names (hard links): a write through it changes every "
+                "one of them, and intent-ls cannot tell which are protected.",
+                f"remove the link ({rel}) and write a fresh file, or ask the human.",
             )
         )
     if gov.scope.is_ignored(rel):

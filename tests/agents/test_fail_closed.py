@@ -112,3 +112,24 @@ def test_sigterm_gets_a_refusal_not_silence(governed: Path) -> None:
     assert proc.returncode == 2
     verdict, reason = decision(json.loads(out))
     assert verdict == "deny" and "governance-error" in reason
+
+
+def test_writes_through_hard_links_and_a_symlinked_intentignore(governed: Path) -> None:
+    import os
+
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    (governed / ".intentignore").write_text("*.log\n")
+    os.link(governed / ".intentignore", governed / "src" / "ig.txt")
+    args = {"file_path": str(governed / "src" / "ig.txt"), "content": "src/**\n"}
+    verdict, reason = decision(hook("PreToolUse", "Write", args))
+    assert verdict == "deny" and "hard links" in reason
+    # a symlinked .intentignore is not used: it cannot un-govern src/
+    (governed / ".intentignore").unlink()
+    (governed / "elsewhere").write_text("src/**\n")
+    (governed / ".intentignore").symlink_to(governed / "elsewhere")
+    out = hook("PreToolUse", "Write", {"file_path": str(governed / "docs/x.md"), "content": "x"})
+    assert decision(out)[0] == "deny"
+    hook2 = Hook(governed, session="s2")
+    out = hook2("PreToolUse", "Write", {"file_path": str(governed / "src/x.py"), "content": "x"})
+    assert decision(out)[0] == "deny"  # not ignored, so it needs an intent
