@@ -70,7 +70,10 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     if name == "NotebookEdit" and path is not None:
         return ToolCall(ToolKind.WRITE, name, (FileChange(path),))
     if name == "Bash":
-        return ToolCall(ToolKind.SHELL, name, command=text_of(args.get("command")) or "")
+        from intent_ls.agents.barrier import unwrap
+
+        command = unwrap(text_of(args.get("command")) or "")
+        return ToolCall(ToolKind.SHELL, name, command=command, arguments=args)
     if name == "Read" and path is not None:
         return ToolCall(ToolKind.READ, name, (FileChange(path),))
     if name.startswith(_OWN_PREFIX):
@@ -99,6 +102,14 @@ def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -
 
 def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> dict[str, Any]:
     if event_name == "PreToolUse":
+        if outcome.decision is Decision.PASS and outcome.updated_input is not None:
+            # No decision: the agent's own permission rules still apply to the command.
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event_name,
+                    "updatedInput": outcome.updated_input,
+                }
+            }
         if outcome.decision is Decision.PASS:
             return {}
         decision = outcome.decision

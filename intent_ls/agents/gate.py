@@ -678,6 +678,7 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     glob_cache.save(gov.root)
     if verified and event.phase is Phase.BEFORE_TOOL and outcome.decision is not Decision.DENY:
         verify.before_call(gov.root, event)
+        outcome = _behind_barrier(gov, event, outcome)
     if restored is not None and event.tool is not None:
         from intent_ls.agents.effects.attribute import judge_files
 
@@ -693,6 +694,52 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
                 "\n".join(filter(None, [outcome.context, context])),
             )
     return outcome
+
+
+#: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
+#: Claude Code's ``updatedInput``, honoured with no decision, so that its own permission
+#: rules still apply). Elsewhere shell commands are verified after they ran, only.
+REWRITES_COMMANDS = frozenset({"claude-code"})
+
+
+def _behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
+    """A shell command let through runs under the write barrier where it can."""
+    tool = event.tool
+    if (
+        tool is None
+        or tool.kind is not ToolKind.SHELL
+        or outcome.decision is not Decision.PASS
+        or event.agent not in REWRITES_COMMANDS
+        or not tool.command
+    ):
+        return outcome
+    import sys
+
+    from intent_ls.agents import barrier
+
+    if not barrier.available():
+        return outcome
+    cwd_out = os.path.join(
+        os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
+    )
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
+    return attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+
+
+def barrier_note(agent: str) -> str:
+    """Said once, at session start: whether shell commands run under a write barrier."""
+    from intent_ls.agents import barrier
+
+    if agent in REWRITES_COMMANDS and barrier.available():
+        return (
+            "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
+            "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
+            "config/hooks/info, the agents' settings) cannot be changed by them."
+        )
+    return (
+        "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
+        "changes is verified after it ran, and protected or out-of-scope files are put back."
+    )
 
 
 def _effects_told(told: Sequence[str]) -> str:
@@ -712,7 +759,7 @@ def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
         state = sessions.read_state(gov.root, event.agent, event.session_id)
         context = session_context(gov, state)
         if event.phase is Phase.SESSION_START:
-            context += clone_setup_note(gov.root)
+            context += clone_setup_note(gov.root) + barrier_note(event.agent)
         return Outcome(context=context)
     if event.phase is Phase.BEFORE_MODEL:
         if event.model:

@@ -116,6 +116,13 @@ def decision(out: dict[str, Any]) -> tuple[str | None, str]:
     return spec.get("permissionDecision"), spec.get("permissionDecisionReason", "")
 
 
+def let_through(out: dict[str, Any]) -> bool:
+    """No opinion: the agent's own rules apply (Claude Code's shell command possibly
+    rewritten to run under the write barrier, which carries no decision)."""
+    spec = out.get("hookSpecificOutput") or {}
+    return out == {} or (set(spec) == {"hookEventName", "updatedInput"})
+
+
 def records(root: Path) -> list[dict[str, Any]]:
     path = root / ".orchestration" / "agent_trace.jsonl"
     if not path.exists():

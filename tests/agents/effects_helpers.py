@@ -70,8 +70,11 @@ class Agent:
         verdict = decision(pre)[0]
         if verdict == "deny" or (verdict == "ask" and not run_held):
             return pre, ""
+        spec = pre.get("hookSpecificOutput") or {}
+        if isinstance(spec.get("updatedInput"), dict):  # the agent runs what the hook says
+            args = spec["updatedInput"]
         subprocess.run(
-            ["bash", "-c", command],
+            ["bash", "-c", str(args["command"])],
             cwd=self.root,
             capture_output=True,
             env={**os.environ, **self.env, "PYTHON": sys.executable},

@@ -10,10 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.barrier import available
 from tests.agents.conftest import APP, SPEC, decision, records
 from tests.agents.effects_helpers import Agent, git, git_workspace
 
 PY = f"{sys.executable} -c"
+
+
+#: An agent whose hooks cannot rewrite commands: what it did is put back after the call.
+VERIFIED_ONLY = "gemini"
 
 
 def py_write(path: str, text: str, mode: str = "w") -> str:
@@ -49,7 +54,7 @@ def spec_of(root: Path) -> str:
     ],
 )
 def test_the_spec_is_put_back_whatever_wrote_it(ws: Path, command: str) -> None:
-    agent = Agent(ws)
+    agent = Agent(ws, VERIFIED_ONLY)
     agent.select("INT-APP")
     pre, told = agent.shell(command)
     assert spec_of(ws) == SPEC
@@ -59,7 +64,7 @@ def test_the_spec_is_put_back_whatever_wrote_it(ws: Path, command: str) -> None:
 
 
 def test_a_created_sidecar_file_is_removed_and_an_approval_record_cut_off(ws: Path) -> None:
-    agent = Agent(ws)
+    agent = Agent(ws, VERIFIED_ONLY)
     agent.select("INT-APP")
     ledger = ws / ".orchestration" / "agent_trace.jsonl"
     forged = {"metadata": {"intent_ls": {"kind": "approval", "session_id": "editor"}}}
@@ -78,7 +83,7 @@ def test_a_created_sidecar_file_is_removed_and_an_approval_record_cut_off(ws: Pa
 
 
 def test_an_appended_approval_is_cut_from_an_existing_ledger(ws: Path) -> None:
-    agent = Agent(ws)
+    agent = Agent(ws, VERIFIED_ONLY)
     agent.select("INT-APP")
     agent.shell("echo generated > src/gen.txt")  # a first record
     ledger = ws / ".orchestration" / "agent_trace.jsonl"
@@ -115,7 +120,7 @@ def test_protected_paths_are_put_back_byte_for_byte(ws: Path, command: str, path
     target = ws / path
     existed = target.exists()
     before = target.read_bytes() if existed else None
-    agent = Agent(ws)
+    agent = Agent(ws, VERIFIED_ONLY)
     agent.select("INT-APP")
     _, told = agent.shell(command)
     if existed:
@@ -130,7 +135,7 @@ def test_home_settings_are_put_back(ws: Path, tmp_path: Path) -> None:
     (home / ".claude").mkdir(parents=True)
     settings = home / ".claude" / "settings.json"
     settings.write_text('{"hooks": {}}\n')
-    agent = Agent(ws, home=home)
+    agent = Agent(ws, VERIFIED_ONLY, home=home)
     agent.select("INT-APP")
     _, told = agent.shell(
         py_write("~/.claude/settings.json", "{}") + "; " + py_write("~/.gitconfig", "[x]")
@@ -247,3 +252,51 @@ def test_gemini_and_codex_verify_too(ws: Path) -> None:
         _, told = agent.shell(f"{PY} \"open('.orchestration/active_intents.yaml','w').write('')\"")
         assert spec_of(ws) == SPEC, name
         assert "active_intents.yaml" in told, name
+
+
+@pytest.mark.skipif(not available(), reason="no Landlock on this kernel")
+@pytest.mark.parametrize(
+    "command",
+    [
+        f'printf \'open(".orchestration/active_intents.yaml","w").write("x")\' > src/w.py'
+        f" && {sys.executable} src/w.py",
+        "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && git commit -qm x",
+        "ln -f .intentignore src/ig; echo '*' >> src/ig",
+        py_write(".intentignore", "src/**\\n", "a"),
+        f"{PY} \"import shutil; shutil.rmtree('.orchestration')\"",
+        py_write("~/.claude/settings.json", "{}"),
+    ],
+)
+def test_claude_runs_shell_commands_behind_the_write_barrier(
+    ws: Path, tmp_path: Path, command: str
+) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{}\n")
+    before = {
+        p: p.read_bytes()
+        for p in (ws / ".orchestration" / "active_intents.yaml", ws / ".intentignore")
+    }
+    agent = Agent(ws, home=home)
+    agent.select("INT-APP")
+    pre, _ = agent.shell(command)
+    assert "intent_ls.agents.barrier" in pre["hookSpecificOutput"]["updatedInput"]["command"]
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert (home / ".claude" / "settings.json").read_text() == "{}\n"
+
+
+@pytest.mark.skipif(not available(), reason="no user and mount namespaces here")
+def test_the_barrier_keeps_git_and_ordinary_saves_working(ws: Path, tmp_path: Path) -> None:
+    cwd_out = tmp_path / "cwd"
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "shell", "barrier", "--workspace", str(ws),
+         "--cwd-out", str(cwd_out), "--",
+         "echo new > notes.txt && sed -i s/new/old/ notes.txt && git add -A"
+         " && git -c user.name=a -c user.email=a@a commit -qm ok && cd src"],
+        cwd=ws, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (ws / "notes.txt").read_text() == "old\n"
+    assert "ok" in git(ws, "log", "-1", "--format=%s")
+    assert cwd_out.read_text().strip() == str(ws / "src")

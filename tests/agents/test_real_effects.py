@@ -94,9 +94,11 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert len(results) == 6, model.tool_results()
     assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
     assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
-    told = json.dumps(model.main_requests[-1])
-    assert "put them back" in told, [json.dumps(r)[-3000:] for r in model.main_requests[2:4]]
-    assert ".orchestration/active_intents.yaml" in told
+    # Claude Code lets the hook rewrite the command: it ran under the write barrier, so
+    # the write itself failed, and the session was told why at its start.
+    ran = result_text(results["toolu_03"])
+    assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
+    assert "write barrier" in json.dumps(model.main_requests[0])
     assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")
     recorded = {r["files"][0]["path"]: r for r in records(ws)}
     sed = recorded["src/app.py"]
