@@ -28,9 +28,10 @@ from pathlib import Path
 from intent_ls.check.engine import run_check
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.index import CACHE_RELPATH
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
+from intent_ls.policy.approvals import Contributor
 
 SPEC = """\
 active_intents:

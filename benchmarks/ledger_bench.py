@@ -22,8 +22,9 @@ import uuid
 from pathlib import Path
 
 from intent_ls.common.hashing import content_hash
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger
+from intent_ls.policy.approvals import Contributor
 from intent_ls.syntax.document import DocumentSyntax
 
 INTENTS = [f"INT-{i:03d}" for i in range(1, 21)]

@@ -30,9 +30,10 @@ from pathlib import Path
 
 from intent_ls.ledger.index import TraceIndex
 from intent_ls.ledger.merge import join_lines, split_lines
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import GENESIS, Ledger
 from intent_ls.ledger.verify import verify_ledger
+from intent_ls.policy.approvals import Contributor
 
 HERE = Path(__file__).resolve().parent
 _TEMPLATE = (

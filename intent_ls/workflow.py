@@ -26,29 +26,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from intent_ls.ledger.records import (
-    Approval,
     Clock,
-    Contributor,
     IdFactory,
     RecordedVerdict,
     build_mutation_record,
     utc_now,
 )
-from intent_ls.policy.judge import (
-    ApprovalSet,
-    Change,
-    FileOperation,
-    PolicyConfig,
-    Verdict,
-    evaluate,
-)
-from intent_ls.policy.verdicts import (
-    APPROVABLE,
-    DESTRUCTIVE_EDIT,
-    SCOPE_CODES,
-    STALE_FILE,
-    approval_key,
-)
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor, verdict_approval
+from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, Verdict, evaluate
+from intent_ls.policy.verdicts import SCOPE_CODES, STALE_FILE
 
 if TYPE_CHECKING:
     from intent_ls.ledger.store import Ledger
@@ -96,22 +82,14 @@ def recorded(verdicts: Iterable[Verdict]) -> list[RecordedVerdict]:
 def decide(
     rel: str, verdicts: Iterable[Verdict], approvals: ApprovalSet | Iterable[Approval] = ()
 ) -> WriteDecision:
-    """Splits ``verdicts`` into approved (with their approval) and open ones."""
-    known = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    """Splits ``verdicts`` into approved (with their approval) and open ones, by the one
+    rule of :mod:`intent_ls.policy.approvals`."""
+    known = ApprovalSet.of(approvals)
     found: list[Approval] = []
     still: list[Verdict] = []
     listed = tuple(verdicts)
     for verdict in listed:
-        path = verdict.details.get("path", rel)
-        key = approval_key(verdict)
-        # A destructive verdict without a key (a file operation on content nobody read)
-        # takes any destructive approval of the path; the others need their exact key.
-        keyed = key is not None or verdict.code == DESTRUCTIVE_EDIT
-        hit = (
-            known.find(verdict.code, str(path), key)
-            if keyed and verdict.code in APPROVABLE
-            else None
-        )
+        hit = verdict_approval(verdict, rel, known)
         if hit is None:
             still.append(verdict)
         elif hit not in found:
@@ -229,7 +207,7 @@ def recorded_approvals(root: Path, rel: str) -> ApprovalSet:
     long ledger is read incrementally). Only front doors without a live index call this,
     and only once a verdict that an approval could lift is present."""
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.judge import approvals_from_records
+    from intent_ls.ledger.records import approvals_from_records
 
     index = TraceIndex.for_workspace(root)
     try:

@@ -32,6 +32,7 @@ from intent_ls.agents.events import (
     ToolKind,
 )
 from intent_ls.common.hashing import text_hash
+from intent_ls.policy.approvals import whole_file_request
 from intent_ls.policy.session import SelectionRefused, Session, check_selectable
 from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
@@ -298,15 +299,7 @@ def _asked(rel: str, old: str | None, new: str, findings: Sequence[Any]) -> dict
     for verdict in findings:
         wanted = verdict.details.get("approval")
         if not isinstance(wanted, dict):  # `intent-ls approve CODE PATH`: the whole file
-            text = old or ""
-            lines = max(1, len(text.splitlines()))
-            wanted = {
-                "verdict_code": verdict.code,
-                "path": rel,
-                "start_line": 1,
-                "end_line": lines,
-                "content_hash": text_hash(text),
-            }
+            wanted = whole_file_request(verdict.code, rel, old)
         approvals.append(dict(wanted))
     return {"after": text_hash(new), "approvals": approvals}
 
@@ -345,7 +338,7 @@ def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> 
 
 def _changer(gov: Governance, rel: str, digest: str) -> Any:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.stale import changer_from_index
+    from intent_ls.ledger.writers import changer_from_index
 
     try:
         index = TraceIndex.for_workspace(gov.root)
@@ -466,8 +459,9 @@ def _command_approved(gov: Governance, code: str, command: str) -> bool:
 def _record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report."""
     from intent_ls import workflow
-    from intent_ls.ledger.records import Contributor, build_approval_record
+    from intent_ls.ledger.records import build_approval_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     problems: list[str] = []
     with sessions.updating(gov.root, event.agent, event.session_id) as state:
@@ -526,7 +520,7 @@ def _prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> l
     the content it asked about — anything else the human never saw. Recorded as
     ``intent-ls approve`` records them (same key, a human approver), with a reason
     saying where the yes came from."""
-    from intent_ls.ledger.records import Approval, Contributor
+    from intent_ls.policy.approvals import Approval, Contributor
 
     if not isinstance(asked, dict) or new is None or asked.get("after") != text_hash(new):
         return []
@@ -684,7 +678,9 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
 
         told = [
             *restored.told,
-            *judge_files(gov, event, restored, set(files_of(gov, event, event.tool))),
+            *judge_files(
+                gov, event, restored, set(files_of(gov, event, event.tool)), _wording(gov, event)
+            ),
         ]
         if told:
             context = _effects_told(told)
@@ -739,6 +735,31 @@ def barrier_note(agent: str) -> str:
     return (
         "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
         "changes is verified after it ran, and protected or out-of-scope files are put back."
+    )
+
+
+def _wording(gov: Governance, event: HookEvent) -> Any:
+    """The gate's knowledge and phrasing, for the effects of a call (:mod:`.effects`)."""
+    from intent_ls.agents.effects.attribute import Wording
+
+    state = sessions.read_state(gov.root, event.agent, event.session_id)
+    session = _session(gov, state)
+
+    def scope_step(rel: str, verdict: Any) -> str:
+        owners = gov.scope.owners(rel)
+        who = f"owned by {_describe(owners)}" if owners else "no intent owns it"
+        if verdict.code == NO_ACTIVE_INTENT:
+            return f"this session has selected no intent ({who}); next step: {_select_step(owners)}"
+        return (
+            f"outside intent {session.intent_id}'s owned_scope ({who}); next step: leave it "
+            f"alone, or ask the human to widen the scope in {SPEC_RELPATH}"
+        )
+
+    return Wording(
+        session,
+        event.model or _model(event, state),
+        lambda details: _approve_command(gov, details),
+        scope_step,
     )
 
 

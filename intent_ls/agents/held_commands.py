@@ -22,7 +22,7 @@ COMMAND_PATH = "."
 
 def _recorded(root: Path, code: str, digest: str) -> int:
     from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.judge import approvals_from_records
+    from intent_ls.ledger.records import approvals_from_records
 
     index = TraceIndex.for_workspace(root)
     try:

@@ -60,9 +60,6 @@ from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status
 from intent_ls.workspace.discover import Workspace
 
-#: Verdicts a save may carry only with a human's approval (no-active-intent is judged
-#: as an ownership question below).
-GATED_VERDICTS = APPROVABLE
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
@@ -176,7 +173,7 @@ def run_check(root: Path, base_rev: str | None) -> CheckResult:
 
 def agent_effect_findings(root: Path) -> list[Finding]:
     """What agents' tool calls changed and the hooks could not put back (their log)."""
-    from intent_ls.agents.effects import log
+    from intent_ls.workspace import effects_log as log
 
     return [
         Finding(
@@ -340,7 +337,7 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in GATED_VERDICTS and not self._approved(record, rec_path, verdict, window):
+            if code in APPROVABLE and not self._approved(record, rec_path, verdict, window):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "

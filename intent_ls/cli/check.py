@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.check.engine import run_check
     from intent_ls.check.git import GitError
     from intent_ls.check.report import render_github, render_text, summary, to_json, to_sarif
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.workspace.setup import warn_clone_setup
 
     try:

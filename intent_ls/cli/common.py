@@ -62,7 +62,7 @@ def fill_workspace(args: argparse.Namespace) -> None:
 
 
 def workspace_root(args: argparse.Namespace) -> Path:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     root: Path = args.workspace
     if not root.is_dir():
@@ -143,7 +143,7 @@ def report_spec_problems(ws: Workspace) -> int:
 def check_ledger_file(root: Path) -> Path:
     """The ledger's path, refused up front when something other than a regular file sits
     there (a directory, a socket): every reader would otherwise fail mid-way."""
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.ledger.store import ledger_path
 
     path = ledger_path(root)

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.ledger.history import workspace_history
     from intent_ls.workspace.brain import lessons_for, read_brain
     from intent_ls.workspace.context import context_json, context_xml

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     if args.workspace_given:
         raise CliError(

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_helix(args: argparse.Namespace) -> int:
     import tomllib
 
+    from intent_ls.cli.errors import CliError
     from intent_ls.cli.helix_config import generate
-    from intent_ls.cli.main import CliError
 
     try:
         text = generate(args.defaults)

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_install(args: argparse.Namespace) -> int:
     from intent_ls.agents.install import INSTALLERS, InstallError
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     root = workspace_root(args)
     try:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from intent_ls import __version__
+from intent_ls.cli.errors import CliError
 
 if TYPE_CHECKING:
     import argparse
@@ -43,10 +44,6 @@ FAST_VERBS = {"hook": "intent_ls.cli.hook"}
 #: Exit statuses every verb shares (README, "CLI"): 0 fine, 1 the verb's own negative
 #: answer (spec errors, findings, a bad ledger line), 2 usage or environment error.
 EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """A user-facing failure: printed as one line on stderr, exit status 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:

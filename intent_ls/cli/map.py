@@ -48,7 +48,7 @@ def load_intents(ws: Workspace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.ledger.index import TraceIndex
     from intent_ls.ledger.intentmap import write_intent_map
     from intent_ls.workspace.discover import Workspace

@@ -41,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.cli.terminal import TerminalError, record_paths
-    from intent_ls.ledger.records import Contributor
+    from intent_ls.policy.approvals import Contributor
 
     root = workspace_root(args)
     paths = [typed_path(p, root) for p in args.paths]
@@ -69,7 +69,7 @@ def run_record(args: argparse.Namespace) -> int:
 
 def run_approve(args: argparse.Namespace) -> int:
     from intent_ls.agents.approval_guard import agent_shell
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.cli.terminal import TerminalError, approve
 
     marker = agent_shell()

@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.server.app import build_server
     from intent_ls.server.transport import configure_logging
 

@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_classify(args: argparse.Namespace) -> int:
     from intent_ls.agents.shell.classify import classify_command
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     words = list(args.command)
     if words and words[0] == "--":
@@ -78,7 +78,7 @@ def run_classify(args: argparse.Namespace) -> int:
 
 def run_barrier(args: argparse.Namespace) -> int:
     from intent_ls.agents.barrier import run
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
 
     words = list(args.command)
     if words and words[0] == "--":

@@ -20,8 +20,9 @@ from pathlib import Path
 import attrs
 
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
+from intent_ls.ledger.records import build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Approval, Contributor, whole_file_request
 from intent_ls.policy.verdicts import (
     APPROVABLE,
     DESTRUCTIVE_COMMAND,
@@ -184,8 +185,9 @@ def approve(
             text = (root / rel).read_bytes().decode("utf-8-sig", "replace")
         except FileNotFoundError:
             text = ""
-        digest = content_hash or text_hash(text)
-        span = lines or (1, max(1, len(text.splitlines())))
+        whole = whole_file_request(code, rel, text)
+        digest = content_hash or whole["content_hash"]
+        span = lines or (whole["start_line"], whole["end_line"])
     approval = Approval(code, rel, span[0], span[1], digest, Contributor("human"), reason)
     record = build_approval_record(
         root,

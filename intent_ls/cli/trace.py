@@ -158,7 +158,7 @@ def _print_record(record: dict[str, Any]) -> None:
 
 
 def run_repair(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.ledger.repair import repair_ledger
 
     path = check_ledger_file(workspace_root(args))

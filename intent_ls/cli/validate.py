@@ -37,12 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from intent_ls.check.annotations import github_annotation
+    from intent_ls.scope.conflicts import with_scope_conflicts
     from intent_ls.spec.load import load_spec_file
     from intent_ls.workspace.discover import Workspace
 
     if args.file is not None:
         path = args.file
-        result = load_spec_file(path)
+        result = with_scope_conflicts(load_spec_file(path))
     else:
         ws = Workspace(workspace_root(args))
         path = ws.spec_path

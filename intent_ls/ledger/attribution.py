@@ -37,11 +37,10 @@ import attrs
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import content_hash, text_hash
-from intent_ls.ledger.records import Approval, intent_meta
-from intent_ls.policy.judge import ApprovalSet
+from intent_ls.ledger.records import intent_meta
+from intent_ls.policy.approvals import Approval, ApprovalSet, approval_request
 from intent_ls.policy.verdicts import GATED, SCOPE_CODES, STALE_FILE
 
-__all__ = ["GATED", "SCOPE_CODES"]
 #: Lines hashed at most per call when looking for ranges away from their recorded place
 #: (every window of a range's length is hashed once per length).
 SEARCH_BUDGET = 300_000
@@ -161,16 +160,6 @@ def _listed_approvals(meta: dict[str, Any], rel: str) -> set[tuple[str, str]]:
     return found
 
 
-def _approval(code: str, rel: str, span: LineSpan, digest: str) -> dict[str, Any]:
-    return {
-        "verdict_code": code,
-        "path": rel,
-        "start_line": span.start,
-        "end_line": span.end,
-        "content_hash": digest,
-    }
-
-
 def _span_of(details: dict[str, Any], key: str) -> LineSpan | None:
     value = details.get(key)
     if isinstance(value, dict):
@@ -236,7 +225,9 @@ def open_verdicts(
                                 code,
                                 message,
                                 found.span,
-                                _approval(code, rel, found.span, found.content_hash),
+                                approval_request(
+                                    code, rel, found.span.start, found.span.end, found.content_hash
+                                ),
                                 rid,
                                 stamp,
                                 details,
@@ -266,13 +257,13 @@ def open_verdicts(
             if key in seen:
                 continue
             seen.add(key)
-            approval = {
-                "verdict_code": code,
-                "path": rel,
-                "start_line": wanted.get("start_line", span.start),
-                "end_line": wanted.get("end_line", span.end),
-                "content_hash": digest,
-            }
+            approval = approval_request(
+                code,
+                rel,
+                wanted.get("start_line", span.start),
+                wanted.get("end_line", span.end),
+                digest,
+            )
             out.append(OpenVerdict(code, message, span, approval, rid, stamp, details))
     out.sort(key=lambda v: (v.span.start, v.span.end, v.code))
     return out

@@ -65,7 +65,7 @@ def classify(
 ) -> MutationClass:
     """Pass the documents' live trees (and the line diff) when you have them: a save then
     parses and diffs nothing twice."""
-    from intent_ls.syntax import GRAMMARS
+    from intent_ls.syntax.languages import GRAMMARS
 
     if old_text == new_text:
         return MutationClass.AST_REFACTOR

@@ -25,6 +25,7 @@ from intent_ls.common.diff import (
 )
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import read_regular
+from intent_ls.policy.approvals import Approval, Contributor
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,7 +38,6 @@ TOOL_NAME = "intent-ls"
 METADATA_KEY = "intent_ls"
 
 RecordKind = Literal["mutation", "approval"]
-ContributorType = Literal["human", "ai", "mixed", "unknown"]
 #: A record's time; datetime is imported only where a record is built (a hook that only
 #: judges never needs it).
 Clock = Callable[[], "datetime"]
@@ -48,18 +48,6 @@ def utc_now() -> datetime:
     from datetime import UTC, datetime
 
     return datetime.now(UTC)
-
-
-@attrs.frozen
-class Contributor:
-    type: ContributorType = "unknown"
-    model_id: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        out = {"type": self.type}
-        if self.model_id:
-            out["model_id"] = self.model_id
-        return out
 
 
 @attrs.frozen
@@ -76,32 +64,6 @@ class RecordedVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "details": self.details}
-
-
-@attrs.frozen
-class Approval:
-    """A human's approval of one verdict for one range (from the ``intent.approve`` action)."""
-
-    verdict_code: str
-    path: str
-    start_line: int
-    end_line: int
-    content_hash: str
-    approver: Contributor = Contributor("human")
-    reason: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "verdict_code": self.verdict_code,
-            "path": self.path,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "content_hash": self.content_hash,
-            "approver": self.approver.to_json(),
-        }
-        if self.reason:
-            out["reason"] = self.reason
-        return out
 
 
 def relative_posix(root: Path, path: Path | str) -> str:
@@ -242,7 +204,7 @@ def build_mutation_record(
     Returns None when nothing changed.
     """
     from intent_ls.ledger import mutation
-    from intent_ls.syntax import language_for
+    from intent_ls.syntax.languages import language_for
 
     if old_text == new_text:
         return None
@@ -343,3 +305,30 @@ def intent_meta(record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(inner, dict):
             return inner
     return {}
+
+
+def approvals_from_records(records: Iterable[dict[str, Any]]) -> list[Approval]:
+    """The approvals recorded in ledger records (their ``approvals`` metadata), in ledger
+    order; malformed entries are skipped, since a foreign record must not break policy."""
+    out: list[Approval] = []
+    for record in records:
+        items = intent_meta(record).get("approvals")
+        for item in items if isinstance(items, list) else ():
+            try:
+                approver = item.get("approver") or {}
+                out.append(
+                    Approval(
+                        verdict_code=str(item["verdict_code"]),
+                        path=str(item["path"]),
+                        start_line=int(item["start_line"]),
+                        end_line=int(item["end_line"]),
+                        content_hash=str(item["content_hash"]),
+                        approver=Contributor(
+                            approver.get("type", "unknown"), approver.get("model_id")
+                        ),
+                        reason=item.get("reason"),
+                    )
+                )
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue
+    return out

@@ -44,7 +44,7 @@ import attrs
 from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.scope.protected import ProtectedPaths
-from intent_ls.syntax import GRAMMARS, language_for
+from intent_ls.syntax.languages import GRAMMARS, language_for
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:

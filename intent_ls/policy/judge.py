@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.ledger.records import Approval, Contributor, intent_meta
+from intent_ls.policy.approvals import (
+    Approval,
+    ApprovalSet,
+    approval_request,
+    verdict_approval,
+)
 from intent_ls.policy.destructive import (
     DEFAULT_MAX_DELETED_LINES,
     Finding,
@@ -33,7 +38,6 @@ from intent_ls.policy.destructive import (
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState, StaleFile, check_stale
 from intent_ls.policy.verdicts import (
-    DEFAULT_SEVERITY,
     DESTRUCTIVE_EDIT,
     NO_ACTIVE_INTENT,
     OUT_OF_SCOPE,
@@ -42,18 +46,10 @@ from intent_ls.policy.verdicts import (
 )
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
-from intent_ls.spec.model import Intent, Severity
+from intent_ls.spec.model import Intent, Severity, Spec
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
-
-__all__ = [
-    "DEFAULT_SEVERITY",
-    "DESTRUCTIVE_EDIT",
-    "NO_ACTIVE_INTENT",
-    "OUT_OF_SCOPE",
-    "STALE_FILE",
-]
 
 
 @attrs.frozen
@@ -82,16 +78,46 @@ def _describe(intents: tuple[Intent, ...]) -> str:
 
 @attrs.frozen
 class PolicyConfig:
-    """The tunable parts of the rules; the server structures it from its settings."""
+    """The tunable parts of the rules.
+
+    They come from the repository (:meth:`of`, the spec's ``policy:`` section), so the
+    editor, the agent hooks and ``intent-ls record`` judge a change by the same numbers
+    (and ``check`` reads the verdicts they recorded). A front door may only tighten them
+    (:meth:`stricter`): the editor's own settings lower the threshold or protect more
+    paths, never the reverse.
+    """
 
     #: More net deleted lines than this in one save is a destructive edit.
     max_deleted_lines: int = DEFAULT_MAX_DELETED_LINES
     #: Gitignore-style globs of files whose every edit needs approval.
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
+    #: Globs a front door protects on top of ``protected_paths``.
+    extra_protected: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: Spec) -> PolicyConfig:
+        """The repository's settings, defaults filled in where it sets none."""
+        policy = spec.policy
+        return cls(
+            DEFAULT_MAX_DELETED_LINES
+            if policy.max_deleted_lines is None
+            else policy.max_deleted_lines,
+            DEFAULT_PROTECTED if policy.protected_paths is None else policy.protected_paths,
+        )
+
+    def stricter(
+        self, max_deleted_lines: int | None, protected_paths: Iterable[str] | None
+    ) -> PolicyConfig:
+        """These settings tightened by a front door's own (None: not set)."""
+        limit = self.max_deleted_lines
+        if max_deleted_lines is not None:
+            limit = min(limit, max_deleted_lines)
+        extra = (*self.extra_protected, *(protected_paths or ()))
+        return attrs.evolve(self, max_deleted_lines=limit, extra_protected=extra)
 
     @property
     def protected(self) -> ProtectedPaths:
-        return ProtectedPaths(self.protected_paths)
+        return ProtectedPaths(self.protected_paths, self.extra_protected)
 
 
 @attrs.frozen
@@ -118,50 +144,6 @@ class FileOperation:
     new_rel: str | None = None
     text: str | None = None
     language: str | None = None
-
-
-class ApprovalSet:
-    """Approvals indexed by what they approve: (verdict code, path, content hash)."""
-
-    def __init__(self, approvals: Iterable[Approval] = ()) -> None:
-        self._by_key: dict[tuple[str, str, str], Approval] = {}
-        self._by_path: dict[tuple[str, str], Approval] = {}
-        for approval in approvals:
-            self._by_key[approval.verdict_code, approval.path, approval.content_hash] = approval
-            self._by_path[approval.verdict_code, approval.path] = approval
-
-    def find(self, code: str, path: str, content_hash: str | None) -> Approval | None:
-        """The approval covering it; with no hash (content unknown), any for the path."""
-        if content_hash is None:
-            return self._by_path.get((code, path))
-        return self._by_key.get((code, path, content_hash))
-
-
-def approvals_from_records(records: Iterable[dict[str, Any]]) -> list[Approval]:
-    """The approvals recorded in ledger records (their ``approvals`` metadata), in ledger
-    order; malformed entries are skipped, since a foreign record must not break policy."""
-    out: list[Approval] = []
-    for record in records:
-        items = intent_meta(record).get("approvals")
-        for item in items if isinstance(items, list) else ():
-            try:
-                approver = item.get("approver") or {}
-                out.append(
-                    Approval(
-                        verdict_code=str(item["verdict_code"]),
-                        path=str(item["path"]),
-                        start_line=int(item["start_line"]),
-                        end_line=int(item["end_line"]),
-                        content_hash=str(item["content_hash"]),
-                        approver=Contributor(
-                            approver.get("type", "unknown"), approver.get("model_id")
-                        ),
-                        reason=item.get("reason"),
-                    )
-                )
-            except (AttributeError, KeyError, TypeError, ValueError):
-                continue
-    return out
 
 
 def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdict, ...]:
@@ -204,23 +186,12 @@ def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple
     )
 
 
-def _approval_key(code: str, path: str, start: int, end: int, digest: str) -> dict[str, Any]:
-    """The approval a front door records to accept the verdict (docs/ledger.md)."""
-    return {
-        "verdict_code": code,
-        "path": path,
-        "start_line": start,
-        "end_line": end,
-        "content_hash": digest,
-    }
-
-
 def destructive_verdict(finding: Finding) -> Verdict:
     """A classify finding as a verdict: blocking until a human approves it."""
     details = finding.to_json()
     span, digest = finding.baseline, finding.content_hash
     if span is not None and digest is not None:
-        details["approval"] = _approval_key(
+        details["approval"] = approval_request(
             DESTRUCTIVE_EDIT, finding.path, span.start, span.end, digest
         )
     return Verdict(DESTRUCTIVE_EDIT, finding.message, (), details, True, finding)
@@ -230,7 +201,7 @@ def stale_verdict(stale: StaleFile) -> Verdict:
     """A stale finding as a verdict: Warning for an editor (the human sees the conflict
     and decides), blocking for an agent (it must re-read before writing)."""
     details = stale.to_json()
-    details["approval"] = _approval_key(
+    details["approval"] = approval_request(
         STALE_FILE, stale.path, 1, stale.buffer_lines, stale.approval_hash
     )
     return Verdict(STALE_FILE, stale.message, (), details, True, stale)
@@ -250,14 +221,15 @@ def evaluate(
 
     Without ``change`` only the path rules apply. Order: scope verdicts (for a rename,
     the target path's too), then ``stale-file``, then ``destructive-edit`` in the
-    classifier's order. Approved stale and destructive verdicts are left out.
+    classifier's order. Verdicts that ``approvals`` cover (the rule is
+    :func:`intent_ls.policy.approvals.approval_for`) are left out.
     ``path_rules=False`` leaves the scope verdicts out, for a front door that judged the
     path already (the editor does so at once, and the change later off the loop).
     """
     if scope.is_ignored(rel_path):
         return ()
-    config = config or PolicyConfig()
-    approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    config = config or PolicyConfig.of(scope.spec)
+    approved = ApprovalSet.of(approvals)
     verdicts = list(_scope_verdicts(session, scope, rel_path)) if path_rules else []
     findings: tuple[Finding, ...] = ()
     if isinstance(change, FileOperation):
@@ -271,7 +243,7 @@ def evaluate(
     elif change is not None:
         if change.disk is not None:
             stale = check_stale(rel_path, change.disk, change.new_text)
-            if stale is not None and not approved.find(STALE_FILE, rel_path, stale.approval_hash):
+            if stale is not None:
                 verdicts.append(stale_verdict(stale))
         findings = classify_change(
             rel_path,
@@ -283,9 +255,5 @@ def evaluate(
             old_syntax=change.old_syntax,
             new_syntax=change.new_syntax,
         )
-    verdicts.extend(
-        destructive_verdict(f)
-        for f in findings
-        if not approved.find(DESTRUCTIVE_EDIT, f.path, f.content_hash)
-    )
-    return tuple(verdicts)
+    verdicts.extend(destructive_verdict(f) for f in findings)
+    return tuple(v for v in verdicts if verdict_approval(v, rel_path, approved) is None)

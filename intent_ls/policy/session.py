@@ -17,14 +17,19 @@ from __future__ import annotations
 import enum
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
 from intent_ls.spec.model import Intent, Spec, Status
 
-if TYPE_CHECKING:
-    from intent_ls.policy.judge import Verdict
+
+class Judged(Protocol):
+    """What the turn needs of a verdict (the judge's ``Verdict`` is one; the judge
+    imports this module, so the turn names no judge type)."""
+
+    @property
+    def blocking(self) -> bool: ...
 
 
 class TurnState(enum.StrEnum):
@@ -119,7 +124,7 @@ class Session:
         self._fire(Event.CLEAR)
         self.intent_id = None
 
-    def authorize(self, verdicts: Sequence[Verdict]) -> bool:
+    def authorize(self, verdicts: Sequence[Judged]) -> bool:
         """Decides one mutation: allowed only with a loaded intent and no blocking verdict."""
         if self.intent_id is None:
             return False

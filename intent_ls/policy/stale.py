@@ -21,18 +21,14 @@ the ledger index, and passes what it found.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from intent_ls.common.diff import split_lines
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import Approval, intent_meta
-
-if TYPE_CHECKING:
-    from intent_ls.ledger.index import TraceIndex
-    from intent_ls.policy.judge import ApprovalSet
+from intent_ls.policy.approvals import Approval, ApprovalSet, approval_for
+from intent_ls.policy.verdicts import STALE_FILE
 
 #: The approval key of a file that no longer exists on disk: keeping one's version then
 #: means re-creating it, approved against "no content".
@@ -76,7 +72,8 @@ class DiskState:
     baseline_hash: str | None
     #: Disk content hash now.
     current_hash: str | None
-    #: Who wrote ``current_hash``, when the ledger knows (see :func:`changer_from_index`).
+    #: Who wrote ``current_hash``, when the ledger knows
+    #: (see :func:`intent_ls.ledger.writers.changer_from_index`).
     changed_by: Changer | None = None
     #: How the baseline was taken, for the message: "opened", "saved", "read".
     since: str = "opened"
@@ -155,50 +152,7 @@ def check_save(
     (watched-file events can lag or be missing, e.g. another server process wrote the
     file a moment ago); a "Keep my version" approval for the current disk content lets
     the save through without asking."""
-    from intent_ls.policy.judge import STALE_FILE
-
     stale = check_stale(rel, disk, buffer_text)
     if stale is None or approvals is None:
         return SaveCheck(stale)
-    return SaveCheck(stale, approvals.find(STALE_FILE, rel, stale.approval_hash))
-
-
-def _changer(record: dict[str, Any], rel: str, disk_hash: str) -> Changer | None:
-    """The writer of ``disk_hash`` if ``record`` is the save that produced it."""
-    meta = intent_meta(record) if isinstance(record, dict) else {}
-    if meta.get("after_hash") != disk_hash:
-        return None
-    for file in record.get("files") or ():
-        if isinstance(file, dict) and file.get("path") == rel:
-            conversations = file.get("conversations") or [{}]
-            contributor = conversations[0].get("contributor") or {}
-            return Changer(
-                contributor.get("type"),
-                contributor.get("model_id"),
-                meta.get("intent_id"),
-                record.get("timestamp"),
-            )
-    return None
-
-
-def changer_from_records(
-    records: Iterable[dict[str, Any]], rel: str, disk_hash: str
-) -> Changer | None:
-    """Who wrote ``disk_hash`` to ``rel``: the newest matching save among ``records``
-    (given in ledger order, oldest first)."""
-    found = None
-    for record in records:
-        found = _changer(record, rel, disk_hash) or found
-    return found
-
-
-def changer_from_index(
-    index: TraceIndex, rel: str, disk_hash: str, *, limit: int = 20
-) -> Changer | None:
-    """Like :func:`changer_from_records`, through the index: only the newest ``limit``
-    records of ``rel`` are read, since the writer of what is on disk now is recent."""
-    for ref in index.records_for_path(rel, limit):
-        found = _changer(index.load_record(ref), rel, disk_hash)
-        if found is not None:
-            return found
-    return None
+    return SaveCheck(stale, approval_for(STALE_FILE, rel, stale.approval_hash, approvals))

@@ -1,5 +1,5 @@
-"""The verdict vocabulary every front door shares: codes, severities, which verdicts a
-human must resolve, and the key an approval is recorded under.
+"""The verdict vocabulary every front door shares: codes, severities, and which verdicts
+a human must resolve (how an approval resolves one: :mod:`intent_ls.policy.approvals`).
 
 These names are contracts (diagnostic codes, ledger ``verdicts[].code``, hook deny
 reasons, ``intent-ls approve`` arguments), so they are defined once, here, and the editor,
@@ -10,7 +10,6 @@ import-free apart from the model so the agent-hook path pays nothing for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from intent_ls.spec.model import Severity
 
@@ -56,13 +55,3 @@ SCOPE_CODES = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT})
 
 def severity_of(code: str) -> Severity:
     return DEFAULT_SEVERITY.get(code, Severity.ERROR)
-
-
-def approval_key(verdict: Any) -> str | None:
-    """The content hash an approval of ``verdict`` (anything with ``details``, or the
-    details mapping itself) is keyed on: the ``details.approval.content_hash`` that the
-    policy put there."""
-    details = getattr(verdict, "details", verdict)
-    wanted = details.get("approval") if isinstance(details, Mapping) else None
-    digest = wanted.get("content_hash") if isinstance(wanted, Mapping) else None
-    return digest if isinstance(digest, str) else None

@@ -34,20 +34,30 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
 
 @attrs.frozen
 class ProtectedPaths:
-    """A compiled view of a protected-globs list (matchers are cached per glob tuple)."""
+    """A compiled view of a protected-globs list (matchers are cached per glob tuple).
+
+    ``extra`` is a second list matched on its own: what a front door protects on top of
+    the repository's list. Its ``!`` lines re-include only within itself, so it can add
+    protection but never lift the repository's.
+    """
 
     patterns: tuple[str, ...] = DEFAULT_PROTECTED
+    extra: tuple[str, ...] = ()
 
     def match(self, rel: str) -> str | None:
         """The glob that protects ``rel`` (the last positive one matching it, as git would
         name it), or None when the path is not protected."""
-        if not self.patterns or not compile_matcher(self.patterns).match(rel):
-            return None
-        return next(
-            (
-                p
-                for p in reversed(self.patterns)
-                if not p.startswith("!") and compile_matcher((p,)).match(rel)
-            ),
-            None,
-        )
+        return _match(self.patterns, rel) or _match(self.extra, rel)
+
+
+def _match(patterns: tuple[str, ...], rel: str) -> str | None:
+    if not patterns or not compile_matcher(patterns).match(rel):
+        return None
+    return next(
+        (
+            p
+            for p in reversed(patterns)
+            if not p.startswith("!") and compile_matcher((p,)).match(rel)
+        ),
+        None,
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from intent_ls.common.safe_io import read_sidecar
-from intent_ls.policy.judge import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.server import destructive, stale
 from intent_ls.server.diagnostics import SOURCE, to_range
 from intent_ls.server.edits import document_edit, open_version

@@ -26,27 +26,18 @@ from lsprotocol import types
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.attribution import SCOPE_CODES, OpenVerdict, open_verdicts
-from intent_ls.policy.judge import (
-    DEFAULT_SEVERITY,
-    DESTRUCTIVE_EDIT,
-    STALE_FILE,
-    ApprovalSet,
-    Change,
-    PolicyConfig,
-    Verdict,
-    evaluate,
-)
+from intent_ls.ledger.attribution import OpenVerdict, open_verdicts
+from intent_ls.policy.approvals import ApprovalSet, approval_key, verdict_approval
+from intent_ls.policy.judge import Change, PolicyConfig, Verdict, evaluate
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
-from intent_ls.policy.verdicts import approval_key
+from intent_ls.policy.verdicts import DEFAULT_SEVERITY, DESTRUCTIVE_EDIT, SCOPE_CODES, STALE_FILE
 from intent_ls.scope.index import ScopeIndex
-from intent_ls.scope.protected import DEFAULT_PROTECTED
 from intent_ls.server.diagnostics import SOURCE, severity
 from intent_ls.server.ledger import History, is_ledger, trace_of
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
-from intent_ls.spec.model import Severity
-from intent_ls.syntax import GRAMMARS
+from intent_ls.spec.model import Severity, Spec
+from intent_ls.syntax.languages import GRAMMARS
 
 if TYPE_CHECKING:
     from intent_ls.server.config import Config
@@ -57,10 +48,10 @@ if TYPE_CHECKING:
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def policy_config(config: Config) -> PolicyConfig:
+def policy_config(config: Config, spec: Spec) -> PolicyConfig:
+    """The repository's policy, made stricter by the editor's own settings."""
     d = config.destructive
-    protected = d.protected_paths if d.protected_paths is not None else DEFAULT_PROTECTED
-    return PolicyConfig(max_deleted_lines=d.max_deleted_lines, protected_paths=protected)
+    return PolicyConfig.of(spec).stricter(d.max_deleted_lines, d.protected_paths)
 
 
 @attrs.frozen
@@ -77,9 +68,7 @@ class Live:
     baseline_version: int = 0
 
     def approved(self, verdict: Verdict) -> bool:
-        key = approval_key(verdict)
-        path = verdict.details.get("path", "")
-        return key is not None and self.approvals.find(verdict.code, path, key) is not None
+        return verdict_approval(verdict, "", self.approvals) is not None
 
     def unapproved(self, code: str | None = None) -> list[Verdict]:
         return [
@@ -268,7 +257,7 @@ class Analyzer:
             disk=doc.disk.state() if with_disk and doc.disk is not None else None,
             session=attrs.evolve(session),
             scope=folder.scope,
-            config=policy_config(self.ls.config),
+            config=policy_config(self.ls.config, folder.scope.spec),
             history=history,
             covered=covered,
             version=doc.version,

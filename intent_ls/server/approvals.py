@@ -22,9 +22,11 @@ import attrs
 
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.attribution import OpenVerdict
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
-from intent_ls.policy.judge import OUT_OF_SCOPE, STALE_FILE, Verdict, evaluate
+from intent_ls.ledger.records import build_approval_record
+from intent_ls.policy.approvals import Approval, Contributor, approval_request
+from intent_ls.policy.judge import Verdict, evaluate
 from intent_ls.policy.session import TurnState
+from intent_ls.policy.verdicts import OUT_OF_SCOPE, STALE_FILE
 from intent_ls.server.guard import Refused
 from intent_ls.syntax.model import AstNode
 
@@ -210,13 +212,7 @@ async def _approve_scope(
     if live_oos and doc.absorb(*lines):
         text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
         keys.append(
-            {
-                "verdict_code": OUT_OF_SCOPE,
-                "path": rel,
-                "start_line": lines[0] + 1,
-                "end_line": lines[1] + 1,
-                "content_hash": content_hash(text),
-            }
+            approval_request(OUT_OF_SCOPE, rel, lines[0] + 1, lines[1] + 1, content_hash(text))
         )
     keys.extend(f.approval for f in recorded)
     if not keys:

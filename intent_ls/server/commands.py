@@ -20,9 +20,8 @@ from pygls.exceptions import JsonRpcException
 
 from intent_ls.common.safe_io import read_sidecar, write_atomic
 from intent_ls.common.uris import is_file_uri, path_of_uri
-from intent_ls.policy.judge import OUT_OF_SCOPE
 from intent_ls.policy.session import SelectionRefused
-from intent_ls.policy.verdicts import APPROVABLE, APPROVABLE_IN_ORDER
+from intent_ls.policy.verdicts import APPROVABLE, APPROVABLE_IN_ORDER, OUT_OF_SCOPE
 from intent_ls.server import guard
 from intent_ls.server.actions import scope_edit
 from intent_ls.server.approvals import approve as approve_in

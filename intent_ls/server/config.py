@@ -66,10 +66,12 @@ class CodeLensOptions:
 class DestructiveOptions:
     """What counts as a destructive edit (besides deleted definitions)."""
 
-    #: More net deleted lines than this in one change is destructive.
-    max_deleted_lines: int = 20
-    #: Gitignore-style globs whose every edit needs approval; None: the built-in list
-    #: (migrations, lock files, CI workflows; see intent_ls/scope/protected.py).
+    #: More net deleted lines than this in one change is destructive. None: the
+    #: repository's ``policy.maxDeletedLines`` (20 unless set); a number can only lower it.
+    max_deleted_lines: int | None = None
+    #: Gitignore-style globs whose every edit needs approval, on top of the repository's
+    #: ``policy.protectedPaths`` (the built-in list unless set; see
+    #: intent_ls/scope/protected.py). They add protection, never lift it.
     protected_paths: tuple[str, ...] | None = None
 
 
@@ -250,7 +252,8 @@ def _reset_out_of_range(config: Config, problems: list[str]) -> None:
     if config.ledger.map_delay < 0:
         problems.append("ledger.mapDelay must be >= 0")
         config.ledger.map_delay = defaults.ledger.map_delay
-    if config.destructive.max_deleted_lines < 0:
+    limit = config.destructive.max_deleted_lines
+    if limit is not None and limit < 0:
         problems.append("destructive.maxDeletedLines must be >= 0")
         config.destructive.max_deleted_lines = defaults.destructive.max_deleted_lines
     try:

@@ -26,16 +26,10 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
-from intent_ls.common.hashing import text_hash
 from intent_ls.common.uris import path_of_uri
-from intent_ls.ledger.records import Approval
-from intent_ls.policy.judge import (
-    DESTRUCTIVE_EDIT,
-    NO_ACTIVE_INTENT,
-    FileOperation,
-    Verdict,
-    evaluate,
-)
+from intent_ls.policy.approvals import Approval, whole_file_request
+from intent_ls.policy.judge import FileOperation, Verdict, evaluate
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT
 from intent_ls.server.analysis import policy_config
 from intent_ls.server.approvals import approver_of, record_approvals
 from intent_ls.server.edits import document_edit
@@ -178,7 +172,7 @@ def _judge(
             folder.scope,
             info.rel,
             operation,
-            config=policy_config(ls.config),
+            config=policy_config(ls.config, folder.scope.spec),
         ):
             if verdict.blocking:
                 out.append((folder, info.rel, verdict, text))
@@ -234,15 +228,7 @@ async def _record(
         key = verdict.details.get("approval")
         finding = verdict.finding
         if key is None:
-            lines = len(text.splitlines()) if text else 1
-            digest = text_hash(text) if text is not None else text_hash("")
-            key = {
-                "verdict_code": verdict.code,
-                "path": rel,
-                "start_line": 1,
-                "end_line": max(lines, 1),
-                "content_hash": digest,
-            }
+            key = whole_file_request(verdict.code, rel, text)
         approval = Approval(
             verdict_code=verdict.code,
             path=str(key["path"]),

@@ -13,7 +13,8 @@ import pathspec
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from intent_ls.policy.judge import DEFAULT_SEVERITY, OUT_OF_SCOPE, Verdict
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.verdicts import DEFAULT_SEVERITY, OUT_OF_SCOPE
 from intent_ls.server.config import Config, SeverityOption
 from intent_ls.server.documents import Region, TrackedDocument
 from intent_ls.server.folders import Folder

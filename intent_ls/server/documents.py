@@ -26,7 +26,7 @@ from intent_ls.server.folders import Folder
 from intent_ls.workspace.discover import PathInfo
 
 if TYPE_CHECKING:
-    from intent_ls.ledger.records import Approval
+    from intent_ls.policy.approvals import Approval
     from intent_ls.server.analysis import Live
     from intent_ls.server.ledger import History
     from intent_ls.server.positions import FastCodec

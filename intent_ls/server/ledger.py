@@ -42,18 +42,15 @@ from intent_ls.common.safe_io import (
     open_sidecar_reader,
     read_regular,
 )
-from intent_ls.ledger.attribution import GATED
 from intent_ls.ledger.index import BlameEntry, DefinitionStats, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, write_intent_map
 from intent_ls.ledger.journal import remove_entry
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    intent_meta,
-)
+from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
-from intent_ls.policy.judge import approvals_from_records
-from intent_ls.policy.stale import Changer, changer_from_index
+from intent_ls.ledger.writers import changer_from_index
+from intent_ls.policy.approvals import Approval, Contributor
+from intent_ls.policy.stale import Changer
+from intent_ls.policy.verdicts import GATED
 from intent_ls.syntax.model import AstNode
 
 if TYPE_CHECKING:
@@ -392,7 +389,11 @@ class Recorder:
 
         config = self.ls.config
         future = self.ls.workers.submit(
-            replay_saves, trace_of(folder), folder.scope, policy_config(config), config.ledger.fsync
+            replay_saves,
+            trace_of(folder),
+            folder.scope,
+            policy_config(config, folder.scope.spec),
+            config.ledger.fsync,
         )
 
         async def announce() -> None:

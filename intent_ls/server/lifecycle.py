@@ -21,7 +21,8 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
-from intent_ls.ledger.attribution import SCOPE_CODES, open_verdicts
+from intent_ls.ledger.attribution import open_verdicts
+from intent_ls.policy.verdicts import SCOPE_CODES
 from intent_ls.server.actions import spec_text
 from intent_ls.server.commands import _arity, _folder, _string, command
 from intent_ls.server.diagnostics import to_range

@@ -37,20 +37,11 @@ import attrs
 from intent_ls import workflow
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.journal import ledger_has, orphans, remove_entry, write_entry
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    utc_now,
-)
-from intent_ls.policy.judge import (
-    DESTRUCTIVE_EDIT,
-    ApprovalSet,
-    PolicyConfig,
-    Verdict,
-    approvals_from_records,
-)
+from intent_ls.ledger.records import RecordedVerdict, approvals_from_records, utc_now
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
+from intent_ls.policy.judge import PolicyConfig, Verdict
 from intent_ls.policy.session import Session
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
 from intent_ls.server.analysis import policy_config
@@ -275,7 +266,7 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         intent_id=folder.session.intent_id,
         session=attrs.evolve(folder.session),
         scope=folder.scope,
-        config=policy_config(ls.config),
+        config=policy_config(ls.config, folder.scope.spec),
         contributor=contributor_of(ls),
         verdicts=tuple(verdicts),
         approvals=tuple(approvals),

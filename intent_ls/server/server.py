@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from intent_ls import __version__
 from intent_ls.common.uris import UriError, is_file_uri, path_of_uri, uri_to_path
 from intent_ls.policy.judge import evaluate
+from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analysis import Analyzer
 from intent_ls.server.config import Config
@@ -38,7 +39,7 @@ from intent_ls.server.transport import MAX_HEADER_BYTES, serve_frames
 from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec.load import SpecResult, load_spec_text
-from intent_ls.syntax import GRAMMARS, language_for
+from intent_ls.syntax.languages import GRAMMARS, language_for
 
 logger = logging.getLogger(__name__)
 
@@ -330,7 +331,8 @@ class IntentLanguageServer(LanguageServer):
         """Spec problems: from the live buffer when it is open, else from the file."""
         doc = doc or self.documents.get(folder.spec_uri)
         if doc is not None:
-            result = load_spec_text(self.workspace.get_text_document(doc.uri).source)
+            source = self.workspace.get_text_document(doc.uri).source
+            result = with_scope_conflicts(load_spec_text(source))
             lines: list[str] = doc.lines
         elif folder.governed:
             result, lines = folder.spec_result, folder.disk_lines

@@ -41,8 +41,10 @@ from pygls.capabilities import get_capability
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.common.uris import path_of_uri
-from intent_ls.policy.judge import STALE_FILE, ApprovalSet, Verdict, stale_verdict
+from intent_ls.policy.approvals import ApprovalSet
+from intent_ls.policy.judge import Verdict, stale_verdict
 from intent_ls.policy.stale import Changer, DiskState, SaveCheck, check_save
+from intent_ls.policy.verdicts import STALE_FILE
 from intent_ls.server.edits import document_edit
 from intent_ls.server.ledger import read_text, stamp_of, trace_of
 

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intent_ls.common.local_state import local_dir
-from intent_ls.spec.model import Glob, Intent, Span, Spec, Status
+from intent_ls.spec.model import Glob, Intent, RepoPolicy, Span, Spec, Status
 
 if TYPE_CHECKING:
     from intent_ls.spec.model import Problem
 
 CACHE_FILE = "spec-cache.json"
-_FORMAT = 1
+_FORMAT = 2
 #: :data:`intent_ls.spec.load.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
 #: YAML parser (a test keeps the two equal).
 MAX_SPEC_BYTES = 1024 * 1024
@@ -56,7 +56,22 @@ def _encode(spec: Spec) -> list[dict[str, Any]]:
     ]
 
 
-def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Spec:
+def _encode_policy(policy: RepoPolicy) -> dict[str, Any]:
+    protected = policy.protected_paths
+    return {
+        "maxDeletedLines": policy.max_deleted_lines,
+        "protectedPaths": None if protected is None else list(protected),
+    }
+
+
+def _decode_policy(saved: dict[str, Any]) -> RepoPolicy:
+    protected = saved["protectedPaths"]
+    return RepoPolicy(saved["maxDeletedLines"], None if protected is None else tuple(protected))
+
+
+def _decode(
+    items: list[dict[str, Any]], legacy: bool, active: str | None, policy: RepoPolicy
+) -> Spec:
     point = Span.point()  # one shared position: a hook builds 1,000 intents per call
     return Spec(
         tuple(
@@ -75,6 +90,7 @@ def _decode(items: list[dict[str, Any]], legacy: bool, active: str | None) -> Sp
         ),
         legacy,
         active,
+        policy,
     )
 
 
@@ -94,7 +110,8 @@ def load_spec_cached(root: Path, spec_path: Path) -> tuple[Spec | None, tuple[Pr
     try:
         saved = json.loads(cache.read_text(encoding="utf-8"))
         if saved.get("format") == _FORMAT and saved["key"] == key and saved["sha256"] == digest:
-            return _decode(saved["intents"], saved["legacy"], saved["active"]), ()
+            policy = _decode_policy(saved["policy"])
+            return _decode(saved["intents"], saved["legacy"], saved["active"], policy), ()
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     from intent_ls.spec.load import load_spec_bytes
@@ -113,6 +130,7 @@ def _store(root: Path, cache: Path, key: list[int], digest: str, spec: Spec) -> 
         "legacy": spec.legacy,
         "active": spec.active_intent_id,
         "intents": _encode(spec),
+        "policy": _encode_policy(spec.policy),
     }
     try:
         local_dir(root, create=True)

@@ -18,7 +18,17 @@ import yaml
 
 from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
 from intent_ls.spec import globs, shape
-from intent_ls.spec.model import Glob, Intent, Position, Problem, Severity, Span, Spec, Status
+from intent_ls.spec.model import (
+    Glob,
+    Intent,
+    Position,
+    Problem,
+    RepoPolicy,
+    Severity,
+    Span,
+    Spec,
+    Status,
+)
 
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 MAX_SPEC_BYTES = 1024 * 1024
@@ -71,7 +81,9 @@ _TOP_KEYS = shape.names(shape.TOP_FIELDS)
 _INTENT_KEYS = shape.names(shape.INTENT_FIELDS)
 _LEGACY_KEYS = shape.names(shape.LEGACY_INTENT_FIELDS)
 _LIST_KEYS = shape.of_kind(shape.INTENT_FIELDS, shape.Kind.TEXT_LIST)
+_POLICY_KEYS = shape.names(shape.POLICY_FIELDS)
 _STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
 #: libyaml when available: same nodes and marks, several times faster on big specs.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
@@ -215,6 +227,10 @@ def _fatal(code: str, message: str, span: Span | None = None) -> SpecResult:
     return SpecResult(None, (_problem(code, message, span or Span.point()),))
 
 
+def _is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")
+
+
 def _kind(node: yaml.Node) -> str:
     if isinstance(node, yaml.MappingNode):
         return "a mapping"
@@ -307,8 +323,10 @@ class _Validator:
         active_id = None
         if "active_intent_id" in top:
             active_id = self.active_intent_id(top["active_intent_id"][1], intents)
-        self.check_conflicts(intents)
-        spec = Spec(intents=tuple(intents), legacy=legacy, active_intent_id=active_id)
+        policy = self.policy(top["policy"][1]) if "policy" in top else RepoPolicy()
+        spec = Spec(
+            intents=tuple(intents), legacy=legacy, active_intent_id=active_id, policy=policy
+        )
         return SpecResult(spec, tuple(self.problems))
 
     def mapping(
@@ -512,6 +530,38 @@ class _Validator:
                 first[intent.id] = intent
         return list(first.values())
 
+    def policy(self, node: yaml.Node) -> RepoPolicy:
+        """The ``policy:`` section; a bad value is an error and leaves that setting unset
+        (the default applies), never half-read."""
+        if _is_null(node):
+            return RepoPolicy()
+        if not isinstance(node, yaml.MappingNode):
+            self.add(WRONG_TYPE, f"'policy' must be a mapping, not {_kind(node)}", node)
+            return RepoPolicy()
+        fields = self.mapping(node, _POLICY_KEYS, "policy key")
+        max_deleted = None
+        if "maxDeletedLines" in fields:
+            max_deleted = self.count("policy.maxDeletedLines", fields["maxDeletedLines"][1])
+        protected = None
+        if "protectedPaths" in fields:
+            value = fields["protectedPaths"][1]
+            before = len(self.problems)
+            items = self.string_list("policy.protectedPaths", value)
+            checked = self.patterns(items, None)
+            if not _is_null(value) and len(self.problems) == before:
+                protected = tuple(g.pattern for g in checked)
+        return RepoPolicy(max_deleted_lines=max_deleted, protected_paths=protected)
+
+    def count(self, field: str, node: yaml.Node) -> int | None:
+        if _is_null(node):
+            return None
+        if isinstance(node, yaml.ScalarNode) and node.tag == _INT:
+            value = yaml.safe_load(node.value)
+            if isinstance(value, int) and value >= 0:
+                return value
+        self.add(WRONG_TYPE, f"'{field}' must be a whole number, 0 or more", node)
+        return None
+
     def active_intent_id(self, node: yaml.Node, intents: list[Intent]) -> str | None:
         if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
             return None
@@ -530,29 +580,3 @@ class _Validator:
             )
             return None
         return value
-
-    def check_conflicts(self, intents: list[Intent]) -> None:
-        """Decided by the matcher that answers ``which`` (see :mod:`intent_ls.scope.overlap`):
-        a warning names a path ``intent-ls which`` lists under both intents."""
-        from intent_ls.scope.index import ScopeIndex
-        from intent_ls.scope.overlap import overlapping_pairs
-
-        live = [i for i in intents if i.status is Status.IN_PROGRESS]
-        if len(live) < 2:
-            return
-        index = ScopeIndex(Spec(intents=tuple(live)))
-        pairs = overlapping_pairs(
-            [i.patterns for i in live], lambda n, path: index.owns(live[n].id, path)
-        )
-        for first, g, second, h, path in pairs:
-            intent, other = live[first], live[second]
-            glob, other_glob = intent.owned_scope[g], other.owned_scope[h]
-            self.add(
-                SCOPE_CONFLICT,
-                f"IN_PROGRESS intents '{intent.id}' and '{other.id}' both own '{path}' "
-                f"(globs '{glob.pattern}' and '{other_glob.pattern}'); two live intents "
-                "should not share files",
-                glob.span,
-                Severity.WARNING,
-                related=((f"scope of '{other.id}'", other_glob.span),),
-            )

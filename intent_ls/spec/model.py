@@ -98,12 +98,29 @@ class Intent:
 
 
 @attrs.frozen
+class RepoPolicy:
+    """The ``policy:`` section: the tunables of the rules as the repository sets them.
+
+    They live with the spec so that every front door (editor, agent hooks, ``record``,
+    ``check``) reads the same numbers from the repository; None means "not set", and the
+    policy layer fills in its defaults.
+    """
+
+    #: More net deleted lines than this in one change is a destructive edit.
+    max_deleted_lines: int | None = None
+    #: Gitignore-style globs whose every edit needs a human; replaces the built-in list.
+    protected_paths: tuple[str, ...] | None = None
+
+
+@attrs.frozen
 class Spec:
-    """A loaded ``active_intents.yaml``: the intents, plus the legacy selection if any."""
+    """A loaded ``active_intents.yaml``: the intents, the repository's policy settings,
+    plus the legacy selection if any."""
 
     intents: tuple[Intent, ...] = ()
     legacy: bool = False
     active_intent_id: str | None = None
+    policy: RepoPolicy = RepoPolicy()
 
     def get(self, intent_id: str) -> Intent | None:
         for intent in self.intents:

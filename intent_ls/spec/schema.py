@@ -2,10 +2,10 @@
 
 YAML language servers use it for completion, hover and structural checks while the
 human types. It states what one node can be: keys, value types, required fields, the
-statuses, and that a live intent owns at least one glob. What needs the whole file or
-gitignore semantics (duplicate ids, overlapping scopes, glob validity, an unknown
-``active_intent_id``) is left to intent-ls's own diagnostics. Unknown keys are allowed
-because the validator only warns about them.
+statuses, the ``policy:`` settings, and that a live intent owns at least one glob. What
+needs the whole file or gitignore semantics (duplicate ids, overlapping scopes, glob
+validity, an unknown ``active_intent_id``) is left to intent-ls's own diagnostics.
+Unknown keys are allowed because the validator only warns about them.
 """
 
 from __future__ import annotations
@@ -91,6 +91,13 @@ def _value(field: shape.Field) -> dict[str, Any]:
         schema = dict(_TEXT_LIST)
     elif field.kind is shape.Kind.TIMESTAMP:
         schema = {"type": "string"}
+    elif field.kind is shape.Kind.COUNT:
+        schema = {"type": ["integer", "null"], "minimum": 0}
+    elif field.kind is shape.Kind.POLICY:
+        schema = {
+            "type": ["object", "null"],
+            "properties": {f.name: _value(f) for f in shape.POLICY_FIELDS},
+        }
     elif field.kind is shape.Kind.LEGACY_SCOPE:
         schema = {
             "type": "object",

@@ -27,6 +27,10 @@ class Kind(enum.Enum):
     INTENTS = "intents"
     #: The legacy ``scope: {paths: [...]}`` mapping.
     LEGACY_SCOPE = "legacy scope"
+    #: A whole number, zero or more.
+    COUNT = "count"
+    #: The ``policy:`` mapping (:data:`POLICY_FIELDS`).
+    POLICY = "policy"
     #: Free-form: accepted and not interpreted.
     ANY = "any"
 
@@ -58,6 +62,31 @@ TOP_FIELDS: tuple[Field, ...] = (
         nullable=True,
     ),
     Field("version", Kind.ANY, "Free-form version of the spec."),
+    Field(
+        "policy",
+        Kind.POLICY,
+        "The repository's settings for the rules, read by the editor, the agent hooks, "
+        "'intent-ls record' and 'intent-ls check' alike; editor settings can only make the "
+        "editor stricter.",
+        nullable=True,
+    ),
+)
+
+#: Keys of ``policy:``, spelled like the editor's ``intentLs.destructive`` settings.
+POLICY_FIELDS: tuple[Field, ...] = (
+    Field(
+        "maxDeletedLines",
+        Kind.COUNT,
+        "More net deleted lines than this in one change is a destructive edit (default 20).",
+        nullable=True,
+    ),
+    Field(
+        "protectedPaths",
+        Kind.GLOBS,
+        "gitignore-style globs of files whose every edit needs a human's approval; replaces "
+        "the built-in list (migrations, lock files, CI definitions). Null: the built-in list.",
+        nullable=True,
+    ),
 )
 
 INTENT_FIELDS: tuple[Field, ...] = (

@@ -17,6 +17,7 @@ import tree_sitter
 from intent_ls.common.diff import LineSpan, common_prefix, common_suffix
 from intent_ls.common.hashing import content_hash
 from intent_ls.syntax import grammar, region
+from intent_ls.syntax.languages import GRAMMARS
 from intent_ls.syntax.model import AstNode
 from intent_ls.syntax.positions import Encoding, point_after, position_to_byte
 
@@ -302,3 +303,10 @@ def _widen(
 
 def _point_at(source: bytes, byte: int) -> Point:
     return source.count(b"\n", 0, byte), byte - (source.rfind(b"\n", 0, byte) + 1)
+
+
+def definitions(text: str, language: str | None) -> list[AstNode]:
+    """Every named definition in ``text`` (for code lens); [] for unsupported languages."""
+    if language not in GRAMMARS:
+        return []
+    return DocumentSyntax.parse(text, language).definitions()

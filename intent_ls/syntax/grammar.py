@@ -8,7 +8,7 @@ from importlib import resources
 
 import tree_sitter
 
-from intent_ls.syntax import GRAMMARS
+from intent_ls.syntax.languages import GRAMMARS
 
 
 @cache

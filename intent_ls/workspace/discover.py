@@ -15,6 +15,7 @@ from pathlib import Path
 import attrs
 
 from intent_ls.common.safe_io import read_regular
+from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.scope.index import ScopeIndex, is_sidecar
 from intent_ls.spec.load import SPEC_RELPATH, SpecResult, load_spec_file, load_spec_text
 from intent_ls.spec.model import Spec
@@ -77,9 +78,9 @@ class Workspace:
             key = _file_key(self.spec_path)
         if key != self._spec_key or self._spec_result is None:
             if self._spec_override is not None:
-                self._spec_result = load_spec_text(self._spec_override)
+                self._spec_result = with_scope_conflicts(load_spec_text(self._spec_override))
             else:
-                self._spec_result = load_spec_file(self.spec_path)
+                self._spec_result = with_scope_conflicts(load_spec_file(self.spec_path))
             self._spec_key = key
         return self._spec_result
 

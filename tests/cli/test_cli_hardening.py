@@ -31,8 +31,9 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def save_one_record(workspace: Path) -> None:
     """One genuine record, written as the editor writes it."""
-    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.records import build_mutation_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     record = build_mutation_record(
         workspace,

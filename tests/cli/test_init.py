@@ -133,8 +133,9 @@ def test_merge_driver_reports_unreadable_files_and_keeps_ours(tmp_path: Path) ->
 def test_repair_after_a_save_on_a_conflicted_ledger(tmp_path: Path) -> None:
     """A save appended to a conflicted ledger quarantines the closing marker (an
     unparsable last line): repair still keeps every record of both sides."""
-    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.records import build_mutation_record
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     def mutation(root: Path, i: int) -> dict:
         record = build_mutation_record(

@@ -46,3 +46,30 @@ def test_the_readme_schema_command_and_modeline_work_as_written(tmp_path: Path) 
         text=True,
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_readme_policy_section_validates_and_is_what_every_door_reads(
+    tmp_path: Path,
+) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    [policy] = re.findall(r"```yaml\n(policy:\n.*?)```", readme, re.DOTALL)
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    spec = root / ".orchestration" / "active_intents.yaml"
+    text = spec.read_text(encoding="utf-8") + "\n" + policy
+    spec.write_text(text, encoding="utf-8")
+    schema = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "intent_ls", "schema"], capture_output=True, check=True
+        ).stdout
+    )
+    jsonschema.Draft202012Validator(schema).validate(yaml.safe_load(text))
+    from intent_ls.policy.judge import PolicyConfig
+    from intent_ls.workspace.discover import Workspace
+
+    ws = Workspace(root)
+    assert ws.spec_result().problems == ()
+    config = PolicyConfig.of(ws.spec())
+    assert config.max_deleted_lines == 5
+    assert config.protected.match("deploy/prod.yml") == "deploy/**"
+    assert config.protected.match("package-lock.json") is None  # the list was replaced

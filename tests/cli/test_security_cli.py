@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Contributor
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
+from intent_ls.policy.approvals import Contributor
 
 REPO = Path(__file__).resolve().parents[2]
 EXTERNAL_SCHEMA = REPO.parent / "shared" / "agent-trace" / "trace-record.schema.json"

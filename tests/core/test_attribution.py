@@ -8,17 +8,12 @@ from typing import Any
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.attribution import Locator, carried_ranges, open_verdicts
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
+from intent_ls.policy.approvals import Approval, Contributor
 from intent_ls.policy.destructive import classify_change
 from intent_ls.policy.judge import destructive_verdict
 from intent_ls.policy.stale import DiskState, check_stale
-from intent_ls.syntax import definitions
+from intent_ls.syntax.document import definitions
 
 ROOT = Path("/ws")
 REL = "src/app.py"
@@ -123,7 +118,7 @@ def test_destructive_verdict_open_until_approved_or_restored() -> None:
     approval_record = build_approval_record(
         ROOT, approval, intent_id="INT-001", session_id="s", revision=None
     )
-    from intent_ls.policy.judge import approvals_from_records
+    from intent_ls.ledger.records import approvals_from_records
 
     assert (
         open_verdicts(

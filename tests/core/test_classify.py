@@ -21,8 +21,7 @@ from intent_ls.policy.destructive import (
     classify_file_operation,
 )
 from intent_ls.scope.protected import ProtectedPaths
-from intent_ls.syntax import definitions
-from intent_ls.syntax.document import DocumentSyntax
+from intent_ls.syntax.document import DocumentSyntax, definitions
 
 PY = """import os
 

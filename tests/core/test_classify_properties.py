@@ -12,7 +12,8 @@ from intent_ls.policy.destructive import (
     TextEdit,
     classify_change,
 )
-from intent_ls.syntax import GRAMMARS, definitions
+from intent_ls.syntax.document import definitions
+from intent_ls.syntax.languages import GRAMMARS
 
 SEED = {
     "python": "import os\n\n\ndef a(x):\n    return x\n\n\nclass B:\n    def c(self):\n"

@@ -8,9 +8,10 @@ from ledger_helpers import mutation
 
 from intent_ls.ledger.index import TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.syntax import definitions
+from intent_ls.policy.approvals import Contributor
+from intent_ls.syntax.document import definitions
 
 OLD = "class Cart:\n    def total(self):\n        return 1\n"
 NEW = "class Cart:\n    def total(self):\n        return 2\n"

@@ -10,14 +10,9 @@ from ledger_helpers import mutation
 
 import intent_ls.ledger.index as index_module
 from intent_ls.ledger.index import TraceIndex, extract_rows, fast_rows, line_rows
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path
+from intent_ls.policy.approvals import Approval, Contributor
 
 OLD = "class Cart:\n    def total(self):\n        return 1\n"
 NEW = "class Cart:\n    def total(self):\n        return 2\n\n\ndef añadir():\n    pass\n"

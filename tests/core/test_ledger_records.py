@@ -10,14 +10,13 @@ from ledger_helpers import counter_ids, external_validator, fixed_clock
 
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
     RecordedVerdict,
     build_approval_record,
     build_mutation_record,
     git_revision,
 )
 from intent_ls.ledger.store import Ledger
+from intent_ls.policy.approvals import Approval, Contributor
 
 OLD = "class A:\n    def m(self):\n        return 1\n\n\ndef gone():\n    pass\n"
 NEW = "class A:\n    def m(self):\n        return 2\n\n"

@@ -16,9 +16,10 @@ import threading
 from pathlib import Path
 
 from intent_ls.common.hashing import bytes_hash
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path, seal
 from intent_ls.ledger.verify import VerifyResult, verify_ledger
+from intent_ls.policy.approvals import Contributor
 
 APPENDER = textwrap.dedent(
     """

@@ -19,13 +19,7 @@ from ledger_helpers import mutation
 from test_ledger_verify_schema import JSON_VALUES, mutate
 
 from intent_ls.common.hashing import bytes_hash
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import GENESIS, Ledger, canonical_bytes, record_digest, seal
 from intent_ls.ledger.verify import (
     CONFLICT_MESSAGE,
@@ -36,6 +30,7 @@ from intent_ls.ledger.verify import (
     validator,
     verify_ledger,
 )
+from intent_ls.policy.approvals import Approval, Contributor
 
 
 def reference_verify(data: bytes) -> VerifyResult:

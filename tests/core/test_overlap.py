@@ -11,6 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import SCOPE_CONFLICT, load_spec_text
 
@@ -63,7 +64,7 @@ UNIVERSE = [
 
 
 def conflicts(text: str) -> dict[frozenset[str], str]:
-    result = load_spec_text(text)
+    result = with_scope_conflicts(load_spec_text(text))
     found = {}
     for problem in result.problems:
         if problem.code == SCOPE_CONFLICT:
@@ -91,7 +92,7 @@ def test_disjoint_shapes_do_not_conflict() -> None:
 @given(st.lists(scopes(), min_size=2, max_size=4))
 def test_conflicts_agree_with_which(scopes: list[list[str]]) -> None:
     text = spec_yaml(scopes)
-    result = load_spec_text(text)
+    result = with_scope_conflicts(load_spec_text(text))
     if result.spec is None or len(result.spec.intents) != len(scopes):
         return  # a glob the validator refuses: its intent is not compared
     index = ScopeIndex(result.spec)

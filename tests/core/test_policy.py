@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from intent_ls.policy.judge import NO_ACTIVE_INTENT, OUT_OF_SCOPE, evaluate
+from intent_ls.policy.judge import evaluate
 from intent_ls.policy.session import Session
+from intent_ls.policy.verdicts import NO_ACTIVE_INTENT, OUT_OF_SCOPE
 from intent_ls.workspace.discover import Workspace
 
 

@@ -9,22 +9,13 @@ from pathlib import Path
 import pytest
 
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
+from intent_ls.ledger.records import approvals_from_records, build_approval_record
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
 from intent_ls.policy.destructive import DEFINITION_DELETED, FILE_DELETED, FILE_RENAMED, Finding
-from intent_ls.policy.judge import (
-    DESTRUCTIVE_EDIT,
-    NO_ACTIVE_INTENT,
-    OUT_OF_SCOPE,
-    STALE_FILE,
-    ApprovalSet,
-    Change,
-    FileOperation,
-    PolicyConfig,
-    approvals_from_records,
-    evaluate,
-)
+from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, evaluate
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState, StaleFile
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.model import Severity
 from intent_ls.workspace.discover import Workspace

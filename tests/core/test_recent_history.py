@@ -11,8 +11,9 @@ from pathlib import Path
 from ledger_helpers import mutation
 
 from intent_ls.ledger.history import workspace_history
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Contributor
 
 SPEC = """active_intents:
   - id: INT-001

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.spec import load as S
 from intent_ls.spec.load import load_spec_text
-from intent_ls.spec.model import Severity, Status
+from intent_ls.spec.model import RepoPolicy, Severity, Status
 
 
 def load(text: str) -> S.SpecResult:
-    return load_spec_text(textwrap.dedent(text))
+    return with_scope_conflicts(load_spec_text(textwrap.dedent(text)))
 
 
 def codes(result: S.SpecResult) -> list[str]:
@@ -183,18 +184,18 @@ def test_scope_conflict_names_both_intents() -> None:
         GOOD
         + "  - id: INT-002\n    name: Other\n    status: IN_PROGRESS\n    owned_scope: [src/**]\n"
     )
-    problem = only(load_spec_text(text), S.SCOPE_CONFLICT)
+    problem = only(load(text), S.SCOPE_CONFLICT)
     assert problem.severity is Severity.WARNING
     assert "INT-001" in problem.message and "INT-002" in problem.message
 
 
 def test_no_conflict_when_one_intent_is_not_live_or_disjoint() -> None:
     draft = GOOD + "  - id: INT-002\n    name: O\n    status: DRAFT\n    owned_scope: [src/**]\n"
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(draft))
+    assert S.SCOPE_CONFLICT not in codes(load(draft))
     disjoint = (
         GOOD + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n    owned_scope: [web/**]\n"
     )
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(disjoint))
+    assert S.SCOPE_CONFLICT not in codes(load(disjoint))
 
 
 def test_negation_removes_a_conflict() -> None:
@@ -203,7 +204,7 @@ def test_negation_removes_a_conflict() -> None:
         + "  - id: INT-002\n    name: O\n    status: IN_PROGRESS\n"
         + "    owned_scope: [src/**, '!src/auth/', '!src/auth/**']\n"
     )
-    assert S.SCOPE_CONFLICT not in codes(load_spec_text(text))
+    assert S.SCOPE_CONFLICT not in codes(load(text))
 
 
 def test_empty_spec_warns() -> None:
@@ -224,6 +225,44 @@ def test_unknown_active_intent_id() -> None:
 
 def test_missing_list() -> None:
     assert codes(load("version: 1\n")) == [S.MISSING_FIELD]
+
+
+def test_policy_section_is_read_into_the_spec() -> None:
+    result = load(
+        GOOD + "policy:\n  maxDeletedLines: 5\n  protectedPaths: [db/**, '!db/seed.sql']\n"
+    )
+    assert result.problems == ()
+    assert result.spec.policy == RepoPolicy(5, ("db/**", "!db/seed.sql"))
+    assert load(GOOD).spec.policy == RepoPolicy()  # unset: every door uses the defaults
+    assert load(GOOD + "policy:\n").spec.policy == RepoPolicy()
+
+
+@pytest.mark.parametrize(
+    ("snippet", "line", "column", "message"),
+    [
+        ("policy: 5", 11, 9, "'policy' must be a mapping, not a number"),
+        ("policy:\n  maxDeletedLines: -1", 12, 20, "whole number, 0 or more"),
+        ("policy:\n  maxDeletedLines: '5'", 12, 20, "whole number, 0 or more"),
+        ("policy:\n  protectedPaths: db/**", 12, 19, "list of strings"),
+    ],
+)
+def test_bad_policy_values_are_positioned_errors_and_left_unset(
+    snippet: str, line: int, column: int, message: str
+) -> None:
+    result = load(GOOD + snippet + "\n")
+    problem = only(result, S.WRONG_TYPE)
+    assert problem.severity is Severity.ERROR and message in problem.message
+    assert (problem.span.start.line + 1, problem.span.start.column + 1) == (line, column)
+    assert result.spec.policy == RepoPolicy()
+
+
+def test_policy_globs_are_checked_like_owned_scope() -> None:
+    result = load(GOOD + "policy:\n  protectedPaths: [db/**, ../secrets/**]\n")
+    problem = only(result, S.GLOB_ESCAPES)
+    assert problem.span.start.line + 1 == 12
+    assert result.spec.policy.protected_paths is None  # never half-read
+    unknown = only(load(GOOD + "policy:\n  maxDeletedLine: 5\n"), S.UNKNOWN_KEY)
+    assert "did you mean 'maxDeletedLines'" in unknown.message
 
 
 def test_every_code_is_exercised_by_this_module() -> None:

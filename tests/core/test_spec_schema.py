@@ -76,6 +76,11 @@ VALID = [
     intent(BASE.replace("src/**", "../out/**")),
     intent(BASE.replace("src/**", "'src/[ab'")),
     intent(BASE) + "active_intent_id: NOPE\n",
+    intent(BASE) + "policy:\n",
+    intent(BASE) + "policy:\n  maxDeletedLines: 5\n  protectedPaths: [db/**, '!db/seed.sql']\n",
+    intent(BASE) + "policy: {maxDeletedLines: 0, protectedPaths: []}\n",
+    intent(BASE) + "policy: {maxDeletedLines: null, protectedPaths: null, other: 1}\n",
+    intent(BASE) + "policy: {protectedPaths: ['../out/**']}\n",  # glob checks: validator only
 ]
 
 INVALID = [
@@ -104,6 +109,14 @@ INVALID = [
     intent("intent_id: A\ntitle: a\nstatus: IN_PROGRESS\nscope: {paths: []}"),
     "intents:\n  - intent_id: 7\n    title: a\n    scope: {paths: [a]}\n",
     intent(BASE) + "active_intent_id: [A]\n",
+    intent(BASE) + "policy: 5\n",
+    intent(BASE) + "policy: [maxDeletedLines]\n",
+    intent(BASE) + "policy: {maxDeletedLines: -1}\n",
+    intent(BASE) + "policy: {maxDeletedLines: 1.5}\n",
+    intent(BASE) + "policy: {maxDeletedLines: '5'}\n",
+    intent(BASE) + "policy: {maxDeletedLines: true}\n",
+    intent(BASE) + "policy: {protectedPaths: db/**}\n",
+    intent(BASE) + "policy: {protectedPaths: [1]}\n",
 ]
 
 
@@ -133,6 +146,14 @@ _keys = st.sampled_from(
     [*shape.names(shape.INTENT_FIELDS), *shape.names(shape.LEGACY_INTENT_FIELDS), "extra"]
 )
 _intent = st.one_of(st.dictionaries(_keys, _value, max_size=6), _scalar)
+_policy = st.one_of(
+    st.dictionaries(
+        st.sampled_from([*shape.names(shape.POLICY_FIELDS), "extra"]),
+        st.one_of(_value, st.integers(-2, 30)),
+        max_size=3,
+    ),
+    _scalar,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -141,9 +162,14 @@ _intent = st.one_of(st.dictionaries(_keys, _value, max_size=6), _scalar)
         st.sampled_from(["active_intents", "intents", "active_intent_id", "version"]),
         st.one_of(st.lists(_intent, max_size=2), _scalar),
         max_size=3,
-    )
+    ),
+    st.one_of(st.none(), _policy),
 )
-def test_schema_and_validator_agree_on_generated_specs(doc: dict[str, Any]) -> None:
+def test_schema_and_validator_agree_on_generated_specs(
+    doc: dict[str, Any], policy: dict[str, Any] | None
+) -> None:
+    if policy is not None:
+        doc = {**doc, "policy": policy}
     text = yaml.safe_dump(doc, sort_keys=False)
     assert (structural_errors(text) == set()) == (schema_errors(text) == []), text
 
@@ -151,6 +177,9 @@ def test_schema_and_validator_agree_on_generated_specs(doc: dict[str, Any]) -> N
 def test_every_field_of_the_shape_is_in_the_schema() -> None:
     schema = spec_schema()
     assert set(schema["properties"]) == set(shape.names(shape.TOP_FIELDS))
+    assert set(schema["properties"]["policy"]["properties"]) == set(
+        shape.names(shape.POLICY_FIELDS)
+    )
     assert set(schema["$defs"]["intent"]["properties"]) == set(
         shape.names(shape.INTENT_FIELDS + shape.LEGACY_INTENT_FIELDS)
     )

@@ -10,18 +10,12 @@ import pytest
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.index import TraceIndex
-from intent_ls.ledger.records import Approval, Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.policy.judge import STALE_FILE, ApprovalSet
-from intent_ls.policy.stale import (
-    ABSENT_HASH,
-    Changer,
-    DiskState,
-    changer_from_index,
-    changer_from_records,
-    check_save,
-    check_stale,
-)
+from intent_ls.ledger.writers import changer_from_index, changer_from_records
+from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
+from intent_ls.policy.stale import ABSENT_HASH, Changer, DiskState, check_save, check_stale
+from intent_ls.policy.verdicts import STALE_FILE
 
 REL = "src/auth/jwt.py"
 OPENED = "def f():\n    return 1\n"

@@ -6,8 +6,8 @@ import pytest
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import content_hash
-from intent_ls.syntax import definitions, language_for
-from intent_ls.syntax.document import DocumentSyntax
+from intent_ls.syntax.document import DocumentSyntax, definitions
+from intent_ls.syntax.languages import language_for
 from intent_ls.syntax.positions import position_to_byte
 
 # (language, source, changed line, expected qualified names overlapping that line)

@@ -8,17 +8,17 @@ import pytest
 
 from intent_ls import workflow
 from intent_ls.agents import gate
-from intent_ls.check import engine
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger import attribution
-from intent_ls.ledger.records import Approval, Contributor, build_approval_record
+from intent_ls.ledger.records import build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
-from intent_ls.policy import verdicts
+from intent_ls.policy import approvals, verdicts
+from intent_ls.policy.approvals import Approval, Contributor
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
 from intent_ls.spec import cache as spec_cache
 from intent_ls.spec import load as spec
+from intent_ls.spec.model import RepoPolicy
 from intent_ls.workspace.discover import Workspace
 
 OLD = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -26,12 +26,10 @@ WITHOUT_B = "def a():\n    return 1\n"
 
 
 def test_one_definition_of_each_gated_set() -> None:
-    assert attribution.GATED is verdicts.GATED
-    assert engine.GATED_VERDICTS is verdicts.APPROVABLE
     assert verdicts.APPROVABLE < verdicts.GATED
     assert verdicts.NO_ACTIVE_INTENT not in verdicts.APPROVABLE
-    assert verdicts.approval_key({"approval": {"content_hash": "sha256:x"}}) == "sha256:x"
-    assert verdicts.approval_key({"approval": None}) is None
+    assert approvals.approval_key({"approval": {"content_hash": "sha256:x"}}) == "sha256:x"
+    assert approvals.approval_key({"approval": None}) is None
 
 
 def test_constants_repeated_for_speed_stay_equal() -> None:
@@ -71,7 +69,7 @@ def test_destructive_edit_blocks_until_approved(selected: tuple[Workspace, Sessi
     first = workflow.judge_write(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
     [verdict] = first.blocking()
     assert verdict.code == "destructive-edit" and "`b`" in verdict.message
-    key = verdicts.approval_key(verdict)
+    key = approvals.approval_key(verdict)
     assert key is not None
     approval = Approval("destructive-edit", rel, 4, 6, key)
     second = workflow.judge_write(
@@ -136,6 +134,10 @@ def test_spec_cache_round_trip(workspace: Path) -> None:
     assert [(i.id, i.patterns, i.status) for i in cached.intents] == [
         (i.id, i.patterns, i.status) for i in first.intents
     ]
+    path.write_text(path.read_text() + "policy: {maxDeletedLines: 3, protectedPaths: [a/**]}\n")
+    spec_cache.load_spec_cached(workspace, path)
+    with_policy, _ = spec_cache.load_spec_cached(workspace, path)
+    assert with_policy is not None and with_policy.policy == RepoPolicy(3, ("a/**",))
     path.write_text("active_intents: [\n")  # a broken spec is never served from the cache
     broken, errors = spec_cache.load_spec_cached(workspace, path)
     assert broken is None and errors

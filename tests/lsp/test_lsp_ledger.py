@@ -338,7 +338,8 @@ async def test_saves_right_after_changes_in_a_large_file_record_exact_nodes(
     """Each save comes at once after its change, so the tree has pending edits and the
     record's nodes and mutation class come from local parses: they must be exactly what
     a fresh parse of each saved text gives."""
-    from intent_ls.ledger.records import Contributor, build_mutation_record
+    from intent_ls.ledger.records import build_mutation_record
+    from intent_ls.policy.approvals import Contributor
 
     rel = "src/auth/big.py"
     text = "".join(f"def f_{i}(x):\n    y = x + {i}\n    return y\n" for i in range(400))

@@ -12,6 +12,7 @@ from pygls.workspace.text_document import TextDocument
 from intent_ls.server.config import Config, Contributor, SeverityOption, merged, parse_config
 from intent_ls.server.documents import Region, TrackedDocument
 from intent_ls.server.positions import FastCodec
+from intent_ls.spec.model import RepoPolicy, Spec
 
 
 def test_defaults() -> None:
@@ -20,8 +21,8 @@ def test_defaults() -> None:
     config = Config()
     assert config.contributor.type == "unknown"  # see the README: an editor cannot tell
     assert config.ledger.fsync is True and config.code_lens.enabled is True
-    assert config.destructive.max_deleted_lines == 20
-    assert config.destructive.protected_paths is None  # the built-in list
+    assert config.destructive.max_deleted_lines is None  # the repository's
+    assert config.destructive.protected_paths is None  # none beyond the repository's
 
 
 def test_nested_settings() -> None:
@@ -40,8 +41,24 @@ def test_nested_settings() -> None:
     assert config.analysis_delay == 0.3
     from intent_ls.server.analysis import policy_config
 
-    assert policy_config(config).protected_paths == ("db/**",)
-    assert policy_config(Config()).protected.match("app/migrations/0001.py")
+    repository = Spec(policy=RepoPolicy(max_deleted_lines=8, protected_paths=("ci/**",)))
+    policy = policy_config(config, repository)
+    assert policy.max_deleted_lines == 5
+    assert policy.protected.match("db/x.sql") == "db/**"
+    assert policy.protected.match("ci/deploy.yml") == "ci/**"
+    assert policy_config(Config(), Spec()).protected.match("app/migrations/0001.py")
+
+
+def test_editor_settings_only_make_the_repository_policy_stricter() -> None:
+    from intent_ls.server.analysis import policy_config
+
+    repository = Spec(policy=RepoPolicy(max_deleted_lines=5, protected_paths=("db/**",)))
+    looser, _ = parse_config(
+        {"destructive": {"maxDeletedLines": 50, "protectedPaths": ["!db/**", "!db/x.sql"]}}
+    )
+    policy = policy_config(looser, repository)
+    assert policy.max_deleted_lines == 5
+    assert policy.protected.match("db/x.sql") == "db/**"
 
 
 def test_camel_case_settings_under_the_section_or_bare() -> None:

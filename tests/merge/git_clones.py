@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Contributor
 
 SPEC = """\
 active_intents:

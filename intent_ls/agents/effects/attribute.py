@@ -16,10 +16,12 @@ agent session).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents.effects import log
+import attrs
+
 from intent_ls.agents.effects.compare import Effect, file_changes
 from intent_ls.agents.effects.restore import Unrestorable, put_back
 from intent_ls.agents.effects.store import Store
@@ -27,8 +29,22 @@ from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.workspace import effects_log as log
 
 _MAX_TOLD = 20
+
+
+@attrs.frozen
+class Wording:
+    """What the gate knows and words for the agent, handed in so this module needs no
+    import of the gate: the session's selection, its model id, and the next steps."""
+
+    session: Any
+    model: str | None
+    #: The ``intent-ls approve …`` command for a destructive verdict's details.
+    approve_command: Callable[[dict[str, Any]], str]
+    #: Who owns ``rel`` and what to do, for a no-active-intent or out-of-scope verdict.
+    scope_step: Callable[[str, Any], str]
 
 
 def _bytes(path: str) -> bytes | None:
@@ -53,10 +69,15 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8-sig", "replace")
 
 
-def judge_files(gov: Any, event: HookEvent, restored: Restored, declared: set[str]) -> list[str]:
+def judge_files(
+    gov: Any,
+    event: HookEvent,
+    restored: Restored,
+    declared: set[str],
+    wording: Wording,
+) -> list[str]:
     """Judges, puts back or records every changed file; returns lines for the agent."""
     from intent_ls import workflow
-    from intent_ls.agents import gate, sessions
 
     store = Store(gov.root)
     effects = [
@@ -72,8 +93,7 @@ def judge_files(gov: Any, event: HookEvent, restored: Restored, declared: set[st
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []
-    state = sessions.read_state(gov.root, event.agent, event.session_id)
-    session = gate._session(gov, state)
+    session = wording.session
     for effect in effects:
         rel = effect.rel or ""
         old_bytes = store.get(effect.before.blob) if effect.before.blob else None
@@ -86,7 +106,7 @@ def judge_files(gov: Any, event: HookEvent, restored: Restored, declared: set[st
             told.append(
                 _put_back(gov.root, store, effect, event, blocking[0].code, entries)
                 + " — "
-                + _scope_step(gov, session, rel, blocking[0])
+                + wording.scope_step(rel, blocking[0])
             )
             continue
         old, new = _text(old_bytes) or "", _text(new_bytes)
@@ -100,7 +120,7 @@ def judge_files(gov: Any, event: HookEvent, restored: Restored, declared: set[st
             )
         destructive = [v for v in decision.blocking() if v.code == DESTRUCTIVE_EDIT]
         if destructive and effect.before.restorable:
-            approve = "; ".join(gate._approve_command(gov, v.details) for v in destructive)
+            approve = "; ".join(wording.approve_command(v.details) for v in destructive)
             what = "; ".join(v.message for v in destructive)
             told.append(
                 _put_back(gov.root, store, effect, event, DESTRUCTIVE_EDIT, entries)
@@ -112,7 +132,7 @@ def judge_files(gov: Any, event: HookEvent, restored: Restored, declared: set[st
     problem = _log(gov.root, entries)
     if problem:
         told.append(problem)
-    told += _record(gov, event, session, state, to_record)
+    told += _record(gov, event, wording, to_record)
     if len(told) > _MAX_TOLD:
         told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
     return told
@@ -137,34 +157,18 @@ def _put_back(
     return f"{rel}: {code}, {action}"
 
 
-def _scope_step(gov: Any, session: Any, rel: str, verdict: Any) -> str:
-    from intent_ls.agents import gate
-
-    owners = gov.scope.owners(rel)
-    who = f"owned by {gate._describe(owners)}" if owners else "no intent owns it"
-    if verdict.code == NO_ACTIVE_INTENT:
-        return (
-            f"this session has selected no intent ({who}); next step: {gate._select_step(owners)}"
-        )
-    return (
-        f"outside intent {session.intent_id}'s owned_scope ({who}); next step: leave it "
-        f"alone, or ask the human to widen the scope in {gate.SPEC_RELPATH}"
-    )
-
-
 def _record(
     gov: Any,
     event: HookEvent,
-    session: Any,
-    state: dict[str, Any],
+    wording: Wording,
     changes: list[tuple[str, str, str, Any]],
 ) -> list[str]:
     """Records each in-scope change as the session's; once per content (parallel calls of
     one session see each other's changes)."""
     from intent_ls import workflow
-    from intent_ls.agents import gate, sessions
-    from intent_ls.ledger.records import Contributor
+    from intent_ls.agents import sessions
     from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
 
     if not changes:
         return []
@@ -173,7 +177,6 @@ def _record(
     with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
         recorded: dict[str, Any] = fresh.setdefault("recorded", {})
         seen: dict[str, Any] = fresh.setdefault("seen", {})
-        model = event.model or gate._model(event, fresh)
         for rel, old, new, decision in changes:
             digest = text_hash(new)
             seen[rel] = digest
@@ -187,9 +190,9 @@ def _record(
                     old,
                     new,
                     decision,
-                    intent_id=session.intent_id,
+                    intent_id=wording.session.intent_id,
                     session_id=event.session_id,
-                    contributor=Contributor("ai", model),
+                    contributor=Contributor("ai", wording.model),
                 )
             except OSError as exc:
                 problems.append(f"{rel}: not recorded ({exc}); `intent-ls record {rel}` records it")

@@ -17,11 +17,12 @@ from typing import Any
 
 import attrs
 
-from intent_ls.agents.effects import log, snapshot
+from intent_ls.agents.effects import snapshot
 from intent_ls.agents.effects.compare import Effect, ledger_appended, protected_changes
 from intent_ls.agents.effects.restore import Unrestorable, put_back
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
+from intent_ls.workspace import effects_log as log
 
 PROTECTED_PATH = "protected-path"
 LEDGER_APPEND = "ledger-append"

@@ -1,0 +1,163 @@
+"""The imports of intent_ls/ draw the architecture (docs/architecture.md): packages in
+layers, arrows pointing one way, no cycles.
+
+Every import counts: module-level, inside functions and under ``TYPE_CHECKING`` alike,
+since a function-level import is still a dependency and a type-only one still ties two
+modules' meanings together.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "intent_ls"
+
+#: Lowest first; a package may import its own layer and the layers below, never above.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"common"}),
+    frozenset({"spec"}),
+    frozenset({"scope"}),
+    frozenset({"syntax"}),
+    frozenset({"policy"}),
+    frozenset({"ledger"}),
+    frozenset({"workflow", "workspace"}),
+    frozenset({"check", "agents", "server"}),
+    frozenset({"cli"}),
+)
+RANK = {package: n for n, layer in enumerate(LAYERS) for package in layer}
+#: The front doors of one layer stay apart: an agent hook or the CI gate never loads the
+#: language server, and neither loads the other.
+APART = frozenset({"check", "agents", "server"})
+#: Cycles not yet taken apart, each spelled as its sorted module list. The test fails
+#: when one grows or a new one appears, and when one listed here is gone (delete it).
+KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
+    {
+        (
+            "server.analysis",
+            "server.append_only",
+            "server.approvals",
+            "server.diagnostics",
+            "server.documents",
+            "server.edits",
+            "server.folders",
+            "server.ledger",
+            "server.saving",
+            "server.server",
+            "server.stale",
+            "server.status",
+        ),
+        ("server.actions", "server.commands", "server.lifecycle"),
+    }
+)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[0] == "examples":
+            continue
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(path: Path, known: dict[str, Path]) -> Iterator[tuple[int, str]]:
+    """(line, module) of every intent_ls import in ``path``, names relative to intent_ls."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            # ``from intent_ls.spec.load import shape`` imports the module spec.shape.
+            targets = [
+                f"{node.module}.{a.name}"
+                if f"{node.module}.{a.name}".removeprefix("intent_ls.") in known
+                else node.module
+                for a in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            if target.startswith("intent_ls."):
+                yield node.lineno, target.removeprefix("intent_ls.")
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {
+        name: {t for _, t in imports(path, known) if t in known and t != name}
+        for name, path in known.items()
+    }
+
+
+def cycles(edges: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[tuple[str, ...]] = set()
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.add(tuple(sorted(component)))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_imports_point_one_way() -> None:
+    known = modules()
+    wrong = []
+    for name, path in sorted(known.items()):
+        mine = name.split(".")[0]
+        for line, target in imports(path, known):
+            theirs = target.split(".")[0]
+            if mine not in RANK or theirs not in RANK or mine == theirs:
+                continue
+            if RANK[theirs] > RANK[mine] or {mine, theirs} <= APART:
+                wrong.append(f"intent_ls/{path.relative_to(PACKAGE)}:{line}: {mine} -> {theirs}")
+    assert wrong == []
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {name.split(".")[0] for name in modules() if "." in name}
+    assert packages - {"data"} == set(RANK) - {"workflow"}
+
+
+def test_no_import_cycles() -> None:
+    found = cycles(graph())
+    assert found - KNOWN_CYCLES == set(), "new import cycle"
+    assert KNOWN_CYCLES - found == set(), "a known cycle is gone: remove it from KNOWN_CYCLES"
+
+
+def test_the_cycle_finder_finds_a_function_level_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {("a", "b", "c")}
+    assert cycles({"a": {"b"}, "b": set()}) == set()
