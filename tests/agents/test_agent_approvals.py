@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.barrier import available
 from tests.agents.conftest import decision, records
 from tests.agents.effects_helpers import Agent, git_workspace
 
@@ -69,9 +70,12 @@ def test_the_cli_refuses_inside_an_agents_shell(governed: Path) -> None:
     assert records(governed) == []
 
 
-def test_an_approval_written_during_a_call_is_cut_off(tmp_path: Path, governed: Path) -> None:
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_an_approval_written_during_a_call_is_cut_off(governed: Path, agent: str) -> None:
+    """Claude Code runs the command behind the write barrier (the ledger is read-only to
+    it); Gemini's hooks cannot rewrite commands, so the append is cut off afterwards."""
     ws = git_workspace(governed)
-    player = Agent(ws)
+    player = Agent(ws, agent)
     player.select("INT-APP")
     player.shell("echo a > src/a.txt")  # a first record: the ledger exists
     before = (ws / ".orchestration" / "agent_trace.jsonl").read_bytes()
@@ -84,6 +88,8 @@ def test_an_approval_written_during_a_call_is_cut_off(tmp_path: Path, governed: 
     )
     player.shell(f"{sys.executable} src/sneak.py")
     assert (ws / ".orchestration" / "agent_trace.jsonl").read_bytes() == before
+    if agent == "claude-code" and available():
+        return
     log = [
         json.loads(line)
         for line in (ws / ".orchestration" / ".local" / "effects.jsonl").read_text().splitlines()
