@@ -132,7 +132,7 @@ def main() -> None:
             restored = verify.restore_protected(root, after)
             gov = gate.load_governance(root)
             assert restored is not None and gov is not None
-            told = judge_files(gov, after, restored, set())
+            told = judge_files(gov, after, restored, set(), gate._wording(gov, after))
             c4, t4 = cpu(), time.perf_counter()
             status_cpu.append((c1 - c0) * 1000)
             before_cpu.append((c2 - c1) * 1000)
