@@ -2,7 +2,8 @@
 
 One JSON object per line: ``time``, ``agent``, ``session``, ``tool``, ``path``, ``code``
 (``protected-path``, ``out-of-scope``, ``no-active-intent``, ``destructive-edit``,
-``ledger-append``) and ``action`` — ``restored`` (re-created or rewritten as it was),
+``ledger-append``, ``effects-store`` — the state kept before the call was removed during
+it, so nothing could be checked) and ``action`` — ``restored`` (re-created or rewritten as it was),
 ``removed`` (it did not exist before) or ``unrestorable`` (its former state was not
 kept: ``intent-ls check`` fails on it until a human has looked and removed the line).
 Removed ledger lines are kept under ``removed`` so a human can re-record them.

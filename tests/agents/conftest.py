@@ -35,6 +35,15 @@ active_intents:
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
 
 
+@pytest.fixture(autouse=True)
+def effects_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The hooks keep each call's before-state under $XDG_STATE_HOME: per test, not in
+    the developer's home."""
+    path = tmp_path / "xdg-state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(path))
+    return path
+
+
 @pytest.fixture
 def governed(tmp_path: Path) -> Path:
     root = tmp_path / "ws"

@@ -300,3 +300,25 @@ def test_the_barrier_keeps_git_and_ordinary_saves_working(ws: Path, tmp_path: Pa
     assert (ws / "notes.txt").read_text() == "old\n"
     assert "ok" in git(ws, "log", "-1", "--format=%s")
     assert cwd_out.read_text().strip() == str(ws / "src")
+
+
+def test_removing_the_kept_state_during_a_call_fails_check(ws: Path, tmp_path: Path) -> None:
+    from intent_ls.agents.effects.store import store_dir
+
+    state = tmp_path / "state"
+    agent = Agent(ws, VERIFIED_ONLY)
+    agent.env["XDG_STATE_HOME"] = str(state)
+    agent.select("INT-APP")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(state))
+        store = store_dir(ws)
+    command = f'{PY} "import shutil; shutil.rmtree({str(store)!r})"; ' + py_write(
+        ".orchestration/active_intents.yaml", "active_intents: []\n"
+    )
+    _, told = agent.shell(command)
+    assert "removed during it" in told
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "check", "--workspace", str(ws), "--base", "HEAD"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0 and "agent-effect" in done.stdout

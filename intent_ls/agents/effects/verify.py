@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from intent_ls.agents.effects import snapshot
+from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.compare import Effect, ledger_appended, protected_changes
 from intent_ls.agents.effects.restore import Unrestorable, put_back
 from intent_ls.agents.effects.store import Store, snapshot_name
@@ -26,6 +26,7 @@ from intent_ls.workspace import effects_log as log
 
 PROTECTED_PATH = "protected-path"
 LEDGER_APPEND = "ledger-append"
+EFFECTS_STORE = "effects-store"
 
 
 @attrs.frozen
@@ -43,9 +44,30 @@ def _name(event: HookEvent) -> str:
     return snapshot_name(event.agent, event.session_id, event.tool_id)
 
 
+#: Session-state key: the snapshots this session's calls are waiting on. A snapshot that
+#: is gone at the after-tool event while still listed here was taken away during the call.
+VERIFYING = "verifying"
+
+
 def before_call(root: Path, event: HookEvent) -> None:
+    from intent_ls.agents import sessions
+
+    name = _name(event)
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        waiting = state.setdefault(VERIFYING, {})
+        if isinstance(waiting, dict):
+            waiting[name] = log.entry()["time"]
     store = Store(root)
-    store.save_snapshot(_name(event), snapshot.take(store, root))
+    store.save_snapshot(name, snapshot.take(store, root))
+
+
+def _done(root: Path, event: HookEvent) -> bool:
+    """Forgets the call's snapshot; whether the session was waiting on it."""
+    from intent_ls.agents import sessions
+
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        waiting = state.get(VERIFYING)
+        return isinstance(waiting, dict) and waiting.pop(_name(event), None) is not None
 
 
 def restore_protected(root: Path, event: HookEvent) -> Restored | None:
@@ -53,7 +75,16 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     store = Store(root)
     taken = store.take_snapshot(_name(event))
     if taken is None or taken.get("root") != str(root):
-        return None
+        if not (root / protected_set.SIDECAR).is_dir() or not _done(root, event):
+            return None
+        where = str(store.dir)
+        gone = "the state kept before the call was removed during it"
+        _log(root, [_entry(event, where, EFFECTS_STORE, log.UNRESTORABLE, detail=gone)])
+        told = (
+            f"{where}: {gone}, so nothing the call changed could be checked or put back; "
+            "`intent-ls check` fails until a human has looked"
+        )
+        return Restored({}, (told,))
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     others: set[str] = set()
@@ -79,6 +110,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     problem = _log(root, entries)
     if problem:
         told.append(problem)
+    _done(root, event)
     store.collect(set())
     return Restored(taken, tuple(told), frozenset(others))
 
