@@ -47,7 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="write the command's last working directory to FILE (for the agent's shell)",
     )
-    barrier.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
+    barrier.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND",
+        help="the shell command, after -- (one quoted argument)",
+    )
     barrier.set_defaults(func=run_barrier)
 
 
