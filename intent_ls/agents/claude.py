@@ -41,8 +41,24 @@ def replace(before: str, after: str, every: bool, text: str | None) -> str | Non
     return text.replace(before, after) if every else text.replace(before, after, 1)
 
 
+#: Tools that write the file their ``file_path`` (``notebook_path``) names.
+WRITE_TOOLS = ("Write", "Edit", "NotebookEdit", "MultiEdit")
+
+
+def unreadable(name: str, args: dict[str, Any], keys: tuple[str, ...]) -> ToolCall:
+    """A write tool whose input has no string path where the tool keeps it."""
+    found = ", ".join(sorted(k for k in args if isinstance(k, str))[:8]) or "nothing"
+    return ToolCall(
+        ToolKind.WRITE,
+        name,
+        problem=f"{name}'s input has no string {' or '.join(keys)} (it has {found})",
+    )
+
+
 def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     path = text_of(args.get("file_path")) or text_of(args.get("notebook_path"))
+    if name in WRITE_TOOLS and path is None:
+        return unreadable(name, args, ("file_path", "notebook_path"))
     if name == "Write" and path is not None:
         return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
     if name == "Edit" and path is not None:
@@ -54,7 +70,10 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     if name == "NotebookEdit" and path is not None:
         return ToolCall(ToolKind.WRITE, name, (FileChange(path),))
     if name == "Bash":
-        return ToolCall(ToolKind.SHELL, name, command=text_of(args.get("command")) or "")
+        from intent_ls.agents.barrier import unwrap
+
+        command = unwrap(text_of(args.get("command")) or "")
+        return ToolCall(ToolKind.SHELL, name, command=command, arguments=args)
     if name == "Read" and path is not None:
         return ToolCall(ToolKind.READ, name, (FileChange(path),))
     if name.startswith(_OWN_PREFIX):
@@ -72,16 +91,25 @@ def parse(payload: dict[str, Any], agent: str = AGENT, tools: Any = tool_call) -
         agent=agent,
         phase=phase,
         session_id=str(payload.get("session_id") or "none"),
-        cwd=str(payload.get("cwd") or "."),
+        cwd=text_of(payload.get("cwd")) or "",
         model=text_of(payload.get("model")),
         tool=tool,
         transcript_path=text_of(payload.get("transcript_path")),
+        tool_id=text_of(payload.get("tool_use_id")) or text_of(payload.get("call_id")),
         permission_mode=text_of(payload.get("permission_mode")),
     )
 
 
 def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> dict[str, Any]:
     if event_name == "PreToolUse":
+        if outcome.decision is Decision.PASS and outcome.updated_input is not None:
+            # No decision: the agent's own permission rules still apply to the command.
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event_name,
+                    "updatedInput": outcome.updated_input,
+                }
+            }
         if outcome.decision is Decision.PASS:
             return {}
         decision = outcome.decision

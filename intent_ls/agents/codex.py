@@ -8,6 +8,7 @@ a human is denied with the command that approves it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from intent_ls.agents import claude
@@ -37,6 +38,22 @@ def patch_call(name: str, patch: str) -> ToolCall:
     return ToolCall(ToolKind.WRITE, name, tuple(changes))
 
 
+_HEREDOC = re.compile(
+    r"\A\s*apply_patch\s*<<\s*(['\"]?)(?P<tag>[A-Za-z_]+)\1[ \t]*\n"
+    r"(?P<body>.*?\n)(?P=tag)[ \t]*\n?\s*\Z",
+    re.DOTALL,
+)
+
+
+def heredoc_patch(command: str) -> str | None:
+    """The patch of a shell-form ``apply_patch <<'EOF' … EOF``, only when that heredoc is
+    the whole script: anything before or after it is a shell command of its own."""
+    match = _HEREDOC.match(command)
+    if match is None or "*** Begin Patch" not in match.group("body"):
+        return None
+    return match.group("body")
+
+
 #: Codex names MCP tools ``mcp__<server>__<tool>`` with the server name sanitized
 #: (``intent-ls`` → ``intent_ls``).
 OWN_PREFIX = "mcp__intent_ls__"
@@ -48,14 +65,17 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     command = args.get("command")
     if name in PATCH_TOOLS and isinstance(command, str):
         return patch_call(name, command)
+    workdir = args.get("workdir")
+    workdir = workdir if isinstance(workdir, str) or workdir is None else "\0"
     if name in ("Bash", "shell", "exec_command") and isinstance(command, str):
-        if command.lstrip().startswith("apply_patch") and "*** Begin Patch" in command:
-            return patch_call(name, command)
-        return ToolCall(ToolKind.SHELL, "Bash", command=command)
+        patch = heredoc_patch(command)
+        if patch is not None:
+            return patch_call(name, patch)
+        return ToolCall(ToolKind.SHELL, "Bash", command=command, workdir=workdir)
     if isinstance(command, list) and all(isinstance(c, str) for c in command):
         import shlex
 
-        return ToolCall(ToolKind.SHELL, name, command=shlex.join(command))
+        return ToolCall(ToolKind.SHELL, name, command=shlex.join(command), workdir=workdir)
     return claude.tool_call(name, args)
 
 

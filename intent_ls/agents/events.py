@@ -65,6 +65,12 @@ class ToolCall:
     arguments: dict[str, object] = attrs.field(factory=dict)
     #: The tool's result as the agent reported it (after-tool only).
     failed: bool = False
+    #: The shell tool's own working directory argument (Gemini ``dir_path``/``directory``,
+    #: Codex ``workdir``), relative to the event's ``cwd``.
+    workdir: str | None = None
+    #: Why the tool's input cannot be read as the tool it names (a missing or non-string
+    #: path): the call is refused rather than judged on a guess.
+    problem: str | None = None
 
 
 @attrs.frozen
@@ -80,6 +86,9 @@ class HookEvent:
     #: The agent's permission mode where it says (Claude Code's ``permission_mode``):
     #: whether an ``ask`` reaches a human.
     permission_mode: str | None = None
+    #: The agent's id for this tool call (``tool_use_id``), pairing its before- and
+    #: after-tool events; None where the agent sends none.
+    tool_id: str | None = None
 
 
 class Decision(enum.StrEnum):
@@ -96,3 +105,6 @@ class Outcome:
     reason: str = ""
     #: Text the agent adds to the model's context (session start, prompt, after a tool).
     context: str = ""
+    #: The tool's input rewritten (Claude Code's ``updatedInput``): a shell command run
+    #: under the write barrier (:mod:`.barrier`).
+    updated_input: dict[str, object] | None = None

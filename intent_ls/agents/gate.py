@@ -32,7 +32,7 @@ from intent_ls.agents.events import (
     ToolKind,
 )
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.approvals import COMMAND_PATH, whole_file_request
+from intent_ls.policy.approvals import whole_file_request
 from intent_ls.policy.session import SelectionRefused, Session, check_selectable
 from intent_ls.policy.verdicts import (
     DESTRUCTIVE_COMMAND,
@@ -42,7 +42,6 @@ from intent_ls.policy.verdicts import (
     OUT_OF_SCOPE,
     PROTECTED_PATH,
     STALE_FILE,
-    UNANALYSABLE_COMMAND,
 )
 from intent_ls.scope import glob_cache
 from intent_ls.scope.index import ScopeIndex, is_sidecar
@@ -52,6 +51,8 @@ from intent_ls.spec.model import Intent, Spec, labels
 #: parser when the compiled spec is current (a test keeps the two equal).
 SPEC_RELPATH = ".orchestration/active_intents.yaml"
 INTENTIGNORE = ".intentignore"
+#: :data:`intent_ls.workspace.discover.MAX_IGNORE_BYTES` (a test keeps the two equal).
+MAX_IGNORE_BYTES = 256 * 1024
 MCP_SERVER = "intent-ls"
 SELECT_TOOL = "select_active_intent"
 #: Selectable intents listed in a context message before "call list_intents".
@@ -92,8 +93,10 @@ def load_governance(root: Path) -> Governance | None:
             f"{first.message if first else 'no intents'}{where}"
         )
     spec = loaded or Spec()
-    try:
-        ignores = (root / INTENTIGNORE).read_text(encoding="utf-8", errors="replace")
+    from intent_ls.common.safe_io import read_regular
+
+    try:  # as the CLI and the editor read it: a symlink or a huge file is not used
+        ignores = read_regular(root / INTENTIGNORE, MAX_IGNORE_BYTES).decode("utf-8", "replace")
     except OSError:
         ignores = ""
     glob_cache.load(root)
@@ -123,6 +126,15 @@ def _read(gov: Governance, rel: str) -> str | None:
         return (gov.root / rel).read_bytes().decode("utf-8-sig", "replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+
+
+def _hard_linked(gov: Governance, rel: str) -> int:
+    """How many names the existing regular file ``rel`` has, when more than one."""
+    try:
+        st = os.lstat(gov.root / rel)
+    except OSError:
+        return 0
+    return st.st_nlink if st.st_nlink > 1 and not os.path.isdir(gov.root / rel) else 0
 
 
 def _deny(code: str, message: str, step: str) -> Outcome:
@@ -177,6 +189,16 @@ def _judge_file(
                 "intent-ls).",
                 f"to work on an intent call {SELECT_TOOL}; to change an intent's scope, ask "
                 "the human to edit the spec.",
+            )
+        )
+    linked = _hard_linked(gov, rel)
+    if linked:
+        return _Judged(
+            _deny(
+                PROTECTED_PATH,
+                f"{rel} has {linked} names (hard links): a write through it changes every "
+                "one of them, and intent-ls cannot tell which are protected.",
+                f"remove the link ({rel}) and write a fresh file, or ask the human.",
             )
         )
     if gov.scope.is_ignored(rel):
@@ -350,11 +372,27 @@ def _judge_files(
 
 
 def _judge_shell(
-    gov: Governance, state: dict[str, Any], event: HookEvent, command: str, ask_supported: bool
+    gov: Governance,
+    state: dict[str, Any],
+    event: HookEvent,
+    command: str,
+    ask_supported: bool,
+    cwd: str,
 ) -> _Judged:
-    from intent_ls.agents.shell.classify import DESTRUCTIVE, UNKNOWN, classify_command
+    from intent_ls.agents.approval_guard import is_approval_attempt
+    from intent_ls.agents.shell.classify import DESTRUCTIVE, classify_command
 
-    found = classify_command(command, gov.root, event.cwd)
+    if is_approval_attempt(command):
+        return _Judged(
+            _deny(
+                PROTECTED_PATH,
+                "approving a verdict is a human's decision; an agent never runs "
+                "`intent-ls approve`, in any spelling.",
+                "tell the human what needs approval and why, and let them approve it "
+                "(in their terminal or the editor), then retry.",
+            )
+        )
+    found = classify_command(command, gov.root, cwd)
     # A directory target (``rm -rf src``) spans intents: the sidecar rule still holds,
     # the rest is the destructive verdict's business, decided by a human.
     writes = [
@@ -365,8 +403,10 @@ def _judge_shell(
     judged = _judge_files(gov, state, event, writes, ask_supported)
     if judged.outcome.decision is Decision.DENY:
         return judged
-    if found.klass in (DESTRUCTIVE, UNKNOWN):
-        code = DESTRUCTIVE_COMMAND if found.klass == DESTRUCTIVE else UNANALYSABLE_COMMAND
+    # What a command the classifier cannot follow does is judged by its effects after it
+    # ran (:mod:`.effects`); only what nothing could put back is held for a human.
+    if found.klass == DESTRUCTIVE:
+        code = DESTRUCTIVE_COMMAND
         if _command_approved(gov, code, command):
             return _Judged(Outcome(), judged.pending)
         why = "; ".join(found.reasons) or found.klass
@@ -377,7 +417,7 @@ def _judge_shell(
                 f"ask the human to approve it with `intent-ls approve --workspace {gov.root} "
                 f"{code} --command {_quote(command)}`, then retry; or find another way."
             )
-        verb = "destroys data" if found.klass == DESTRUCTIVE else "cannot be analysed"
+        verb = "cannot be undone"
         reason = f"[intent-ls] {code}: `{command}` {verb} ({why}); a human must decide. "
         return _Judged(
             Outcome(
@@ -400,14 +440,9 @@ def _quote(text: str) -> str:
 
 
 def _command_approved(gov: Governance, code: str, command: str) -> bool:
-    from intent_ls.workflow import recorded_approvals
+    from intent_ls.agents.held_commands import use_approval
 
-    if not (gov.root / ".orchestration" / "agent_trace.jsonl").exists():
-        return False
-    return (
-        recorded_approvals(gov.root, COMMAND_PATH).find(code, COMMAND_PATH, text_hash(command))
-        is not None
-    )
+    return use_approval(gov.root, code, command)
 
 
 # -- after a write: the record ----------------------------------------------------------
@@ -595,20 +630,133 @@ def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
     from intent_ls.agents.shell.classify import classify_command
 
     paths = [c.path for c in tool.files] + [c.move_to for c in tool.files if c.move_to]
-    if tool.kind is ToolKind.SHELL and tool.command:
-        found = classify_command(tool.command, gov.root, event.cwd)
+    cwd = command_cwd(gov, event, tool)
+    if tool.kind is ToolKind.SHELL and tool.command and cwd is not None:
+        found = classify_command(tool.command, gov.root, cwd)
         paths += [os.path.join(str(gov.root), w) for w in found.writes]
     rels = [_rel(gov, event.cwd, p) for p in paths]
     return [r for r in rels if r is not None]
 
 
+#: Tool calls whose effects on disk are verified after they ran (:mod:`.effects`).
+VERIFIED = frozenset({ToolKind.WRITE, ToolKind.SHELL, ToolKind.OTHER})
+
+
 def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
+    from intent_ls.agents.effects import verify
+
+    verified = event.tool is not None and event.tool.kind in VERIFIED
+    restored = None
+    if verified and event.phase is Phase.AFTER_TOOL:
+        # Before the spec or any cache is read: they are judged as they were.
+        restored = verify.restore_protected(Path(os.path.realpath(root)), event)
     gov = load_governance(root)
     if gov is None:
-        return Outcome()
+        return Outcome(context=_effects_told(restored.told if restored else ()))
     outcome = _handle(gov, event, ask_supported)
     glob_cache.save(gov.root)
+    if verified and event.phase is Phase.BEFORE_TOOL and outcome.decision is not Decision.DENY:
+        verify.before_call(gov.root, event)
+        outcome = _behind_barrier(gov, event, outcome)
+    if restored is not None and event.tool is not None:
+        from intent_ls.agents.effects.attribute import judge_files
+
+        told = [
+            *restored.told,
+            *judge_files(
+                gov, event, restored, set(files_of(gov, event, event.tool)), _wording(gov, event)
+            ),
+        ]
+        if told:
+            context = _effects_told(told)
+            outcome = Outcome(
+                outcome.decision,
+                outcome.reason,
+                "\n".join(filter(None, [outcome.context, context])),
+            )
     return outcome
+
+
+#: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
+#: Claude Code's ``updatedInput``, honoured with no decision, so that its own permission
+#: rules still apply). Elsewhere shell commands are verified after they ran, only.
+REWRITES_COMMANDS = frozenset({"claude-code"})
+
+
+def _behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
+    """A shell command let through runs under the write barrier where it can."""
+    tool = event.tool
+    if (
+        tool is None
+        or tool.kind is not ToolKind.SHELL
+        or outcome.decision is not Decision.PASS
+        or event.agent not in REWRITES_COMMANDS
+        or not tool.command
+    ):
+        return outcome
+    import sys
+
+    from intent_ls.agents import barrier
+
+    if not barrier.available():
+        return outcome
+    cwd_out = os.path.join(
+        os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
+    )
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
+    return attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+
+
+def barrier_note(agent: str) -> str:
+    """Said once, at session start: whether shell commands run under a write barrier."""
+    from intent_ls.agents import barrier
+
+    if agent in REWRITES_COMMANDS and barrier.available():
+        return (
+            "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
+            "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
+            "config/hooks/info, the agents' settings) cannot be changed by them."
+        )
+    return (
+        "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
+        "changes is verified after it ran, and protected or out-of-scope files are put back."
+    )
+
+
+def _wording(gov: Governance, event: HookEvent) -> Any:
+    """The gate's knowledge and phrasing, for the effects of a call (:mod:`.effects`)."""
+    from intent_ls.agents.effects.attribute import Wording
+
+    state = sessions.read_state(gov.root, event.agent, event.session_id)
+    session = _session(gov, state)
+
+    def scope_step(rel: str, verdict: Any) -> str:
+        owners = gov.scope.owners(rel)
+        who = f"owned by {labels(owners)}" if owners else "no intent owns it"
+        if verdict.code == NO_ACTIVE_INTENT:
+            return f"this session has selected no intent ({who}); next step: {_select_step(owners)}"
+        return (
+            f"outside intent {session.intent_id}'s owned_scope ({who}); next step: leave it "
+            f"alone, or ask the human to widen the scope in {SPEC_RELPATH}"
+        )
+
+    return Wording(
+        session,
+        event.model or _model(event, state),
+        lambda details: _approve_command(gov, details),
+        scope_step,
+    )
+
+
+def _effects_told(told: Sequence[str]) -> str:
+    if not told:
+        return ""
+    return (
+        "[intent-ls] This tool call changed files it may not change, so intent-ls put them "
+        "back as they were before the call (agents never change intent-ls's sidecar, the "
+        "agents' settings or git's control files, nor files outside the selected intent's "
+        "owned_scope):\n" + "\n".join(f"- {line}" for line in told)
+    )
 
 
 def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
@@ -617,7 +765,7 @@ def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
         state = sessions.read_state(gov.root, event.agent, event.session_id)
         context = session_context(gov, state)
         if event.phase is Phase.SESSION_START:
-            context += clone_setup_note(gov.root)
+            context += clone_setup_note(gov.root) + barrier_note(event.agent)
         return Outcome(context=context)
     if event.phase is Phase.BEFORE_MODEL:
         if event.model:
@@ -633,7 +781,39 @@ def _handle(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
     return Outcome()
 
 
+def _unreadable(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None:
+    """Why this call cannot be judged at all (then it is refused), or None."""
+    if tool.problem:
+        return tool.problem
+    if not os.path.isabs(event.cwd) or not os.path.isdir(event.cwd):
+        return f"the event's working directory {event.cwd!r} is not a directory"
+    if tool.workdir is not None and command_cwd(gov, event, tool) is None:
+        return f"the tool's working directory {tool.workdir!r} is outside the workspace"
+    return None
+
+
+def command_cwd(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None:
+    """Where the tool runs: its own working-directory argument (taken from the event's
+    cwd), which must lie inside the workspace; None when it does not."""
+    if tool.workdir is None:
+        return event.cwd
+    if "\0" in tool.workdir:
+        return None
+    full = os.path.realpath(os.path.join(event.cwd, os.path.expanduser(tool.workdir)))
+    root = str(gov.root)
+    return full if full == root or full.startswith(root + os.sep) else None
+
+
 def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supported: bool) -> Outcome:
+    if tool.kind in (ToolKind.WRITE, ToolKind.SHELL):
+        why = _unreadable(gov, event, tool)
+        if why is not None:
+            return _deny(
+                GOVERNANCE_ERROR,
+                f"intent-ls cannot judge this {tool.name} call: {why}; it is refused.",
+                "call the tool with the arguments it documents (a string file_path, a "
+                "working directory inside the workspace).",
+            )
     if tool.kind is ToolKind.OWN_MCP:
         if tool.mcp_tool == SELECT_TOOL:
             wanted = tool.arguments.get("intent_id")
@@ -650,7 +830,8 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
         return Outcome()
     state = sessions.read_state(gov.root, event.agent, event.session_id)
     if tool.kind is ToolKind.SHELL:
-        judged = _judge_shell(gov, state, event, tool.command or "", ask_supported)
+        cwd = command_cwd(gov, event, tool) or event.cwd
+        judged = _judge_shell(gov, state, event, tool.command or "", ask_supported, cwd)
     else:
         judged = _judge_files(gov, state, event, tool.files, ask_supported)
     if judged.outcome.decision is not Decision.DENY and judged.pending:

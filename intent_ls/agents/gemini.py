@@ -45,6 +45,10 @@ def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=own, arguments=args)
     if name.startswith(_OWN_PREFIX):
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(_OWN_PREFIX) :], arguments=args)
+    if name in ("write_file", "replace") and path is None:
+        from intent_ls.agents.claude import unreadable
+
+        return unreadable(name, args, ("file_path", "absolute_path"))
     if name == "write_file" and path is not None:
         return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
     if name == "replace" and path is not None:
@@ -57,7 +61,13 @@ def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None
             change = FileChange(path, None, lambda text: replace(before, after, every, text))
         return ToolCall(ToolKind.WRITE, name, (change,))
     if name == "run_shell_command":
-        return ToolCall(ToolKind.SHELL, name, command=text_of(args.get("command")) or "")
+        workdir = args.get("dir_path", args.get("directory"))
+        return ToolCall(
+            ToolKind.SHELL,
+            name,
+            command=text_of(args.get("command")) or "",
+            workdir=workdir if isinstance(workdir, str) or workdir is None else "\0",
+        )
     if name in ("read_file", "read_many_files") and path is not None:
         return ToolCall(ToolKind.READ, name, (FileChange(path),))
     return ToolCall(ToolKind.OTHER, name)
@@ -82,10 +92,11 @@ def parse(payload: dict[str, Any]) -> HookEvent:
         agent=AGENT,
         phase=phase,
         session_id=str(payload.get("session_id") or "none"),
-        cwd=str(payload.get("cwd") or "."),
+        cwd=text_of(payload.get("cwd")) or "",
         model=model,
         tool=tool,
         transcript_path=text_of(payload.get("transcript_path")),
+        tool_id=text_of(payload.get("tool_use_id")) or text_of(payload.get("call_id")),
     )
 
 

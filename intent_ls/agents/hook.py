@@ -25,6 +25,8 @@ from intent_ls.agents.events import Decision, Outcome
 
 #: Seconds a hook may take before it refuses on its own: below the 10 s that
 #: ``hooks install`` gives every agent, leaving room for the interpreter's start.
+#: A hook payload carries one tool call's input: far above this it is not one.
+MAX_PAYLOAD = 64 * 1024 * 1024
 #: Where each agent names the event in its payload, and the name of its tool gate.
 _TOOL_GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
@@ -74,10 +76,12 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
     from intent_ls.agents import gate
 
     try:
+        if len(raw) > MAX_PAYLOAD:
+            raise ValueError(f"{len(raw)} bytes, above the {MAX_PAYLOAD} a hook reads")
         payload = json.loads(raw.decode("utf-8"))
         if not isinstance(payload, dict):
             raise ValueError("the payload is not a JSON object")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         reason = f"[intent-ls] governance-error: unreadable hook input ({exc}); refused."
         return refusal(agent, "", reason), 2
     event_name = str(payload.get("hook_event_name") or "")
@@ -107,12 +111,16 @@ def main(agent: str, workspace: Path | None = None, budget: float = DEFAULT_BUDG
         raise HookTimeout
 
     previous = signal.signal(signal.SIGALRM, expire)
+    # An agent (or anything else) ending the hook early gets a refusal, not silence.
+    signal.signal(signal.SIGTERM, expire)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
         raw = sys.stdin.buffer.read()
         answer, status = run(agent, raw, workspace)
     except HookTimeout:
-        answer = refusal(agent, "", "[intent-ls] governance-error: the hook timed out; refused.")
+        answer = refusal(
+            agent, "", "[intent-ls] governance-error: the hook was stopped early; refused."
+        )
         status = 2
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -35,6 +35,7 @@ from typing import IO, Any
 import attrs
 
 from intent_ls.check.findings import (
+    AGENT_EFFECT,
     DONE_WITHOUT_CHANGE,
     INTENT_NOT_IN_PROGRESS,
     INTENT_NOT_OWNER,
@@ -125,6 +126,7 @@ def run_check(
     changes = repo.changes(base)
     findings = _spec_findings(ws)
     findings.extend(scope_widened(ws, repo, base))
+    findings.extend(agent_effect_findings(ws.root))
     ledger = ws.root / LEDGER_RELPATH
     verified = verify_ledger(ledger, verifying)
     if verified.problem is not None:
@@ -181,6 +183,25 @@ def run_check(
         repo.toplevel,
         repo.prefix,
     )
+
+
+def agent_effect_findings(root: Path) -> list[Finding]:
+    """What agents' tool calls changed and the hooks could not put back (their log)."""
+    from intent_ls.workspace import effects_log as log
+
+    return [
+        Finding(
+            AGENT_EFFECT,
+            str(item.get("path", "")),
+            1,
+            1,
+            f"{item.get('agent')} session {item.get('session')} ({item.get('tool')}) changed "
+            f"it at {item.get('time')} ({item.get('code')}) and it could not be put back: "
+            f"{item.get('detail', 'its former content was not kept')}",
+        )
+        for item in log.read(root)
+        if item.get("action") == log.UNRESTORABLE
+    ]
 
 
 def _governed(ws: Workspace, change: FileChange) -> bool:

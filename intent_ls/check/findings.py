@@ -19,6 +19,7 @@ LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
 SCOPE_WIDENED_RULE = "scope-widened"
 SYMLINK_CHANGE = "symlink-change"
+AGENT_EFFECT = "agent-effect"
 #: Optional (``intent-ls check --enable done-without-change``).
 DONE_WITHOUT_CHANGE = "done-without-change"
 OPTIONAL_RULES = (DONE_WITHOUT_CHANGE,)
@@ -83,6 +84,15 @@ RULES: tuple[Rule, ...] = (
         "symlink, or a symlink whose target is outside the workspace, in the sidecar, "
         "ignored or owned by no intent, is a change no record covers. Restore the file, "
         "or point the link at governed code.",
+    ),
+    Rule(
+        AGENT_EFFECT,
+        "AgentEffect",
+        "An agent's tool call changed a file it may not change, and it could not be put back",
+        "After every agent tool call the hooks put protected and out-of-scope files back as "
+        "they were; this one's former content was not kept (too large, or not a regular "
+        "file). Look at the file, restore it yourself, then delete the line from "
+        ".orchestration/.local/effects.jsonl.",
     ),
     Rule(
         LEDGER_INVALID,

@@ -68,8 +68,17 @@ def run_record(args: argparse.Namespace) -> int:
 
 
 def run_approve(args: argparse.Namespace) -> int:
+    from intent_ls.agents.approval_guard import agent_shell
     from intent_ls.cli.errors import CliError
     from intent_ls.cli.terminal import TerminalError, approve
+
+    marker = agent_shell()
+    if marker is not None:
+        raise CliError(
+            f"intent-ls approve is a human's decision and refuses to run in a coding "
+            f"agent's shell ({marker} is set): run it yourself in a terminal, or answer "
+            "the agent's permission prompt"
+        )
 
     lines = None
     if args.lines:

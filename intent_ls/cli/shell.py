@@ -1,4 +1,5 @@
-"""``intent-ls shell classify [--workspace DIR] [--format text|json] -- COMMAND``."""
+"""``intent-ls shell classify [--workspace DIR] [--format text|json] -- COMMAND`` and
+``intent-ls shell barrier [--workspace DIR] [--cwd-out FILE] -- COMMAND``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Shell-command analysis with the tree-sitter-bash grammar.",
     )
     verbs = parser.add_subparsers(
-        dest="shell_verb", metavar="VERB", required=True, help="what to do (classify)"
+        dest="shell_verb", metavar="VERB", required=True, help="what to do (classify, barrier)"
     )
     classify = verbs.add_parser(
         "classify",
@@ -31,6 +32,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the shell command, after -- (one quoted argument, or its words)",
     )
     classify.set_defaults(func=run_classify)
+    barrier = verbs.add_parser(
+        "barrier",
+        help="run a command in bash with intent-ls's protected paths mounted read-only",
+        description="Run COMMAND with bash -c in a new user and mount namespace where "
+        "intent-ls's protected paths are bind-mounted read-only, so they cannot be "
+        "changed (the agent hooks run an agent's shell commands this way where the agent "
+        "lets them). Exits with the command's status; 2 when the barrier cannot be set up "
+        "(the command does not run).",
+    )
+    add_workspace_arg(barrier)
+    barrier.add_argument(
+        "--cwd-out",
+        metavar="FILE",
+        help="write the command's last working directory to FILE (for the agent's shell)",
+    )
+    barrier.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND",
+        help="the shell command, after -- (one quoted argument)",
+    )
+    barrier.set_defaults(func=run_barrier)
 
 
 def run_classify(args: argparse.Namespace) -> int:
@@ -56,3 +79,15 @@ def run_classify(args: argparse.Namespace) -> int:
     for reason in found.reasons:
         print(f"reason: {reason}")
     return 0
+
+
+def run_barrier(args: argparse.Namespace) -> int:
+    from intent_ls.agents.barrier import run
+    from intent_ls.cli.errors import CliError
+
+    words = list(args.command)
+    if words and words[0] == "--":
+        words = words[1:]
+    if len(words) != 1:
+        raise CliError("shell barrier needs the command as one argument after --")
+    return run(workspace_root(args), words[0], args.cwd_out)

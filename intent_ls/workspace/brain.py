@@ -3,6 +3,12 @@
 The file stays readable and hand-editable Markdown: one ``## Lessons: <ID>`` section per
 intent, one ``- YYYY-MM-DD: text`` bullet per lesson. New lessons go at the end of their
 intent's section so hand-written prose elsewhere in the file is left alone.
+
+Lessons are data, not orders: an agent writes them and every later session reads them,
+so one hostile lesson must not become everyone's instruction or break everyone's
+selection. A lesson is bounded (:data:`MAX_LESSON_CHARS`), refused when it carries
+control or bidirectional-override characters, and read back with any such character a
+hand edit put there escaped, at most :data:`MAX_LESSONS_SHOWN` per intent, the newest.
 """
 
 from __future__ import annotations
@@ -17,6 +23,20 @@ BRAIN_RELPATH = ".orchestration/CLAUDE.md"
 _HEADER = "# Shared brain\n\nLessons learned while working on each intent, recorded by intent-ls.\n"
 #: A brain is hand-read Markdown; far beyond this it is not one (and is not read whole).
 MAX_BRAIN_BYTES = 4 * 1024 * 1024
+#: One lesson is a sentence or a short paragraph.
+MAX_LESSON_CHARS = 1000
+#: Lessons shown to a session per intent (the newest).
+MAX_LESSONS_SHOWN = 30
+#: Characters that reorder or hide text on screen (Trojan Source) or are not text.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def _escaped(text: str) -> str:
+    return _HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 _BULLET = re.compile(r"^- (\d{4}-\d{2}-\d{2}): (.*)$")
 
 
@@ -26,9 +46,16 @@ def _section_title(intent_id: str) -> str:
 
 def add_lesson(text: str, intent_id: str, lesson: str, day: dt.date) -> str:
     """Returns the brain text with ``lesson`` appended to ``intent_id``'s section."""
+    if _HIDDEN.search(lesson.replace("\n", " ").replace("\t", " ")):
+        raise ValueError("a lesson may not contain control or bidirectional-override characters")
     clean = " ".join(lesson.split())
     if not clean:
         raise ValueError("a lesson needs some text")
+    if len(clean) > MAX_LESSON_CHARS:
+        raise ValueError(
+            f"a lesson is at most {MAX_LESSON_CHARS} characters (this one has {len(clean)}): "
+            "keep the lesson, not the evidence"
+        )
     bullet = f"- {day.isoformat()}: {clean}"
     lines = text.splitlines() if text else _HEADER.splitlines()
     title = _section_title(intent_id)
@@ -61,8 +88,8 @@ def lessons_for(text: str, intent_id: str) -> list[str]:
             break
         match = _BULLET.match(line)
         if match:
-            out.append(f"{match.group(1)}: {match.group(2)}")
-    return out
+            out.append(f"{match.group(1)}: {_escaped(match.group(2)[:MAX_LESSON_CHARS])}")
+    return out[-MAX_LESSONS_SHOWN:]
 
 
 def read_brain(root: Path) -> str:
@@ -79,5 +106,9 @@ def read_brain(root: Path) -> str:
 def record_lesson(root: Path, intent_id: str, lesson: str, day: dt.date | None = None) -> str:
     """Appends a lesson on disk (atomic replace) and returns the new text."""
     new = add_lesson(read_brain(root), intent_id, lesson, day or dt.date.today())
+    if len(new.encode("utf-8")) > MAX_BRAIN_BYTES:
+        raise ValueError(
+            f"{BRAIN_RELPATH} is full ({MAX_BRAIN_BYTES} bytes): ask the human to prune it"
+        )
     write_atomic(root / BRAIN_RELPATH, new.encode("utf-8"), anchor=root)
     return new

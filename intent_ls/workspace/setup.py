@@ -16,6 +16,7 @@ line or a config key only when missing.
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -143,14 +144,14 @@ def driver_commands() -> dict[str, str]:
     }
 
 
-def _configured_drivers(config: Path) -> set[str]:
-    """Merge drivers with a ``driver`` key in a git config file (a plain reading of its
-    section syntax, enough for what ``git config`` writes)."""
+def _configured_drivers(config: Path) -> dict[str, str]:
+    """Merge drivers with a ``driver`` key in a git config file, with their command (a
+    plain reading of its section syntax, enough for what ``git config`` writes)."""
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return set()
-    found: set[str] = set()
+        return {}
+    found: dict[str, str] = {}
     section: str | None = None
     for raw in text.splitlines():
         line = raw.strip()
@@ -159,8 +160,13 @@ def _configured_drivers(config: Path) -> set[str]:
             name, _, sub = head.partition(" ")
             section = sub.strip().strip('"') if name.lower() == "merge" else None
         elif section and line.split("=", 1)[0].strip().lower() == "driver":
-            found.add(section)
+            found[section] = line.split("=", 1)[1].strip() if "=" in line else ""
     return found
+
+
+#: What a ledger driver's command must run: anything else (``true``, ``cat %A``) settles
+#: every merge by keeping one side and silently drops the other side's records.
+_OUR_DRIVER = re.compile(r"intent[-_]ls\S*\s+merge-driver\b")
 
 
 def clone_setup_problems(workspace: Path) -> list[str]:
@@ -185,10 +191,16 @@ def clone_setup_problems(workspace: Path) -> list[str]:
             "the ledger has no merge driver: branches that both record saves will conflict "
             "in .orchestration/agent_trace.jsonl; run `intent-ls init`"
         )
-    if LEDGER_DRIVER not in _configured_drivers(gitdir / "config"):
+    drivers = _configured_drivers(gitdir / "config")
+    if LEDGER_DRIVER not in drivers:
         problems.append(
             "this clone lacks intent-ls's merge driver (git never copies it from the "
             "repository): run `intent-ls init` in this clone"
+        )
+    elif not _OUR_DRIVER.search(drivers[LEDGER_DRIVER]):
+        problems.append(
+            f"the ledger's merge driver runs {drivers[LEDGER_DRIVER]!r}, not intent-ls: the "
+            "next merge would drop the other side's records; run `intent-ls init` in this clone"
         )
     return problems
 
@@ -214,8 +226,8 @@ def init_workspace(workspace: Path) -> InitResult:
     top, gitdir = found
     configured = _configured_drivers(gitdir / "config")
     for name, command in driver_commands().items():
-        if name in configured:
-            continue
+        if _OUR_DRIVER.search(configured.get(name, "")):
+            continue  # a driver that is not intent-ls's is replaced
         _git(top, "config", f"merge.{name}.name", f"intent-ls: {name}")
         _git(top, "config", f"merge.{name}.driver", command)
         steps.append(Step(f'.git/config [merge "{name}"]', "configured"))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.hashing import text_hash
-from tests.agents.conftest import APP, Hook, decision
+from tests.agents.conftest import APP, Hook, decision, let_through
 from tests.support import records
 
 SELECT = "mcp__intent-ls__select_active_intent"
@@ -127,15 +127,16 @@ def test_destructive_shell_is_held_and_redirects_are_scoped(governed: Path) -> N
     assert verdict == "deny" and "out-of-scope" in reason
     verdict, _ = decision(hook("PreToolUse", "Bash", {"command": "cat .x > .orchestration/a"}))
     assert verdict == "deny"
-    assert hook("PreToolUse", "Bash", {"command": "git status && pytest -q"}) == {}
-    assert decision(hook("PreToolUse", "Bash", {"command": "python run.py"}))[0] == "ask"
+    assert let_through(hook("PreToolUse", "Bash", {"command": "git status && pytest -q"}))
+    # a program nobody can predict runs, and is judged by its effects afterwards
+    assert let_through(hook("PreToolUse", "Bash", {"command": "python run.py"}))
 
 
 def test_shell_write_in_scope_is_recorded(governed: Path) -> None:
     hook = Hook(governed)
     hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
     command = {"command": "echo generated > src/gen.txt"}
-    assert hook("PreToolUse", "Bash", command) == {}
+    assert let_through(hook("PreToolUse", "Bash", command))
     (governed / "src" / "gen.txt").write_text("generated\n")
     hook("PostToolUse", "Bash", command)
     [record] = records(governed)
@@ -167,7 +168,10 @@ def test_codex_denies_what_needs_a_human_and_names_the_approval(governed: Path) 
         check=False,
     )
     assert approve.returncode == 0, approve.stderr
-    assert hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5") == {}
+    assert let_through(hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5"))
+    # used once: the next run of the same command needs a new approval
+    again = hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5")
+    assert decision(again)[0] == "deny"
 
 
 def test_codex_patch_judges_every_file(governed: Path) -> None:

@@ -90,6 +90,9 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
     spec_path = str(governed / ".orchestration/active_intents.yaml")
     model = ScriptedModel(
         [
+            # Claude Code starts MCP servers in the background: wait for ours (on a loaded
+            # machine the select below otherwise finds it still connecting).
+            tool(0, "WaitForMcpServers"),
             tool(1, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
             tool(2, SELECT, intent_id="INT-APP"),
             tool(3, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
@@ -103,7 +106,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
     )
     result = run_claude(governed, home, model, agent_path)
     results = {r["tool_use_id"]: r for r in model.tool_results()}
-    assert len(results) == 8, model.tool_results()
+    assert len(results) == 9, model.tool_results()
 
     denied = results["toolu_01"]
     assert denied.get("is_error") and "no-active-intent" in result_text(denied)

@@ -95,6 +95,13 @@ def test_clone_setup_problems(tmp_path: Path) -> None:
     assert len(clone_setup_problems(tmp_path)) == 2
     assert run("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
     assert clone_setup_problems(tmp_path) == []
+    # a driver that settles every merge by keeping one side drops the other's records
+    git = ["git", "-C", str(tmp_path), "config", "merge.intent-ls-ledger.driver", "true"]
+    subprocess.run(git, check=True)
+    [problem] = clone_setup_problems(tmp_path)
+    assert "runs 'true', not intent-ls" in problem
+    assert run("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert clone_setup_problems(tmp_path) == []
 
 
 def test_merge_paths_never_import_pygls(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def imports(path: Path, known: dict[str, Path]) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            # ``from intent_ls.spec import shape`` imports the module spec.shape.
+            # ``from intent_ls.spec.load import shape`` imports the module spec.shape.
             targets = [
                 f"{node.module}.{a.name}"
                 if f"{node.module}.{a.name}".removeprefix("intent_ls.") in known

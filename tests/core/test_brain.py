@@ -35,3 +35,24 @@ def test_record_lesson_writes_the_file(tmp_path: Path) -> None:
     record_lesson(tmp_path, "INT-1", "write tests first", DAY)
     text = (tmp_path / ".orchestration/CLAUDE.md").read_text()
     assert "- 2026-11-21: write tests first" in text
+
+
+def test_lessons_are_data_bounded_and_free_of_hidden_characters() -> None:
+    import datetime as dt
+
+    import pytest
+
+    from intent_ls.workspace.brain import MAX_LESSON_CHARS, MAX_LESSONS_SHOWN
+
+    day = dt.date(2026, 11, 26)
+    with pytest.raises(ValueError, match="at most"):
+        add_lesson("", "INT-1", "x" * (MAX_LESSON_CHARS + 1), day)
+    for hidden in ("\x1b[2J", "\u202eevil", "a\x00b", "\u2066x\u2069"):
+        with pytest.raises(ValueError, match="control or bidirectional"):
+            add_lesson("", "INT-1", hidden, day)
+    planted = "## Lessons: INT-1\n\n" + "".join(
+        f"- 2026-11-26: lesson {i} \u202e\n" for i in range(MAX_LESSONS_SHOWN + 5)
+    )
+    shown = lessons_for(planted, "INT-1")
+    assert len(shown) == MAX_LESSONS_SHOWN and shown[-1].endswith("\\u202e")
+    assert shown[0].startswith("2026-11-26: lesson 5 ")

@@ -35,6 +35,9 @@ def test_one_definition_of_each_gated_set() -> None:
 
 def test_constants_repeated_for_speed_stay_equal() -> None:
     assert gate.SPEC_RELPATH == spec.SPEC_RELPATH
+    from intent_ls.workspace.discover import MAX_IGNORE_BYTES
+
+    assert gate.MAX_IGNORE_BYTES == MAX_IGNORE_BYTES
     assert spec_cache.MAX_SPEC_BYTES == spec.MAX_SPEC_BYTES
 
 

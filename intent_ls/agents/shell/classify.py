@@ -233,6 +233,44 @@ GIT_WORKTREE = frozenset(
         "rm",
     ]
 )
+#: ``git`` subcommands that rewrite history wholesale.
+HISTORY_REWRITES = frozenset(["filter-branch", "filter-repo", "replace"])
+#: Programs whose every run is irreversible: signals, shutdowns, database drops.
+IRREVERSIBLE = frozenset(
+    ["kill", "pkill", "killall", "dropdb", "dropuser", "shutdown", "reboot", "halt", "poweroff"]
+)
+#: Tools that act on something outside the machine (a registry, a cloud, a cluster):
+#: the subcommands (any operand) that publish or delete there, which nobody can undo.
+REMOTE_IRREVERSIBLE: dict[str, frozenset[str]] = {
+    "npm": frozenset(["publish", "unpublish", "deprecate"]),
+    "yarn": frozenset(["publish", "npm"]),
+    "pnpm": frozenset(["publish"]),
+    "cargo": frozenset(["publish", "yank", "owner"]),
+    "twine": frozenset(["upload", "register"]),
+    "gem": frozenset(["push", "yank"]),
+    "poetry": frozenset(["publish"]),
+    "uv": frozenset(["publish"]),
+    "flit": frozenset(["publish"]),
+    "hatch": frozenset(["publish"]),
+    "docker": frozenset(["push", "rm", "rmi", "prune", "kill"]),
+    "podman": frozenset(["push", "rm", "rmi", "prune", "kill"]),
+    "kubectl": frozenset(["delete", "drain", "replace", "scale"]),
+    "helm": frozenset(["uninstall", "delete", "rollback"]),
+    "terraform": frozenset(["destroy", "apply"]),
+    "tofu": frozenset(["destroy", "apply"]),
+    "pulumi": frozenset(["destroy", "up"]),
+    "gh": frozenset(["delete", "merge", "publish"]),
+    "aws": frozenset(["rm", "rb", "delete", "terminate-instances"]),
+    "gsutil": frozenset(["rm", "rb"]),
+    "gcloud": frozenset(["delete"]),
+    "az": frozenset(["delete"]),
+    "heroku": frozenset(["apps:destroy", "destroy", "pg:reset"]),
+    "vercel": frozenset(["remove", "rm"]),
+    "fly": frozenset(["destroy"]),
+    "redis-cli": frozenset(["flushall", "flushdb"]),
+}
+#: Where a command may write outside the workspace without anyone asking.
+SCRATCH_DIRS = ("/tmp/", "/var/tmp/", "/dev/")
 SQL_CLIENTS = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "sqlite3": ()}
 _SQL_DESTRUCTIVE = ("drop", "truncate")
 _SQL_READING = frozenset({"select", "show", "describe", "explain", "with"})
@@ -270,6 +308,8 @@ class _Walk:
     root: str
     cwd: str
     klass: str = SAFE
+    #: False once a ``cd`` went where the classifier cannot follow.
+    cwd_known: bool = True
     writes: list[str] = attrs.field(factory=list)
     reasons: list[str] = attrs.field(factory=list)
 
@@ -286,10 +326,16 @@ class _Walk:
             return
         if word.value in ("/dev/null", "/dev/stdout", "/dev/stderr", "-"):
             return
+        if not self.cwd_known and not word.value.startswith(("/", "~")):
+            self.raise_to(UNKNOWN, f"{what} writes {word.value!r} from a directory not known")
+            return
         path = self.relative(word.value)
         if path not in self.writes:
             self.writes.append(path)
-        self.raise_to(WRITE, f"{what} writes {path}")
+        if path.startswith("~") or (path.startswith("/") and not path.startswith(SCRATCH_DIRS)):
+            self.raise_to(DESTRUCTIVE, f"{what} writes {path}, outside the workspace")
+        else:
+            self.raise_to(WRITE, f"{what} writes {path}")
 
     def relative(self, value: str) -> str:
         """Workspace-relative when inside the workspace, else the absolute path."""
@@ -526,7 +572,8 @@ def _program(walk: _Walk, argv: Sequence[_Word], depth: int) -> None:
         return
     head = args[0]
     if head.value is None:
-        walk.raise_to(UNKNOWN, f"runs a program only known at run time ({head.text})")
+        # Nothing can say what it reaches outside the workspace: held, not verified.
+        walk.raise_to(DESTRUCTIVE, f"runs a program only known at run time ({head.text})")
         return
     name = _name(head)
     rest = args[1:]
@@ -538,9 +585,13 @@ def _program(walk: _Walk, argv: Sequence[_Word], depth: int) -> None:
         handler(walk, name, rest, depth)
     elif name.startswith("mkfs") or name in ("shred", "wipefs", "fdisk", "parted", "mkswap"):
         walk.raise_to(DESTRUCTIVE, f"{name} destroys data")
+    elif name in IRREVERSIBLE:
+        walk.raise_to(DESTRUCTIVE, f"{name} cannot be undone")
+    elif name in REMOTE_IRREVERSIBLE:
+        _remote(walk, name, rest)
     elif name in READ_ONLY or name in CHECKERS:
-        if name == "cd":
-            _cd(walk, rest)
+        if name in ("cd", "pushd", "popd"):
+            _cd(walk, rest if name != "popd" else [_Word(None)])
     elif name in SHELLS or name == "eval":
         _shell(walk, name, rest, depth)
     elif name in SQL_CLIENTS:
@@ -549,10 +600,28 @@ def _program(walk: _Walk, argv: Sequence[_Word], depth: int) -> None:
         walk.raise_to(UNKNOWN, f"{name} is not a program intent-ls knows the effects of")
 
 
+def _remote(walk: _Walk, name: str, rest: Sequence[_Word]) -> None:
+    """A publish or a delete on a registry, cloud or cluster is held; the rest of what
+    these tools do (build, test, install, plan, list) runs and is judged by its effects."""
+    words = {(w.value or "").lower() for w in rest}
+    if name == "aws":
+        words |= {w.split("-", 1)[0] for w in words if w.startswith(("delete-", "terminate-"))}
+    hit = sorted(words & REMOTE_IRREVERSIBLE[name])
+    if hit:
+        walk.raise_to(DESTRUCTIVE, f"{name} {hit[0]} publishes or deletes where nothing undoes it")
+    else:
+        walk.raise_to(UNKNOWN, f"{name} is not a program intent-ls knows the effects of")
+
+
 def _cd(walk: _Walk, rest: Sequence[_Word]) -> None:
+    """Follows ``cd DIR``; after ``cd`` alone, ``cd -``, a computed or globbed directory
+    the working directory is unknown, and so is every relative target after it."""
     _, operands = _options(rest)
-    if operands and operands[0].value is not None and not operands[0].glob:
-        walk.cwd = os.path.normpath(os.path.join(walk.cwd, operands[0].value))
+    target = operands[0] if operands else None
+    if target is None or target.value is None or target.glob or target.value[:1] in ("-", "~"):
+        walk.cwd_known = False
+    else:
+        walk.cwd = os.path.normpath(os.path.join(walk.cwd, target.value))
 
 
 def _shell(walk: _Walk, name: str, rest: Sequence[_Word], depth: int) -> None:
@@ -767,8 +836,8 @@ def _git(walk: _Walk, name: str, rest: Sequence[_Word], depth: int) -> None:
     flags, operands = _options(args[1:])
     values = {w.value for w in args[1:]}
     if sub == "push" and (
-        flags & {"f", "--force", "--force-with-lease", "--mirror", "--delete", "d"}
-        or any((w.value or "").startswith("+") for w in operands)
+        flags & {"f", "--force", "--force-with-lease", "--mirror", "--delete", "d", "--prune"}
+        or any((w.value or "").startswith(("+", ":")) for w in operands)
     ):
         walk.raise_to(DESTRUCTIVE, "git push rewrites or deletes remote history")
     elif sub == "push":
@@ -785,6 +854,18 @@ def _git(walk: _Walk, name: str, rest: Sequence[_Word], depth: int) -> None:
         "." in values or "--" in values or flags & {"f", "--force"}
     ):
         walk.raise_to(DESTRUCTIVE, f"git {sub} discards uncommitted changes")
+    elif sub in HISTORY_REWRITES or (
+        sub == "reflog" and operands and operands[0].value in ("expire", "delete")
+    ):
+        walk.raise_to(DESTRUCTIVE, f"git {sub} rewrites or drops history")
+    elif (sub == "branch" and flags & {"f", "--force", "M", "C"}) or (
+        sub == "tag" and flags & {"d", "--delete", "f", "--force"}
+    ):
+        walk.raise_to(DESTRUCTIVE, f"git {sub} moves or deletes a ref")
+    elif sub == "update-ref" and flags & {"d", "--stdin"}:
+        walk.raise_to(DESTRUCTIVE, "git update-ref deletes or rewrites refs")
+    elif sub == "gc" and any((w.value or "").startswith("--prune") for w in args[1:]):
+        walk.raise_to(DESTRUCTIVE, "git gc --prune drops unreachable commits")
     elif sub == "stash" and operands and operands[0].value in ("drop", "clear"):
         walk.raise_to(DESTRUCTIVE, "git stash drop/clear deletes stashed work")
     elif sub == "rm":
@@ -815,6 +896,9 @@ def _interpreter(walk: _Walk, name: str, rest: Sequence[_Word], depth: int) -> N
         i = values.index("-m")
         module = values[i + 1] if i + 1 < len(values) else None
         if module in CHECKERS or module in ("json.tool", "pydoc", "this"):
+            return
+        if module in REMOTE_IRREVERSIBLE:
+            _remote(walk, module, rest[i + 2 :])
             return
     if values in (["--version"], ["-V"]):
         return

@@ -1,0 +1,183 @@
+"""Cost of verifying an agent's tool call by its effects, in a 10,000-file repository.
+
+For each of ``--calls`` shell calls: the before-tool snapshot (protected paths, ``git
+status``, copies of dirty files), a change (one in-scope file rewritten, as ``sed -i``
+would), then the after-tool verification (protected paths compared and put back, ``git
+status`` again, the change judged and recorded). Beside it, in the same run, ``git
+status`` alone on the same repository (the floor any git-based check pays) and, with
+``--hooks``, one whole ``intent-ls hook claude-code`` process for a PreToolUse and a
+PostToolUse Bash call, and the peer hook cc-safety-net when ``--peer CMD`` names it.
+Budget: verification after a shell call p95 <= 50 ms.
+
+    python benchmarks/effects_bench.py [--files 10000] [--calls 40] [--hooks]
+        [--peer 'node /path/to/cc-safety-net/dist/index.js']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SPEC = """active_intents:
+  - id: INT-APP
+    name: Application
+    status: IN_PROGRESS
+    owned_scope:
+      - src/**
+"""
+
+
+def make_repo(root: Path, files: int) -> None:
+    (root / ".orchestration").mkdir(parents=True)
+    (root / ".orchestration" / "active_intents.yaml").write_text(SPEC)
+    per_dir = 100
+    for i in range(files):
+        folder = root / "src" / f"pkg{i // per_dir:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{i % per_dir:03d}.py").write_text(f"def f{i}():\n    return {i}\n")
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@b"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=root, check=True)
+    # Files written in the same second as the index are "racily clean" and re-hashed by
+    # every status; a repository in use has long written its index since.
+    time.sleep(1.1)
+    subprocess.run(["git", "status", "-s"], cwd=root, capture_output=True, check=True)
+
+
+def cpu() -> float:
+    """CPU seconds of this process and its waited-for children."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def show(name: str, values: list[float]) -> None:
+    print(
+        f"{name:<58} median {statistics.median(values):7.1f} ms   p95 {pct(values, 0.95):7.1f} ms"
+    )
+
+
+def payload(root: Path, event: str, call: int) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": str(root),
+            "hook_event_name": event,
+            "tool_name": "Bash",
+            "tool_use_id": f"b{call}",
+            "tool_input": {"command": "sed -i 's/return/return  /' src/pkg000/mod000.py"},
+        }
+    ).encode()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--calls", type=int, default=40)
+    parser.add_argument("--hooks", action="store_true")
+    parser.add_argument("--peer", default="")
+    args = parser.parse_args()
+
+    from intent_ls.agents import gate, sessions
+    from intent_ls.agents.effects import verify
+    from intent_ls.agents.effects.attribute import judge_files
+    from intent_ls.agents.events import HookEvent, Phase, ToolCall, ToolKind
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(os.path.realpath(tmp)) / "repo"
+        make_repo(root, args.files)
+        os.environ["XDG_STATE_HOME"] = str(Path(tmp) / "state")
+        with sessions.updating(root, "claude-code", "bench") as state:
+            state["intent_id"] = "INT-APP"
+        target = root / "src" / "pkg000" / "mod000.py"
+        status_ms, before_ms, after_ms = [], [], []
+        status_cpu, before_cpu, after_cpu = [], [], []
+        for call in range(args.calls):
+            tool = ToolCall(ToolKind.SHELL, "Bash", command="sed -i …")
+            event = HookEvent(
+                "claude-code", Phase.BEFORE_TOOL, "bench", str(root), tool=tool, tool_id=f"c{call}"
+            )
+            c0, t0 = cpu(), time.perf_counter()
+            subprocess.run(
+                ["git", "status", "--porcelain=v2", "-z", "--untracked-files=all"],
+                cwd=root,
+                capture_output=True,
+                check=True,
+            )
+            c1, t1 = cpu(), time.perf_counter()
+            verify.before_call(root, event)
+            c2, t2 = cpu(), time.perf_counter()
+            target.write_text(target.read_text() + f"# call {call}\n")
+            after = HookEvent(
+                "claude-code", Phase.AFTER_TOOL, "bench", str(root), tool=tool, tool_id=f"c{call}"
+            )
+            c3, t3 = cpu(), time.perf_counter()
+            restored = verify.restore_protected(root, after)
+            gov = gate.load_governance(root)
+            assert restored is not None and gov is not None
+            told = judge_files(gov, after, restored, set(), gate._wording(gov, after))
+            c4, t4 = cpu(), time.perf_counter()
+            status_cpu.append((c1 - c0) * 1000)
+            before_cpu.append((c2 - c1) * 1000)
+            after_cpu.append((c4 - c3) * 1000)
+            assert told == [], told
+            status_ms.append((t1 - t0) * 1000)
+            before_ms.append((t2 - t1) * 1000)
+            after_ms.append((t4 - t3) * 1000)
+        print(f"{args.files} tracked files, {args.calls} calls (shared 2-core machine)")
+        show("git status --porcelain=v2 -uall (floor)", status_ms)
+        show("before-tool snapshot", before_ms)
+        show("after-tool verification (+ judge + record one file)", after_ms)
+        print("CPU time (the same calls; less sensitive to the machine's load):")
+        show("git status (floor), CPU", status_cpu)
+        show("before-tool snapshot, CPU", before_cpu)
+        show("after-tool verification, CPU", after_cpu)
+        if args.hooks:
+            exe = shutil.which("intent-ls", path=str(Path(sys.executable).parent))
+            pre_ms, post_ms, peer_ms = [], [], []
+            for call in range(args.calls):
+                for event, out in (("PreToolUse", pre_ms), ("PostToolUse", post_ms)):
+                    t0 = time.perf_counter()
+                    subprocess.run(
+                        [exe, "hook", "claude-code"],
+                        input=payload(root, event, call),
+                        capture_output=True,
+                        check=True,
+                        cwd=root,
+                    )
+                    out.append((time.perf_counter() - t0) * 1000)
+                if args.peer:
+                    t0 = time.perf_counter()
+                    subprocess.run(
+                        shlex.split(args.peer),
+                        input=payload(root, "PreToolUse", call),
+                        capture_output=True,
+                        check=False,
+                        cwd=root,
+                    )
+                    peer_ms.append((time.perf_counter() - t0) * 1000)
+            show("intent-ls hook claude-code PreToolUse Bash (process)", pre_ms)
+            show("intent-ls hook claude-code PostToolUse Bash (process)", post_ms)
+            if peer_ms:
+                show(f"peer: {args.peer.split('/')[-1][:40]}", peer_ms)
+
+
+if __name__ == "__main__":
+    main()

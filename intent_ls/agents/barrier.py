@@ -1,0 +1,145 @@
+"""A write barrier for an agent's shell command: read-only bind mounts, before it runs.
+
+Verification after the call (:mod:`.effects`) puts files back, but a change that runs
+code within the same command — a git hook written and triggered by one ``bash -c`` — is
+over before any after-tool check. Where the agent lets a hook rewrite the command
+(Claude Code's PreToolUse ``updatedInput``), it runs as ``python -I -m
+intent_ls.agents.barrier ROOT CWD_FILE COMMAND``: this process enters a new user and
+mount namespace (unprivileged, where the kernel allows it), bind-mounts every existing
+protected path onto itself read-only, then becomes ``bash -c COMMAND``. Everything the
+command runs sees those paths read-only: writes fail with EROFS, removing or renaming
+over them with EBUSY. The rest of the file system, and the rest of the host, are as
+they were; the mounts vanish with the command's last process.
+
+Landlock was tried first and cannot do this: its rules are allow-lists of whole trees,
+so a read-only ``.orchestration/`` leaves the workspace root (its parent) without
+removes, renames and writes to new files, and ``git add`` or an atomic save at the root
+fails. Where no namespace can be made, :func:`available` says so and the hooks fall
+back to verification alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY = 1
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class BarrierError(OSError):
+    pass
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise BarrierError(err, f"{what}: {os.strerror(err)}")
+
+
+def available() -> bool:
+    """Whether this kernel lets this user make a user and mount namespace (tried in a
+    short-lived child, so the caller is left as it was)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only reports through its status
+        os._exit(0 if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) == 0 else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _mount(source: bytes | None, target: bytes, flags: int) -> None:
+    _check(_libc.mount(source, target, None, ctypes.c_ulong(flags), None), "mount")
+
+
+def restrict(protected: list[str]) -> int:
+    """Makes every existing path of ``protected`` read-only for this process and what it
+    runs; returns how many were. Raises :class:`BarrierError`."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
+    _mount(None, b"/", _MS_REC | _MS_PRIVATE)  # nothing leaks back to the host
+    count = 0
+    for path in sorted(set(protected)):
+        if not os.path.lexists(path) or os.path.islink(path):
+            continue  # created during the call: verification removes it
+        target = os.fsencode(path)
+        _mount(target, target, _MS_BIND | _MS_REC)
+        _mount(None, target, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+        count += 1
+    return count
+
+
+def protected_paths(root: Path) -> list[str]:
+    """What the barrier keeps read-only: the effects' protected set and their store."""
+    from intent_ls.agents.effects.protected_set import roots
+    from intent_ls.agents.effects.store import state_home
+
+    files, trees = roots(root)
+    return [*files, *trees, str(state_home())]
+
+
+def run(root: Path, command: str, cwd_out: str | None) -> int:
+    """Restricts this process, then becomes ``bash -c command``; returns 2 (after
+    saying why on stderr) when the barrier cannot be set up: the command does not run."""
+    import sys
+
+    try:
+        restrict(protected_paths(root))
+    except BarrierError as exc:
+        sys.stderr.write(f"intent-ls: the write barrier could not be set up ({exc}); ")
+        sys.stderr.write("the command did not run\n")
+        return 2
+    script = command
+    if cwd_out:
+        script = f'{command}\n__ils_status=$?; pwd -P > "$__ILS_CWD_OUT"; exit $__ils_status'
+        os.environ["__ILS_CWD_OUT"] = cwd_out
+    os.execvp("bash", ["bash", "-c", script])
+    return 2  # not reached: exec replaced this process
+
+
+def wrap(python: str, root: Path, command: str, cwd_out: str) -> str:
+    """The agent's shell command, run under the barrier: the same status, and the
+    agent shell's working directory follows a ``cd`` in it, as it would unwrapped."""
+    import shlex
+
+    q = shlex.quote
+    return (
+        f"{q(python)} -I -m intent_ls.agents.barrier {q(str(root))} {q(cwd_out)} {q(command)}; "
+        f'__ils=$?; cd "$(cat {q(cwd_out)} 2>/dev/null || pwd)"; rm -f {q(cwd_out)}; '
+        "(exit $__ils)"
+    )
+
+
+def unwrap(command: str) -> str:
+    """The agent's own command inside :func:`wrap`'s, or ``command`` itself."""
+    import shlex
+
+    if " -m intent_ls.agents.barrier " not in command:
+        return command
+    try:
+        words = shlex.split(command.split("; __ils=$?;", 1)[0])
+    except ValueError:
+        return command
+    if len(words) == 7 and words[1:4] == ["-I", "-m", "intent_ls.agents.barrier"]:
+        return words[6]
+    return command
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 4:
+        sys.stderr.write("usage: python -m intent_ls.agents.barrier ROOT CWD_OUT COMMAND\n")
+        sys.exit(2)
+    sys.exit(run(Path(sys.argv[1]), sys.argv[3], sys.argv[2] or None))

@@ -1,0 +1,201 @@
+"""Whose change is it, and may it stay? The files a call changed, judged one by one.
+
+Each changed file (:func:`.compare.file_changes`) is judged as the same change made
+through the agent's Write tool would have been: outside the selected intent's scope
+(or with none selected) it is put back; a destructive change (deleted definitions, an
+emptied or deleted file) is put back until a human approves it with the command the
+agent is given; anything else is recorded in the ledger as this session's (``ai``, the
+model id, the intent), so a formatter, a generator or ``sed -i`` leaves complete records.
+
+Not the agent's, so neither put back nor recorded: ignored paths (``.intentignore``),
+files the tool call itself declared (recorded by the gate from the tool's input) and
+files another writer recorded in the ledger during the call (an editor's save, another
+agent session).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from intent_ls.agents.effects.compare import Effect, file_changes
+from intent_ls.agents.effects.restore import Unrestorable, put_back
+from intent_ls.agents.effects.store import Store
+from intent_ls.agents.effects.verify import Restored, _entry, _log
+from intent_ls.agents.events import HookEvent
+from intent_ls.common.hashing import text_hash
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.workspace import effects_log as log
+
+_MAX_TOLD = 20
+
+
+@attrs.frozen
+class Wording:
+    """What the gate knows and words for the agent, handed in so this module needs no
+    import of the gate: the session's selection, its model id, and the next steps."""
+
+    session: Any
+    model: str | None
+    #: The ``intent-ls approve …`` command for a destructive verdict's details.
+    approve_command: Callable[[dict[str, Any]], str]
+    #: Who owns ``rel`` and what to do, for a no-active-intent or out-of-scope verdict.
+    scope_step: Callable[[str, Any], str]
+
+
+def _bytes(path: str) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return b""
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:  # a directory or special file now stands there
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8-sig", "replace")
+
+
+def judge_files(
+    gov: Any,
+    event: HookEvent,
+    restored: Restored,
+    declared: set[str],
+    wording: Wording,
+) -> list[str]:
+    """Judges, puts back or records every changed file; returns lines for the agent."""
+    from intent_ls import workflow
+
+    store = Store(gov.root)
+    effects = [
+        e
+        for e in file_changes(store, gov.root, restored.snapshot)
+        if e.rel
+        and e.rel not in declared
+        and e.rel not in restored.others
+        and not gov.scope.is_ignored(e.rel)
+    ]
+    if not effects:
+        return []
+    told: list[str] = []
+    entries: list[dict[str, Any]] = []
+    to_record: list[tuple[str, str, str, Any]] = []
+    session = wording.session
+    for effect in effects:
+        rel = effect.rel or ""
+        old_bytes = store.get(effect.before.blob) if effect.before.blob else None
+        new_bytes = _bytes(effect.path)
+        if effect.before.exists and old_bytes == new_bytes and effect.before.link is None:
+            continue
+        scope = workflow.judge_path(session, gov.scope, rel)
+        blocking = [v for v in scope.blocking() if v.code in (NO_ACTIVE_INTENT, OUT_OF_SCOPE)]
+        if blocking:
+            told.append(
+                _put_back(gov.root, store, effect, event, blocking[0].code, entries)
+                + " — "
+                + wording.scope_step(rel, blocking[0])
+            )
+            continue
+        old, new = _text(old_bytes) or "", _text(new_bytes)
+        if new is None:
+            decision = workflow.judge_file_operation(session, gov.scope, rel, None, text=old)
+        else:
+            decision = workflow.judge_write(session, gov.scope, rel, old, new)
+        if any(v.code == DESTRUCTIVE_EDIT for v in decision.open):
+            decision = workflow.decide(
+                rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
+            )
+        destructive = [v for v in decision.blocking() if v.code == DESTRUCTIVE_EDIT]
+        if destructive and effect.before.restorable:
+            approve = "; ".join(wording.approve_command(v.details) for v in destructive)
+            what = "; ".join(v.message for v in destructive)
+            told.append(
+                _put_back(gov.root, store, effect, event, DESTRUCTIVE_EDIT, entries)
+                + f" — destructive ({what}): a human must approve it first ({approve}), "
+                "then run the command again"
+            )
+            continue
+        to_record.append((rel, old, new or "", decision))
+    problem = _log(gov.root, entries)
+    if problem:
+        told.append(problem)
+    told += _record(gov, event, wording, to_record)
+    if len(told) > _MAX_TOLD:
+        told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
+    return told
+
+
+def _put_back(
+    root: Path,
+    store: Store,
+    effect: Effect,
+    event: HookEvent,
+    code: str,
+    entries: list[dict[str, Any]],
+) -> str:
+    rel = effect.rel or effect.path
+    try:
+        put_back(effect, store, root)
+    except (Unrestorable, OSError) as exc:
+        entries.append(_entry(event, rel, code, log.UNRESTORABLE, detail=str(exc)))
+        return f"{rel}: {code}, and it could not be put back ({exc})"
+    action = log.RESTORED if effect.before.exists else log.REMOVED
+    entries.append(_entry(event, rel, code, action))
+    return f"{rel}: {code}, {action}"
+
+
+def _record(
+    gov: Any,
+    event: HookEvent,
+    wording: Wording,
+    changes: list[tuple[str, str, str, Any]],
+) -> list[str]:
+    """Records each in-scope change as the session's; once per content (parallel calls of
+    one session see each other's changes)."""
+    from intent_ls import workflow
+    from intent_ls.agents import sessions
+    from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
+
+    if not changes:
+        return []
+    problems = []
+    ledger = Ledger(ledger_path(gov.root))
+    with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
+        recorded: dict[str, Any] = fresh.setdefault("recorded", {})
+        seen: dict[str, Any] = fresh.setdefault("seen", {})
+        for rel, old, new, decision in changes:
+            digest = text_hash(new)
+            seen[rel] = digest
+            if recorded.get(rel) == digest:
+                continue
+            try:
+                workflow.record(
+                    ledger,
+                    gov.root,
+                    rel,
+                    old,
+                    new,
+                    decision,
+                    intent_id=wording.session.intent_id,
+                    session_id=event.session_id,
+                    contributor=Contributor("ai", wording.model),
+                )
+            except OSError as exc:
+                problems.append(f"{rel}: not recorded ({exc}); `intent-ls record {rel}` records it")
+                continue
+            recorded[rel] = digest
+    return problems

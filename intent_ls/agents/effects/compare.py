@@ -1,0 +1,195 @@
+"""What changed on disk since a snapshot (:mod:`.snapshot`) was taken."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from intent_ls.agents.effects import protected_set
+from intent_ls.agents.effects.snapshot import GIT_SAFE, git, status, tail_digest
+from intent_ls.agents.effects.store import Store, signature
+
+
+@attrs.frozen
+class Before:
+    """A path as it was before the call."""
+
+    exists: bool
+    #: Digest of its bytes in the store (a regular file whose content was kept).
+    blob: str | None = None
+    link: str | None = None
+    mode: int = 0o644
+    #: Derived data: put back by deleting it.
+    cache: bool = False
+    #: A ledger too large to copy: its size and the digest of its last bytes.
+    size: int | None = None
+    tail: str | None = None
+
+    @property
+    def restorable(self) -> bool:
+        return not self.exists or self.cache or self.blob is not None or self.link is not None
+
+
+@attrs.frozen
+class Effect:
+    path: str
+    before: Before
+    #: Workspace-relative POSIX path, None outside the workspace.
+    rel: str | None = None
+
+
+def _before(entry: dict[str, Any] | None) -> Before:
+    if entry is None or entry.get("sig") is None:
+        return Before(False)
+    return Before(
+        True,
+        blob=entry.get("blob"),
+        link=entry.get("link"),
+        mode=int(entry.get("mode", 0o644)),
+        cache=bool(entry.get("cache")),
+        size=entry.get("size"),
+        tail=entry.get("tail"),
+    )
+
+
+def _sig(path: str) -> list[int] | None:
+    try:
+        return signature(os.lstat(path))
+    except OSError:
+        return None
+
+
+def _rel(root: Path, path: str) -> str | None:
+    prefix = str(root) + os.sep
+    return path[len(prefix) :].replace(os.sep, "/") if path.startswith(prefix) else None
+
+
+def protected_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Effect]:
+    before: dict[str, Any] = snapshot.get("protected") or {}
+    files, trees = protected_set.roots(root)
+    now: dict[str, list[int] | None] = {p: _sig(p) for p in files}
+    lock = str(root / protected_set.LEDGER_LOCK)
+    for tree in trees:
+        for path, st in protected_set.walk(tree):
+            if path != lock and not path.startswith(str(store.dir)):
+                now[path] = signature(st)
+    found = []
+    for path in sorted(set(before) | {p for p, s in now.items() if s is not None}):
+        entry = before.get(path)
+        current = now.get(path, _sig(path))
+        if (entry or {}).get("sig") == current:
+            continue
+        found.append(Effect(path, _before(entry), _rel(root, path)))
+    return found
+
+
+def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Effect]:
+    """Changed files git can see (tracked, or untracked and not ignored)."""
+    info = snapshot.get("git")
+    if not isinstance(info, dict):
+        return []
+    top = Path(info["top"])
+    after = status(top, info["prefix"])
+    if after is None:
+        return []
+    head1, dirty1 = after
+    dirty0: dict[str, Any] = info["dirty"]
+    head0 = info.get("head")
+    candidates: dict[str, dict[str, Any] | None] = {}
+    for rel in set(dirty0) | set(dirty1):
+        entry = dirty0.get(rel)
+        if entry is not None and entry.get("sig") == _sig(str(top / rel)):
+            continue
+        candidates[rel] = entry
+    if head1 != head0 and head0 and head1 and _descends(top, head0, head1):
+        out = git(top, "diff", "--name-only", "-z", "--no-renames", head0, head1, "--")
+        for rel in os.fsdecode(out or b"").split("\0"):
+            if rel and rel.startswith(info["prefix"]) and rel not in dirty0:
+                candidates.setdefault(rel, None)
+    from_head = sorted(r for r, e in candidates.items() if e is None)
+    blobs = _head_blobs(store, top, head0, from_head)
+    effects = []
+    for rel, entry in sorted(candidates.items()):
+        full = str(top / rel)
+        ws_rel = _rel(root, full)
+        if ws_rel is None or protected_set.is_protected_rel(ws_rel):
+            continue
+        if entry is not None:
+            before = _before(entry)
+        elif rel in blobs:
+            digest, mode = blobs[rel]
+            before = Before(True, blob=digest, mode=mode)
+        else:
+            before = Before(False)
+        effects.append(Effect(full, before, ws_rel))
+    return effects
+
+
+def _descends(top: Path, old: str, new: str) -> bool:
+    """Whether ``new`` was made on top of ``old`` (commits, not a switch to other work)."""
+    return git(top, "merge-base", "--is-ancestor", old, new) is not None
+
+
+def _head_blobs(
+    store: Store, top: Path, head: str | None, rels: list[str]
+) -> dict[str, tuple[str, int]]:
+    """{rel: (digest in the store, mode)} of each path as committed at ``head``."""
+    if not head or not rels:
+        return {}
+    listing = git(top, "ls-tree", "-z", head, "--", *rels) or b""
+    wanted: dict[str, tuple[str, int]] = {}
+    for item in listing.split(b"\0"):
+        if not item:
+            continue
+        meta, _, name = item.partition(b"\t")
+        mode, kind, oid = meta.split(b" ")
+        if kind == b"blob":
+            wanted[os.fsdecode(name)] = (oid.decode(), 0o755 if mode == b"100755" else 0o644)
+    if not wanted:
+        return {}
+    query = b"".join(oid.encode() + b"\n" for oid, _ in wanted.values())
+    try:
+        done = subprocess.run(
+            ["git", *GIT_SAFE, "cat-file", "--batch"],
+            cwd=top,
+            input=query,
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    data = done.stdout
+    contents: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(data):
+        end = data.index(b"\n", pos)
+        oid, _, size = data[pos:end].split(b" ")
+        start = end + 1
+        contents[oid.decode()] = data[start : start + int(size)]
+        pos = start + int(size) + 1
+    found = {}
+    for rel, (oid, mode) in wanted.items():
+        if oid in contents:
+            found[rel] = (store.put(contents[oid]), mode)
+    return found
+
+
+def ledger_appended(path: str, before: Before) -> bytes | None:
+    """The bytes appended to the ledger after ``before`` when nothing else changed
+    (a ledger too large to copy); None when it was rewritten."""
+    if before.size is None:
+        return None
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None
+    if size < before.size or tail_digest(path, before.size) != before.tail:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(before.size)
+        return fh.read()

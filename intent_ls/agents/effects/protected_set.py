@@ -1,0 +1,128 @@
+"""The paths no agent tool call may change, wherever they are.
+
+In the workspace: the sidecar (``.orchestration/**``, local state and caches included),
+``.intentignore``, ``.gitattributes``, the agents' project settings (``.claude/settings*.json``,
+``.mcp.json``, ``.codex/**``, ``.gemini/**``) and git's own control files (``config``,
+``hooks/**``, ``info/**``, in the common git directory of a worktree too). In the home
+directory: the agents' user settings and git's user configuration. Those are whole
+files, not globs: an agent's own logs and sessions under ``~/.codex``/``~/.gemini`` change
+during every call and are the agent's business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+SIDECAR = ".orchestration"
+WORKSPACE_FILES = (".intentignore", ".gitattributes", ".mcp.json")
+WORKSPACE_TREES = (SIDECAR, ".codex", ".gemini")
+GIT_FILES = ("config",)
+GIT_TREES = ("hooks", "info")
+HOME_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/config.toml",
+    ".codex/hooks.json",
+    ".gemini/settings.json",
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/attributes",
+)
+#: Sidecar files derived from others and rebuilt at will: one that changed during a
+#: call is deleted rather than copied back (a forged cache then widens nothing).
+CACHE_NAMES = ("spec-cache.json", "glob-cache.json", "trace-index.sqlite")
+LEDGER = f"{SIDECAR}/agent_trace.jsonl"
+#: The ledger writers' lock: held with ``flock``, its content means nothing.
+LEDGER_LOCK = f"{SIDECAR}/.local/agent_trace.jsonl.lock"
+#: More files than this under one protected tree are not walked further (a planted
+#: tree of a million files must not stall every hook).
+MAX_ENTRIES = 5000
+
+
+def git_dirs(root: Path) -> tuple[Path, ...]:
+    """The repository's git directory and, for a worktree, its common directory."""
+    for top in (root, *root.parents):
+        dot = top / ".git"
+        if dot.is_dir() and not dot.is_symlink():
+            return (dot,)
+        if dot.is_file():
+            try:
+                text = dot.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return ()
+            if not text.startswith("gitdir:"):
+                return ()
+            gitdir = Path(os.path.join(top, text[len("gitdir:") :].strip()))
+            try:
+                common = (gitdir / "commondir").read_text().strip()
+            except OSError:
+                return (gitdir,)
+            return (gitdir, Path(os.path.normpath(gitdir / common)))
+    return ()
+
+
+def roots(root: Path, extra: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+    """(single files, whole trees) that are protected, as absolute paths."""
+    files = [str(root / name) for name in (*WORKSPACE_FILES, *extra)]
+    trees = [str(root / name) for name in WORKSPACE_TREES]
+    claude = root / ".claude"
+    with contextlib.suppress(OSError):
+        files += [str(claude / n) for n in os.listdir(claude) if _claude_settings(n)]
+    files += [str(claude / "settings.json"), str(claude / "settings.local.json")]
+    for git in git_dirs(root):
+        files += [str(git / n) for n in GIT_FILES]
+        trees += [str(git / n) for n in GIT_TREES]
+    home = Path(os.path.expanduser("~"))
+    files += [str(home / n) for n in HOME_FILES]
+    return sorted(set(files)), sorted(set(trees))
+
+
+def _claude_settings(name: str) -> bool:
+    return name.startswith("settings") and name.endswith(".json")
+
+
+def walk(tree: str) -> Iterator[tuple[str, os.stat_result]]:
+    """Every non-directory entry under ``tree`` (never following a symlink), and the tree
+    itself when it is not a directory."""
+    try:
+        top = os.lstat(tree)
+    except OSError:
+        return
+    if not _is_dir(top):
+        yield tree, top
+        return
+    stack = [tree]
+    seen = 0
+    while stack and seen < MAX_ENTRIES:
+        here = stack.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            seen += 1
+            if _is_dir(st):
+                stack.append(entry.path)
+            else:
+                yield entry.path, st
+
+
+def _is_dir(st: os.stat_result) -> bool:
+    import stat
+
+    return stat.S_ISDIR(st.st_mode)
+
+
+def is_protected_rel(rel: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a workspace-relative path is one of the protected ones."""
+    head = rel.split("/", 1)[0]
+    if head in WORKSPACE_TREES or rel in WORKSPACE_FILES or rel in extra:
+        return True
+    return head == ".claude" and "/" in rel and _claude_settings(rel.split("/", 1)[1])

@@ -1,0 +1,221 @@
+"""The two ends of a verified tool call, called by the gate.
+
+:func:`before_call` runs as the last step of an allowed before-tool event and keeps the
+snapshot for the call. :func:`restore_protected` runs first thing in the after-tool
+event, before the spec or any cache is read, so what governs the judgement is what was
+there before the call. :func:`judge_files` then attributes the remaining changes
+(:mod:`.attribute`). Both ends find the snapshot by agent, session and the agent's
+tool-call id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from intent_ls.agents.effects import protected_set, snapshot
+from intent_ls.agents.effects.compare import Effect, ledger_appended, protected_changes
+from intent_ls.agents.effects.restore import Unrestorable, put_back
+from intent_ls.agents.effects.store import Store, snapshot_name
+from intent_ls.agents.events import HookEvent
+from intent_ls.workspace import effects_log as log
+
+PROTECTED_PATH = "protected-path"
+LEDGER_APPEND = "ledger-append"
+EFFECTS_STORE = "effects-store"
+
+
+@attrs.frozen
+class Restored:
+    """The after-tool event's view of the call once protected paths are as they were."""
+
+    snapshot: dict[str, Any]
+    #: One line per protected path put back (or not), for the agent.
+    told: tuple[str, ...] = ()
+    #: Paths other writers (an editor, another agent session) recorded during the call.
+    others: frozenset[str] = frozenset()
+
+
+def _name(event: HookEvent) -> str:
+    return snapshot_name(event.agent, event.session_id, event.tool_id)
+
+
+#: Session-state key: the snapshots this session's calls are waiting on. A snapshot that
+#: is gone at the after-tool event while still listed here was taken away during the call.
+VERIFYING = "verifying"
+
+
+def before_call(root: Path, event: HookEvent) -> None:
+    from intent_ls.agents import sessions
+
+    name = _name(event)
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        waiting = state.setdefault(VERIFYING, {})
+        if isinstance(waiting, dict):
+            waiting[name] = log.entry()["time"]
+    store = Store(root)
+    store.save_snapshot(name, snapshot.take(store, root))
+
+
+def _done(root: Path, event: HookEvent) -> bool:
+    """Forgets the call's snapshot; whether the session was waiting on it."""
+    from intent_ls.agents import sessions
+
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        waiting = state.get(VERIFYING)
+        return isinstance(waiting, dict) and waiting.pop(_name(event), None) is not None
+
+
+def restore_protected(root: Path, event: HookEvent) -> Restored | None:
+    """Puts every protected path back; None when no snapshot was taken for the call."""
+    store = Store(root)
+    taken = store.take_snapshot(_name(event))
+    if taken is None or taken.get("root") != str(root):
+        if not (root / protected_set.SIDECAR).is_dir() or not _done(root, event):
+            return None
+        where = str(store.dir)
+        gone = "the state kept before the call was removed during it"
+        _log(root, [_entry(event, where, EFFECTS_STORE, log.UNRESTORABLE, detail=gone)])
+        told = (
+            f"{where}: {gone}, so nothing the call changed could be checked or put back; "
+            "`intent-ls check` fails until a human has looked"
+        )
+        return Restored({}, (told,))
+    told: list[str] = []
+    entries: list[dict[str, Any]] = []
+    others: set[str] = set()
+    for effect in protected_changes(store, root, taken):
+        shown = effect.rel or effect.path
+        if effect.rel == LEDGER_REL:
+            kept = _ledger(store, root, effect, event, taken)
+            if kept is not None:
+                others |= kept
+                continue
+        try:
+            put_back(effect, store, root)
+            action = log.RESTORED if effect.before.exists else log.REMOVED
+        except (Unrestorable, OSError) as exc:
+            action = log.UNRESTORABLE
+            told.append(
+                f"{shown}: could not be put back ({exc}); the human is told by `intent-ls check`"
+            )
+        else:
+            verb = "re-created" if action == log.RESTORED and not _exists(effect) else action
+            told.append(f"{shown}: {verb}")
+        entries.append(_entry(event, shown, PROTECTED_PATH, action))
+    problem = _log(root, entries)
+    if problem:
+        told.append(problem)
+    _done(root, event)
+    store.collect(set())
+    return Restored(taken, tuple(told), frozenset(others))
+
+
+LEDGER_REL = ".orchestration/agent_trace.jsonl"
+
+
+def _exists(effect: Effect) -> bool:
+    return os.path.lexists(effect.path)
+
+
+def _ledger(
+    store: Store, root: Path, effect: Effect, event: HookEvent, taken: dict[str, Any]
+) -> set[str] | None:
+    """When the ledger only grew by records other writers made (an editor's saves, another
+    agent session's hook), keeps them and returns the paths they record; None when the
+    call's change must be put back (anything else: an approval, a record claiming this
+    session, an edit of existing lines)."""
+    before = effect.before
+    if before.size is not None:
+        appended = ledger_appended(effect.path, before)
+    else:
+        old = store.get(before.blob) if before.blob else b""
+        try:
+            now = Path(effect.path).read_bytes()
+        except OSError:
+            return None
+        appended = now[len(old) :] if old is not None and now.startswith(old) else None
+    if not appended:
+        return None
+    known = _known_sessions(root, taken)
+    paths: set[str] = set()
+    for line in appended.splitlines():
+        record = _json(line)
+        meta = ((record or {}).get("metadata") or {}).get("intent_ls") if record else None
+        if not isinstance(meta, dict) or meta.get("kind") == "approval" or meta.get("approvals"):
+            _keep_removed(root, event, appended)
+            return None
+        session = meta.get("session_id")
+        if session == event.session_id or session not in known:
+            _keep_removed(root, event, appended)
+            return None
+        paths.update(str(f.get("path")) for f in record.get("files") or () if isinstance(f, dict))
+    return paths
+
+
+def _keep_removed(root: Path, event: HookEvent, appended: bytes) -> None:
+    text = appended.decode("utf-8", "replace")
+    _log(root, [_entry(event, LEDGER_REL, LEDGER_APPEND, log.REMOVED, removed=text)])
+
+
+def _known_sessions(root: Path, taken: dict[str, Any]) -> set[str]:
+    """Sessions that existed before the call: the editor's selection and agent sessions
+    with their own state file (created by hooks, never during a verified call)."""
+    from intent_ls.agents.sessions import state_path
+    from intent_ls.common.local_state import SESSION_FILE, local_dir
+
+    found: set[str] = set()
+    protected = taken.get("protected") or {}
+    editor = protected.get(str(local_dir(root) / SESSION_FILE))
+    if isinstance(editor, dict) and editor.get("blob"):
+        data = _json(Store(root).get(editor["blob"]) or b"")
+        if data and isinstance(data.get("session_id"), str):
+            found.add(data["session_id"])
+    agents_dir = str(local_dir(root) / "agents") + os.sep
+    for path in protected:
+        if path.startswith(agents_dir) and path.endswith(".json"):
+            name = path[len(agents_dir) : -len(".json")]
+            agent, _, session = name.partition("-")
+            if agent == "claude":  # "claude-code-<session>"
+                session = session.partition("-")[2]
+            if str(state_path(root, _agent_name(agent), session)) == path:
+                found.add(session)
+    return found
+
+
+def _agent_name(prefix: str) -> str:
+    return "claude-code" if prefix == "claude" else prefix
+
+
+def _json(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _entry(event: HookEvent, path: str, code: str, action: str, **more: Any) -> dict[str, Any]:
+    tool = event.tool.name if event.tool else ""
+    return log.entry(
+        agent=event.agent,
+        session=event.session_id,
+        tool=tool,
+        path=path,
+        code=code,
+        action=action,
+        **more,
+    )
+
+
+def _log(root: Path, entries: list[dict[str, Any]]) -> str | None:
+    """Appends to the effects log; a failure is returned for the agent to relay."""
+    try:
+        log.append(root, entries)
+    except OSError as exc:
+        return f"the effects log could not be written ({exc}): tell the human"
+    return None

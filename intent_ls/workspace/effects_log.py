@@ -1,0 +1,65 @@
+"""``.orchestration/.local/effects.jsonl``: what agents' tool calls did that was put back.
+
+One JSON object per line: ``time``, ``agent``, ``session``, ``tool``, ``path``, ``code``
+(``protected-path``, ``out-of-scope``, ``no-active-intent``, ``destructive-edit``,
+``ledger-append``, ``effects-store`` — the state kept before the call was removed during
+it, so nothing could be checked) and ``action`` — ``restored`` (re-created or rewritten as it was),
+``removed`` (it did not exist before) or ``unrestorable`` (its former state was not
+kept: ``intent-ls check`` fails on it until a human has looked and removed the line).
+Removed ledger lines are kept under ``removed`` so a human can re-record them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import open_sidecar, read_sidecar
+
+LOG_FILE = "effects.jsonl"
+RESTORED = "restored"
+REMOVED = "removed"
+UNRESTORABLE = "unrestorable"
+_MAX_READ = 16 * 1024 * 1024
+
+
+def log_path(root: Path) -> Path:
+    return local_dir(root) / LOG_FILE
+
+
+def append(root: Path, entries: Iterable[dict[str, Any]]) -> None:
+    lines = b"".join(
+        json.dumps(e, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n" for e in entries
+    )
+    if not lines:
+        return
+    local_dir(root, create=True)
+    fd = open_sidecar(log_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        os.write(fd, lines)
+    finally:
+        os.close(fd)
+
+
+def entry(**fields: Any) -> dict[str, Any]:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return {"time": stamp, **fields}
+
+
+def read(root: Path) -> Iterator[dict[str, Any]]:
+    try:
+        raw = read_sidecar(log_path(root), _MAX_READ)
+    except OSError:
+        return
+    for line in raw.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            yield item

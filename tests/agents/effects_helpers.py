@@ -1,0 +1,86 @@
+"""A governed git workspace and an agent that runs what the hooks let through."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.agents.conftest import Hook, decision
+
+SELECT = "mcp__intent-ls__select_active_intent"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def git_workspace(root: Path) -> Path:
+    git(root, "init", "-q", "-b", "main")
+    (root / ".intentignore").write_text("*.log\n")
+    (root / ".gitattributes").write_text("*.py text\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+class Agent:
+    """Plays one agent session: the before-tool event, the command (run for real, as
+    the agent would once allowed, or as a human who said yes), the after-tool event."""
+
+    def __init__(self, root: Path, agent: str = "claude-code", home: Path | None = None) -> None:
+        self.hook = Hook(root, agent)
+        self.root = root
+        self.agent = agent
+        self.env = {"HOME": str(home)} if home else {}
+        self.calls = 0
+
+    def select(self, intent: str) -> None:
+        if self.agent == "gemini":
+            answer = self.hook(
+                "BeforeTool", "mcp_intent-ls_select_active_intent", {"intent_id": intent}
+            )
+        else:
+            tool = SELECT.replace("intent-ls", "intent_ls") if self.agent == "codex" else SELECT
+            answer = self.hook("PreToolUse", tool, {"intent_id": intent})
+        assert decision(answer)[0] == "allow"
+
+    def _events(self) -> tuple[str, str, str]:
+        if self.agent == "gemini":
+            return "BeforeTool", "AfterTool", "run_shell_command"
+        return "PreToolUse", "PostToolUse", "Bash"
+
+    def shell(self, command: str, *, run_held: bool = True) -> tuple[dict[str, Any], str]:
+        """(the before-tool answer, the after-tool context); a held command is run anyway
+        when ``run_held`` (a human said yes, or an unattended mode skipped the prompt)."""
+        before, after, tool = self._events()
+        self.calls += 1
+        extra = {"tool_use_id": f"call-{self.calls}"}
+        args = {"command": command}
+        pre = self.hook(before, tool, args, env=self.env, **extra)
+        verdict = decision(pre)[0]
+        if verdict == "deny" or (verdict == "ask" and not run_held):
+            return pre, ""
+        spec = pre.get("hookSpecificOutput") or {}
+        if isinstance(spec.get("updatedInput"), dict):  # the agent runs what the hook says
+            args = spec["updatedInput"]
+        subprocess.run(
+            ["bash", "-c", str(args["command"])],
+            cwd=self.root,
+            capture_output=True,
+            env={**os.environ, **self.env, "PYTHON": sys.executable},
+            timeout=60,
+            check=False,
+        )
+        post = self.hook(after, tool, args, env=self.env, **extra)
+        spec = post.get("hookSpecificOutput") or {}
+        return pre, str(spec.get("additionalContext") or "")

@@ -1,0 +1,241 @@
+"""Effects verified in the real agent CLIs (offline, scripted model): a command no
+classifier knows writes the spec and is put back, the agent being told why; an in-scope
+``sed -i`` is recorded as the session's; ``npm test`` runs without a prompt."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.conftest import APP, SPEC, records
+from tests.agents.effects_helpers import git_workspace
+from tests.agents.scripted_model import (
+    ScriptedCodex,
+    ScriptedGemini,
+    ScriptedModel,
+    result_text,
+    serve,
+    serve_codex,
+    serve_gemini,
+    tool,
+)
+from tests.agents.test_real_claude import CLAUDE, install_hooks
+from tests.agents.test_real_codex import CODEX
+from tests.agents.test_real_codex import MODEL as CODEX_MODEL
+from tests.agents.test_real_gemini import GEMINI
+
+SELECT = "mcp__intent-ls__select_active_intent"
+#: A script the agent writes in its own scope, then runs: it rewrites the spec.
+SNEAK = (
+    "import pathlib\n"
+    "spec = pathlib.Path('.orchestration') / 'active_intents.yaml'\n"
+    "spec.write_text('active_intents: [{id: INT-APP, name: Mine, status: IN_PROGRESS, "
+    "owned_scope: [x]}]')\n"
+)
+PACKAGE = {
+    "name": "demo",
+    "version": "1.0.0",
+    "scripts": {"test": "node -e \"console.log('tests ok')\""},
+}
+
+
+def run_claude_with_bash(root: Path, home: Path, model: ScriptedModel, path: str) -> dict[str, Any]:
+    """As many users run it: edits accepted and Bash allowed without a prompt."""
+    assert CLAUDE is not None
+    with serve(model) as url:
+        env = {
+            "PATH": path,
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+        done = subprocess.run(
+            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits",
+             "--allowedTools", "Bash", "--output-format", "json"],
+            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
+def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
+    (governed / "package.json").write_text(json.dumps(PACKAGE))
+    install_hooks(governed, agent_path)
+    ws = git_workspace(governed)  # the human's setup is the base
+    home = tmp_path / "home"
+    home.mkdir()
+    model = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, SELECT, intent_id="INT-APP"),
+            tool(2, "Write", file_path=str(ws / "src/tool.py"), content=SNEAK),
+            tool(3, "Bash", command=f"{sys.executable} src/tool.py", description="run it"),
+            tool(4, "Bash", command="sed -i 's/return 2/return 3/' src/app.py", description="s"),
+            tool(5, "Bash", command="npm test", description="test"),
+            "finished",
+        ]
+    )
+    result = run_claude_with_bash(ws, home, model, agent_path)
+    results = {r["tool_use_id"]: r for r in model.tool_results()}
+    assert len(results) == 6, model.tool_results()
+    assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
+    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    # Claude Code lets the hook rewrite the command: it ran under the write barrier, so
+    # the write itself failed, and the session was told why at its start.
+    ran = result_text(results["toolu_03"])
+    assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
+    assert "write barrier" in json.dumps(model.main_requests[0])
+    assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")
+    recorded = {r["files"][0]["path"]: r for r in records(ws)}
+    sed = recorded["src/app.py"]
+    assert sed["files"][0]["conversations"][0]["contributor"]["type"] == "ai"
+    assert sed["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
+    assert sed["metadata"]["intent_ls"]["session_id"] == result["session_id"]
+    npm = results["toolu_05"]
+    assert not npm.get("is_error") and "tests ok" in result_text(npm), result_text(npm)
+    assert not result.get("permission_denials"), result.get("permission_denials")
+    check = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "check", "--workspace", str(ws), "--base", "HEAD"],
+        capture_output=True, text=True, env={**os.environ, "PATH": agent_path}, check=False,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def _install(agent: str, root: Path, path: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hooks", "install", agent, "--workspace", str(root)],
+        capture_output=True, text=True, env={**os.environ, "PATH": path}, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def _outcome(ws: Path, told: str) -> None:
+    """What every agent's run must leave: the spec as it was, the agent told why, the
+    ``sed -i`` recorded as the agent's."""
+    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    assert "put them back" in told and ".orchestration/active_intents.yaml" in told
+    assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")
+    recorded = {r["files"][0]["path"]: r for r in records(ws)}
+    sed = recorded["src/app.py"]
+    assert sed["files"][0]["conversations"][0]["contributor"]["type"] == "ai"
+    assert sed["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
+
+
+def _exec(n: int, command: str) -> dict[str, Any]:
+    return {"id": f"call_{n:02d}", "name": "exec_command", "input": {"cmd": command}}
+
+
+@pytest.mark.skipif(CODEX is None, reason="Codex CLI not installed")
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
+def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
+    assert CODEX is not None
+    (governed / "package.json").write_text(json.dumps(PACKAGE))
+    _install("codex", governed, agent_path)
+    ws = git_workspace(governed)
+    add = {"patch": "*** Begin Patch\n*** Add File: src/tool.py\n"
+           + "".join(f"+{line}\n" for line in SNEAK.splitlines()) + "*** End Patch\n"}  # fmt: skip
+    select = {"intent_id": "INT-APP"}
+    model = ScriptedCodex(
+        [
+            {
+                "id": "call_01",
+                "name": "select_active_intent",
+                "namespace": "mcp__intent_ls",
+                "input": select,
+            },
+            {"id": "call_02", "name": "apply_patch", "input": add},
+            _exec(3, f"{sys.executable} src/tool.py"),
+            _exec(4, "sed -i 's/return 2/return 3/' src/app.py"),
+            _exec(5, "npm test"),
+            "finished",
+        ]
+    )
+    home, codex_home = tmp_path / "home", tmp_path / "codex"
+    home.mkdir()
+    codex_home.mkdir()
+    with serve_codex(model) as url:
+        (codex_home / "config.toml").write_text(
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\n'
+            f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
+            'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
+            "stream_max_retries = 0\n"
+            "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+            "tool_suggest = false\nhooks = true\n"
+            f'[projects."{ws}"]\ntrust_level = "trusted"\n'
+        )
+        env = {"PATH": agent_path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
+        env["MOCK_API_KEY"] = "x"
+        run = subprocess.run(
+            [CODEX, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+             "do the task"],
+            cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
+    results = {r["call_id"]: json.dumps(r.get("output")) for r in model.tool_results()}
+    _outcome(ws, json.dumps(model.main_requests[-1]))
+    assert "tests ok" in results["call_05"], results["call_05"]
+
+
+@pytest.mark.skipif(GEMINI is None, reason="Gemini CLI not installed")
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
+def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
+    assert GEMINI is not None
+    (governed / "package.json").write_text(json.dumps(PACKAGE))
+    _install("gemini", governed, agent_path)
+    ws = git_workspace(governed)
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps(
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "telemetry": {"enabled": False},
+                "general": {"enableAutoUpdate": False},
+            }
+        )
+    )
+    model = ScriptedGemini(
+        [
+            tool(1, "mcp_intent-ls_select_active_intent", intent_id="INT-APP"),
+            tool(2, "write_file", file_path=str(ws / "src/tool.py"), content=SNEAK),
+            tool(3, "run_shell_command", command=f"{sys.executable} src/tool.py"),
+            tool(4, "run_shell_command", command="sed -i 's/return 2/return 3/' src/app.py"),
+            tool(5, "run_shell_command", command="npm test"),
+            "finished",
+        ]
+    )
+    with serve_gemini(model) as url:
+        env = {
+            "PATH": agent_path,
+            "HOME": str(home),
+            "GEMINI_CLI_HOME": str(home),
+            "GOOGLE_GEMINI_BASE_URL": url,
+            "GEMINI_API_KEY": "fake",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_TELEMETRY_ENABLED": "false",
+        }
+        run = subprocess.run(
+            [GEMINI, "-p", "do the task", "--approval-mode", "yolo", "--output-format", "json"],
+            cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = {r.get("id"): json.dumps(r.get("response")) for r in model.tool_results()}
+    _outcome(ws, json.dumps(model.main_requests[-1]))
+    assert "tests ok" in results["toolu_05"], results["toolu_05"]
