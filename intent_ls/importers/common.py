@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from intent_ls.importers.markdown import (
-    Checkbox,
     Line,
     checkboxes,
+    headings,
     paths_in,
     prose,
     read_lines,
     scope_glob,
 )
-from intent_ls.importers.model import SourceError, Task
+from intent_ls.importers.model import ProposedIntent, SourceError, Task, status_of
 
 #: Characters an intent id keeps from a directory name (letters of any script).
 _ID_CHARS = re.compile(r"[^\w.-]+")
@@ -75,19 +75,27 @@ def own_documents(root: Path, directory: str) -> frozenset[str]:
     return frozenset(p.name for p in base.iterdir() if p.is_file())
 
 
+def read_tasks(root: Path, rel: str, task_id: re.Pattern[str], id_rule: str | None) -> list[Task]:
+    """The tasks of the task list ``rel`` (see :func:`tasks_from`)."""
+    ignore = own_documents(root, rel.rsplit("/", 1)[0])
+    return tasks_from(rel, prose(rel, read_lines(root, rel)), ignore, task_id, id_rule)
+
+
 def tasks_from(
     rel: str,
     lines: list[Line],
     ignore: frozenset[str],
-    task_id: Callable[[Checkbox], str | None],
+    task_id: re.Pattern[str],
     id_rule: str | None,
 ) -> list[Task]:
-    """Every checkbox as a task. ``task_id`` reads the tool's id from its text; when it
-    finds none and ``id_rule`` is given, the file is malformed (the message is the rule)."""
+    """Every checkbox as a task. ``task_id`` matches the tool's id at the start of its text
+    (group 1); when it does not and ``id_rule`` is given, the file is malformed (the
+    message is the rule)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
     for box in checkboxes(rel, lines):
-        found = task_id(box)
+        match = task_id.match(box.text)
+        found = match.group(1) if match else None
         if found is None:
             if id_rule is not None:
                 raise SourceError(rel, box.line.number, id_rule)
@@ -127,3 +135,30 @@ def design_paths(root: Path, rel: str, ignore: frozenset[str]) -> list[str]:
     """The paths a design document names, outside its code blocks (a directory tree
     drawn there is the layout, not a claim on every file)."""
     return [p for line in prose(rel, read_lines(root, rel)) for p in paths_in(line.text, ignore)]
+
+
+def titled(lines: list[Line]) -> str | None:
+    """The name in a ``# Feature: Name`` style first-level heading, if one has it."""
+    return next((t.partition(":")[2].strip() for _, t in headings(lines, 1) if ":" in t), None)
+
+
+def proposed(
+    prefix: str,
+    directory: str,
+    name: str | None,
+    tasks: list[Task],
+    design: list[str],
+    criteria: list[str],
+    source: str,
+) -> ProposedIntent:
+    """One feature or change as an intent: scope from the paths its tasks and design name,
+    criteria from its requirements (else its tasks), status from its checkboxes."""
+    return ProposedIntent(
+        id=intent_id(prefix, directory),
+        name=name or humanize(directory),
+        status=status_of(tuple(tasks)),
+        owned_scope=scope_of([*(t.paths for t in tasks), design]),
+        acceptance_criteria=tuple(criteria or (f"{t.id} {t.text}" for t in tasks)),
+        source=source,
+        tasks=tuple(tasks),
+    )

@@ -12,16 +12,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from intent_ls.importers import common
 from intent_ls.importers.common import (
     design_paths,
-    humanize,
-    intent_id,
     own_documents,
-    scope_of,
-    tasks_from,
 )
-from intent_ls.importers.markdown import Checkbox, Line, headings, prose, read_lines
-from intent_ls.importers.model import ProposedIntent, Task, status_of
+from intent_ls.importers.markdown import Line, prose, read_lines
+from intent_ls.importers.model import ProposedIntent, Task
 
 DEFAULT_DIR = ".kiro/specs"
 MARKERS = ("requirements.md", "design.md", "tasks.md")
@@ -32,14 +29,8 @@ _REQUIREMENT = re.compile(r"^###\s+Requirement\s+([\w.]+)")
 ID_RULE = "a Kiro task starts with its number: '- [ ] 1. Title' or '- [ ] 1.1 Sub-task'"
 
 
-def _task_id(box: Checkbox) -> str | None:
-    match = _TASK_ID.match(box.text)
-    return match.group(1) if match else None
-
-
 def read_tasks(root: Path, rel: str) -> list[Task]:
-    ignore = own_documents(root, rel.rsplit("/", 1)[0])
-    return tasks_from(rel, prose(rel, read_lines(root, rel)), ignore, _task_id, ID_RULE)
+    return common.read_tasks(root, rel, _TASK_ID, ID_RULE)
 
 
 def _criteria(lines: list[Line]) -> list[str]:
@@ -76,19 +67,11 @@ def read_feature(root: Path, directory: str) -> ProposedIntent:
         source = f"{directory}/tasks.md"
         tasks = read_tasks(root, source)
         lines = prose(source, read_lines(root, source))
-        name = next((t.partition(":")[2].strip() for _, t in headings(lines, 1) if ":" in t), None)
+        name = common.titled(lines)
     design: list[str] = []
     if (base / "design.md").is_file():
         rel = f"{directory}/design.md"
         design = design_paths(root, rel, ignore)
         if not (base / "requirements.md").is_file() and not tasks:
             source = rel
-    return ProposedIntent(
-        id=intent_id(ID_PREFIX, directory),
-        name=name or humanize(directory),
-        status=status_of(tuple(tasks)),
-        owned_scope=scope_of([*(t.paths for t in tasks), design]),
-        acceptance_criteria=tuple(criteria or (f"{t.id} {t.text}" for t in tasks)),
-        source=source,
-        tasks=tuple(tasks),
-    )
+    return common.proposed(ID_PREFIX, directory, name, tasks, design, criteria, source)

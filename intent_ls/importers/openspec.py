@@ -12,16 +12,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from intent_ls.importers import common
 from intent_ls.importers.common import (
     design_paths,
-    humanize,
-    intent_id,
     own_documents,
-    scope_of,
-    tasks_from,
 )
-from intent_ls.importers.markdown import Checkbox, Line, headings, prose, read_lines
-from intent_ls.importers.model import ProposedIntent, SourceError, Task, status_of
+from intent_ls.importers.markdown import Line, headings, prose, read_lines
+from intent_ls.importers.model import ProposedIntent, SourceError, Task
 
 DEFAULT_DIR = "openspec/changes"
 MARKERS = ("proposal.md", "tasks.md")
@@ -31,14 +28,8 @@ _TASK_ID = re.compile(r"(\d+(?:\.\d+)*)\.?(?:\s|$)")
 _DELTA = re.compile(r"^## (ADDED|MODIFIED|REMOVED|RENAMED) Requirements\s*$")
 
 
-def _task_id(box: Checkbox) -> str | None:
-    match = _TASK_ID.match(box.text)
-    return match.group(1) if match else None
-
-
 def read_tasks(root: Path, rel: str) -> list[Task]:
-    ignore = own_documents(root, rel.rsplit("/", 1)[0])
-    return tasks_from(rel, prose(rel, read_lines(root, rel)), ignore, _task_id, None)
+    return common.read_tasks(root, rel, _TASK_ID, None)
 
 
 def _requirements(rel: str, lines: list[Line]) -> list[str]:
@@ -117,12 +108,4 @@ def read_feature(root: Path, directory: str) -> ProposedIntent:
     if (base / "design.md").is_file():
         rel = f"{directory}/design.md"
         design = design_paths(root, rel, ignore)
-    return ProposedIntent(
-        id=intent_id(ID_PREFIX, directory),
-        name=name or humanize(directory),
-        status=status_of(tuple(tasks)),
-        owned_scope=scope_of([*(t.paths for t in tasks), design]),
-        acceptance_criteria=tuple(criteria or (f"{t.id} {t.text}" for t in tasks)),
-        source=source,
-        tasks=tuple(tasks),
-    )
+    return common.proposed(ID_PREFIX, directory, name, tasks, design, criteria, source)

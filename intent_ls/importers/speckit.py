@@ -12,16 +12,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from intent_ls.importers import common
 from intent_ls.importers.common import (
     design_paths,
-    humanize,
-    intent_id,
     own_documents,
-    scope_of,
-    tasks_from,
 )
-from intent_ls.importers.markdown import Checkbox, headings, prose, read_lines
-from intent_ls.importers.model import ProposedIntent, Task, status_of
+from intent_ls.importers.markdown import prose, read_lines
+from intent_ls.importers.model import ProposedIntent, Task
 
 DEFAULT_DIR = "specs"
 MARKERS = ("spec.md", "plan.md", "tasks.md")
@@ -31,14 +28,8 @@ _REQUIREMENT = re.compile(r"^\s*[-*]\s+\*\*((?:FR|NFR|SC)-\d+)\*\*:?\s*(.+)$")
 ID_RULE = "a spec-kit task starts with its id: '- [ ] T001 Description with file path'"
 
 
-def _task_id(box: Checkbox) -> str | None:
-    match = _TASK_ID.match(box.text)
-    return match.group(1) if match else None
-
-
 def read_tasks(root: Path, rel: str) -> list[Task]:
-    ignore = own_documents(root, rel.rsplit("/", 1)[0])
-    return tasks_from(rel, prose(rel, read_lines(root, rel)), ignore, _task_id, ID_RULE)
+    return common.read_tasks(root, rel, _TASK_ID, ID_RULE)
 
 
 def read_feature(root: Path, directory: str) -> ProposedIntent:
@@ -49,7 +40,7 @@ def read_feature(root: Path, directory: str) -> ProposedIntent:
     if (base / "spec.md").is_file():
         rel = f"{directory}/spec.md"
         lines = prose(rel, read_lines(root, rel))
-        name = next((t.partition(":")[2].strip() for _, t in headings(lines, 1) if ":" in t), None)
+        name = common.titled(lines)
         for line in lines:
             match = _REQUIREMENT.match(line.text)
             if match:
@@ -61,21 +52,11 @@ def read_feature(root: Path, directory: str) -> ProposedIntent:
         tasks = read_tasks(root, source)
         if name is None:
             lines = prose(source, read_lines(root, source))
-            name = next(
-                (t.partition(":")[2].strip() for _, t in headings(lines, 1) if ":" in t), None
-            )
+            name = common.titled(lines)
     design: list[str] = []
     if (base / "plan.md").is_file():
         rel = f"{directory}/plan.md"
         design = design_paths(root, rel, ignore)
         if not (base / "spec.md").is_file() and not tasks:
             source = rel
-    return ProposedIntent(
-        id=intent_id(ID_PREFIX, directory),
-        name=name or humanize(directory),
-        status=status_of(tuple(tasks)),
-        owned_scope=scope_of([*(t.paths for t in tasks), design]),
-        acceptance_criteria=tuple(criteria or (f"{t.id} {t.text}" for t in tasks)),
-        source=source,
-        tasks=tuple(tasks),
-    )
+    return common.proposed(ID_PREFIX, directory, name, tasks, design, criteria, source)
