@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from intent_ls.agents.barrier import available
-from tests.agents.conftest import decision, records
+from tests.agents.conftest import decision
 from tests.agents.effects_helpers import Agent, git_workspace
+from tests.support import records
 
 SPELLINGS = [
     "intent-ls approve destructive-edit src/app.py",

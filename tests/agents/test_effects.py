@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from intent_ls.agents.barrier import available
-from tests.agents.conftest import APP, SPEC, decision, records
+from tests.agents.conftest import APP, SPEC, decision
 from tests.agents.effects_helpers import Agent, git, git_workspace
+from tests.support import records
 
 PY = f"{sys.executable} -c"
 

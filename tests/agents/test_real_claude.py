@@ -9,72 +9,21 @@ fails there instead of skipping).
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.agents.conftest import APP
-from tests.agents.scripted_model import ScriptedModel, result_text, serve, tool
+from tests.agents.real_cli import CLAUDE, install_hooks, missing, run_claude
+from tests.agents.scripted_model import ScriptedModel, result_text, tool
 from tests.support import records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 
 
-def find_claude() -> str | None:
-    folder = os.environ.get("INTENT_LS_AGENTS") or str(Path.home() / ".cache/intent-ls-agents")
-    candidate = Path(folder) / "node_modules" / ".bin" / "claude"
-    if candidate.exists():
-        return str(candidate)
-    return shutil.which("claude")
-
-
-CLAUDE = find_claude()
-if CLAUDE is None and os.environ.get("INTENT_LS_REQUIRE_AGENTS") == "1":
-    raise RuntimeError("INTENT_LS_REQUIRE_AGENTS=1 but the Claude Code CLI is not installed")
-pytestmark = pytest.mark.skipif(
-    CLAUDE is None,
-    reason="Claude Code CLI not installed (npm install @anthropic-ai/claude-code into "
-    "$INTENT_LS_AGENTS; .ci/run does)",
-)
-
-
-def install_hooks(root: Path, path: str) -> None:
-    env = {**os.environ, "PATH": path}
-    done = subprocess.run(
-        [sys.executable, "-m", "intent_ls", "hooks", "install", "claude-code", "--workspace",
-         str(root)],
-        capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-
-
-def run_claude(root: Path, home: Path, model: ScriptedModel, path: str) -> dict[str, Any]:
-    assert CLAUDE is not None
-    with serve(model) as url:
-        env = {
-            "PATH": path,
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": url,
-            "ANTHROPIC_API_KEY": "sk-ant-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-        }
-        done = subprocess.run(
-            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits",
-             "--output-format", "json"],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr + done.stdout
-    return json.loads(done.stdout)
+pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 
 
 @pytest.fixture
@@ -85,7 +34,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_path: str) -> None:
-    install_hooks(governed, agent_path)
+    install_hooks("claude-code", governed, agent_path)
     spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
     spec_path = str(governed / ".orchestration/active_intents.yaml")
     model = ScriptedModel(
@@ -153,7 +102,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
 def test_claude_code_fails_closed(
     governed: Path, home: Path, breakage: str, agent_path: str
 ) -> None:
-    install_hooks(governed, agent_path)
+    install_hooks("claude-code", governed, agent_path)
     if breakage == "corrupted-spec":
         (governed / ".orchestration" / "active_intents.yaml").write_text("active_intents: [\n")
     else:  # the session store cannot be opened: the gate raises inside the hook

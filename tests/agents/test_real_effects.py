@@ -14,22 +14,25 @@ from typing import Any
 
 import pytest
 
-from tests.agents.conftest import APP, SPEC, records
+from tests.agents.conftest import APP, SPEC
 from tests.agents.effects_helpers import git_workspace
+from tests.agents.real_cli import (
+    CLAUDE,
+    CODEX,
+    GEMINI,
+    install_hooks,
+    run_claude,
+    run_codex,
+    run_gemini,
+)
 from tests.agents.scripted_model import (
     ScriptedCodex,
     ScriptedGemini,
     ScriptedModel,
     result_text,
-    serve,
-    serve_codex,
-    serve_gemini,
     tool,
 )
-from tests.agents.test_real_claude import CLAUDE, install_hooks
-from tests.agents.test_real_codex import CODEX
-from tests.agents.test_real_codex import MODEL as CODEX_MODEL
-from tests.agents.test_real_gemini import GEMINI
+from tests.support import records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 #: A script the agent writes in its own scope, then runs: it rewrites the spec.
@@ -46,35 +49,11 @@ PACKAGE = {
 }
 
 
-def run_claude_with_bash(root: Path, home: Path, model: ScriptedModel, path: str) -> dict[str, Any]:
-    """As many users run it: edits accepted and Bash allowed without a prompt."""
-    assert CLAUDE is not None
-    with serve(model) as url:
-        env = {
-            "PATH": path,
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": url,
-            "ANTHROPIC_API_KEY": "sk-ant-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-        }
-        done = subprocess.run(
-            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits",
-             "--allowedTools", "Bash", "--output-format", "json"],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr + done.stdout
-    return json.loads(done.stdout)
-
-
 @pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     (governed / "package.json").write_text(json.dumps(PACKAGE))
-    install_hooks(governed, agent_path)
+    install_hooks("claude-code", governed, agent_path)
     ws = git_workspace(governed)  # the human's setup is the base
     home = tmp_path / "home"
     home.mkdir()
@@ -89,7 +68,7 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
             "finished",
         ]
     )
-    result = run_claude_with_bash(ws, home, model, agent_path)
+    result = run_claude(ws, home, model, agent_path, "--allowedTools", "Bash")
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 6, model.tool_results()
     assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
@@ -115,14 +94,6 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def _install(agent: str, root: Path, path: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "intent_ls", "hooks", "install", agent, "--workspace", str(root)],
-        capture_output=True, text=True, env={**os.environ, "PATH": path}, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-
-
 def _outcome(ws: Path, told: str) -> None:
     """What every agent's run must leave: the spec as it was, the agent told why, the
     ``sed -i`` recorded as the agent's."""
@@ -144,7 +115,7 @@ def _exec(n: int, command: str) -> dict[str, Any]:
 def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert CODEX is not None
     (governed / "package.json").write_text(json.dumps(PACKAGE))
-    _install("codex", governed, agent_path)
+    install_hooks("codex", governed, agent_path)
     ws = git_workspace(governed)
     add = {"patch": "*** Begin Patch\n*** Add File: src/tool.py\n"
            + "".join(f"+{line}\n" for line in SNEAK.splitlines()) + "*** End Patch\n"}  # fmt: skip
@@ -164,30 +135,7 @@ def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
             "finished",
         ]
     )
-    home, codex_home = tmp_path / "home", tmp_path / "codex"
-    home.mkdir()
-    codex_home.mkdir()
-    with serve_codex(model) as url:
-        (codex_home / "config.toml").write_text(
-            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
-            'sandbox_mode = "danger-full-access"\n'
-            f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
-            'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
-            "stream_max_retries = 0\n"
-            "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
-            "tool_suggest = false\nhooks = true\n"
-            f'[projects."{ws}"]\ntrust_level = "trusted"\n'
-        )
-        env = {"PATH": agent_path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
-        env["MOCK_API_KEY"] = "x"
-        run = subprocess.run(
-            [CODEX, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
-             "do the task"],
-            cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
-    results = {r["call_id"]: json.dumps(r.get("output")) for r in model.tool_results()}
+    results = run_codex(ws, tmp_path, model, agent_path)
     _outcome(ws, json.dumps(model.main_requests[-1]))
     assert "tests ok" in results["call_05"], results["call_05"]
 
@@ -197,19 +145,8 @@ def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
 def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert GEMINI is not None
     (governed / "package.json").write_text(json.dumps(PACKAGE))
-    _install("gemini", governed, agent_path)
+    install_hooks("gemini", governed, agent_path)
     ws = git_workspace(governed)
-    home = tmp_path / "home"
-    (home / ".gemini").mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "telemetry": {"enabled": False},
-                "general": {"enableAutoUpdate": False},
-            }
-        )
-    )
     model = ScriptedGemini(
         [
             tool(1, "mcp_intent-ls_select_active_intent", intent_id="INT-APP"),
@@ -220,22 +157,6 @@ def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None
             "finished",
         ]
     )
-    with serve_gemini(model) as url:
-        env = {
-            "PATH": agent_path,
-            "HOME": str(home),
-            "GEMINI_CLI_HOME": str(home),
-            "GOOGLE_GEMINI_BASE_URL": url,
-            "GEMINI_API_KEY": "fake",
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-            "GEMINI_TELEMETRY_ENABLED": "false",
-        }
-        run = subprocess.run(
-            [GEMINI, "-p", "do the task", "--approval-mode", "yolo", "--output-format", "json"],
-            cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    results = {r.get("id"): json.dumps(r.get("response")) for r in model.tool_results()}
+    results = run_gemini(ws, tmp_path, model, agent_path, "yolo")
     _outcome(ws, json.dumps(model.main_requests[-1]))
     assert "tests ok" in results["toolu_05"], results["toolu_05"]

@@ -4,59 +4,23 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.agents.scripted_model import ScriptedGemini, serve_gemini, tool
+from tests.agents.real_cli import GEMINI, install_hooks, missing, run_gemini
+from tests.agents.scripted_model import ScriptedGemini, tool
 from tests.support import records
 
 SELECT = "mcp_intent-ls_select_active_intent"
 
 
-def find_gemini() -> str | None:
-    folder = os.environ.get("INTENT_LS_AGENTS") or str(Path.home() / ".cache/intent-ls-agents")
-    candidate = Path(folder) / "node_modules" / ".bin" / "gemini"
-    if candidate.exists():
-        return str(candidate)
-    return shutil.which("gemini")
-
-
-GEMINI = find_gemini()
-if GEMINI is None and os.environ.get("INTENT_LS_REQUIRE_AGENTS") == "1":
-    raise RuntimeError("INTENT_LS_REQUIRE_AGENTS=1 but the Gemini CLI is not installed")
-pytestmark = pytest.mark.skipif(
-    GEMINI is None,
-    reason="Gemini CLI not installed (npm install @google/gemini-cli into $INTENT_LS_AGENTS; "
-    ".ci/run does)",
-)
+pytestmark = pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
 
 
 def test_gemini_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert GEMINI is not None
-    path = agent_path
-    done = subprocess.run(
-        [sys.executable, "-m", "intent_ls", "hooks", "install", "gemini", "--workspace",
-         str(governed)],
-        capture_output=True, text=True, env={**os.environ, "PATH": path}, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    home = tmp_path / "home"
-    (home / ".gemini").mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "telemetry": {"enabled": False},
-                "general": {"enableAutoUpdate": False},
-            }
-        )
-    )
+    install_hooks("gemini", governed, agent_path)
     spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
     model = ScriptedGemini(
         [
@@ -73,24 +37,7 @@ def test_gemini_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent
             "finished",
         ]
     )
-    with serve_gemini(model) as url:
-        env = {
-            "PATH": path,
-            "HOME": str(home),
-            "GEMINI_CLI_HOME": str(home),
-            "GOOGLE_GEMINI_BASE_URL": url,
-            "GEMINI_API_KEY": "fake",
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-            "GEMINI_TELEMETRY_ENABLED": "false",
-        }
-        run = subprocess.run(
-            [GEMINI, "-p", "do the task", "--approval-mode", "auto_edit", "--output-format",
-             "json"],
-            cwd=governed, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    results = {r.get("id"): json.dumps(r.get("response")) for r in model.tool_results()}
+    results = run_gemini(governed, tmp_path, model, agent_path, "auto_edit")
     assert len(results) == 5, model.tool_results()
     assert "no-active-intent" in results["toolu_01"] and "blocked" in results["toolu_01"]
     assert "intent_context" in results["toolu_02"]

@@ -1,0 +1,144 @@
+"""The real agent CLIs, found, set up and run offline against a scripted model: one way
+for every test that drives them (tests/agents/test_real_*.py).
+
+The CLIs come from npm; ``.ci/run`` installs them into ``$INTENT_LS_AGENTS`` and sets
+``INTENT_LS_REQUIRE_AGENTS=1`` so that a missing CLI fails there instead of skipping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.agents.scripted_model import (
+    ScriptedCodex,
+    ScriptedGemini,
+    ScriptedModel,
+    serve,
+    serve_codex,
+    serve_gemini,
+)
+
+CODEX_MODEL = "gpt-5.5"
+
+
+def find_agent(binary: str, package: str) -> str | None:
+    folder = os.environ.get("INTENT_LS_AGENTS") or str(Path.home() / ".cache/intent-ls-agents")
+    candidate = Path(folder) / "node_modules" / ".bin" / binary
+    found = str(candidate) if candidate.exists() else shutil.which(binary)
+    if found is None and os.environ.get("INTENT_LS_REQUIRE_AGENTS") == "1":
+        raise RuntimeError(f"INTENT_LS_REQUIRE_AGENTS=1 but {package} is not installed")
+    return found
+
+
+def missing(package: str) -> str:
+    return f"{package} not installed (npm install it into $INTENT_LS_AGENTS; .ci/run does)"
+
+
+CLAUDE = find_agent("claude", "@anthropic-ai/claude-code")
+CODEX = find_agent("codex", "@openai/codex")
+GEMINI = find_agent("gemini", "@google/gemini-cli")
+
+
+def install_hooks(agent: str, root: Path, path: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "hooks", "install", agent, "--workspace", str(root)],
+        capture_output=True, text=True, env={**os.environ, "PATH": path}, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def run_claude(
+    root: Path, home: Path, model: ScriptedModel, path: str, *flags: str
+) -> dict[str, Any]:
+    """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result."""
+    assert CLAUDE is not None
+    with serve(model) as url:
+        env = {
+            "PATH": path,
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+        done = subprocess.run(
+            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,
+             "--output-format", "json"],
+            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+def run_codex(root: Path, tmp_path: Path, model: ScriptedCodex, path: str) -> dict[str, str]:
+    """``codex exec`` with the project trusted and hooks on; each call's output by id."""
+    assert CODEX is not None
+    home, codex_home = tmp_path / "home", tmp_path / "codex"
+    home.mkdir()
+    codex_home.mkdir()
+    with serve_codex(model) as url:
+        (codex_home / "config.toml").write_text(
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\n'
+            f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
+            'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
+            "stream_max_retries = 0\n"
+            "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+            "tool_suggest = false\nhooks = true\n"
+            f'[projects."{root}"]\ntrust_level = "trusted"\n'
+        )
+        env = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
+        env["MOCK_API_KEY"] = "x"
+        run = subprocess.run(
+            [CODEX, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+             "do the task"],
+            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
+    return {r["call_id"]: json.dumps(r.get("output")) for r in model.tool_results()}
+
+
+def run_gemini(
+    root: Path, tmp_path: Path, model: ScriptedGemini, path: str, approval_mode: str
+) -> dict[str, str]:
+    """``gemini -p`` with the workspace trusted; each call's response by id."""
+    assert GEMINI is not None
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps(
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "telemetry": {"enabled": False},
+                "general": {"enableAutoUpdate": False},
+            }
+        )
+    )
+    with serve_gemini(model) as url:
+        env = {
+            "PATH": path,
+            "HOME": str(home),
+            "GEMINI_CLI_HOME": str(home),
+            "GOOGLE_GEMINI_BASE_URL": url,
+            "GEMINI_API_KEY": "fake",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_TELEMETRY_ENABLED": "false",
+        }
+        run = subprocess.run(
+            [GEMINI, "-p", "do the task", "--approval-mode", approval_mode, "--output-format",
+             "json"],
+            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return {r.get("id"): json.dumps(r.get("response")) for r in model.tool_results()}
