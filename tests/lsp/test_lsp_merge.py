@@ -102,14 +102,19 @@ async def test_a_clone_without_the_driver_is_warned_once(client_name: str, tmp_p
     (root / LEDGER).write_bytes(b"")
     editor = await start_editor(client_name, [root])
     try:
+        # Two warnings: the attributes, and this clone's .git/config (sent one by one).
         await editor.wait_for(
-            lambda: any(
-                m.type == types.MessageType.Warning and "intent-ls init" in m.message
-                for m in editor.client.messages
+            lambda: (
+                sum(
+                    m.type == types.MessageType.Warning and "intent-ls init" in m.message
+                    for m in editor.client.messages
+                )
+                >= 2
             ),
-            "the missing merge driver warning",
+            "both missing merge driver warnings",
         )
+        await editor.settled()
         warnings = [m for m in editor.client.messages if "intent-ls init" in m.message]
-        assert len(warnings) == 2  # the attributes, and this clone's .git/config
+        assert len(warnings) == 2
     finally:
         await stop_editor(editor)
