@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.hashing import bytes_hash, content_hash
-from intent_ls.ledger.records import Contributor, RecordedVerdict, build_mutation_record
+from intent_ls.ledger.records import RecordedVerdict, build_mutation_record
 from intent_ls.ledger.store import GENESIS, LEDGER_RELPATH, seal
 from intent_ls.ledger.verify import verify_ledger
+from intent_ls.policy.approvals import Contributor
 from intent_ls.report.build import collect, write_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.export import ExportError
 
     if (args.out is None) == (args.query is None):
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.export.exporter import export_ledger
     from intent_ls.export.layout import repo_name
     from intent_ls.export.source import TamperedLedger
@@ -112,7 +112,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.export.query import render, run_query
 
     if not args.roots:

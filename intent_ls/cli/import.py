@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.common.safe_io import UnsafePathError, read_sidecar, write_atomic
     from intent_ls.importers.common import NothingToImport
     from intent_ls.importers.model import SourceError

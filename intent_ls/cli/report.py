@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.cli.main import CliError
+    from intent_ls.cli.errors import CliError
     from intent_ls.report.build import DEFAULT_RELPATH, collect, write_report
     from intent_ls.report.export_source import ExportError
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import main
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Contributor
 
 REPO = Path(__file__).resolve().parents[2]
 

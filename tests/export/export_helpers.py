@@ -8,14 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Approval, Contributor
 
 AI = Contributor("ai", "anthropic/claude-test")
 SPEC = """\

@@ -14,7 +14,8 @@ from export_helpers import Workspace, intent_ls, query
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.export.exporter import export_ledger
 from intent_ls.export.layout import _name_from_url, partition
-from intent_ls.ledger.records import Contributor, RecordedVerdict
+from intent_ls.ledger.records import RecordedVerdict
+from intent_ls.policy.approvals import Contributor
 
 RECORD_COLUMNS = [
     "digest",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from export_helpers import Workspace
 
-from intent_ls.ledger.records import Contributor
+from intent_ls.policy.approvals import Contributor
 
 
 @pytest.fixture

@@ -21,8 +21,9 @@ from test_lsp_blame import hover, lenses, line_of
 
 from intent_ls.ledger.background import GATE_ENV
 from intent_ls.ledger.index import CACHE_RELPATH
-from intent_ls.ledger.records import Contributor, build_mutation_record
+from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Contributor
 from intent_ls.server.ledger import BACKLOG_LIMIT
 
 JWT = "src/auth/jwt.py"

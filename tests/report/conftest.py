@@ -15,14 +15,9 @@ from pathlib import Path
 import pytest
 
 from intent_ls.common.hashing import content_hash
-from intent_ls.ledger.records import (
-    Approval,
-    Contributor,
-    RecordedVerdict,
-    build_approval_record,
-    build_mutation_record,
-)
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import Approval, Contributor
 
 SCRIPT = "<script>document.title='pwned'</script>"
 IMG = "<img src=x onerror=alert(document.domain)>"

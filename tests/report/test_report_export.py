@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from intent_ls.cli.main import main
-from intent_ls.ledger.records import Contributor
+from intent_ls.policy.approvals import Contributor
 from tests.report.conftest import build_ledger_workspace
 from tests.report.page_figures import read_figures
 from tests.report.test_report_numbers import expected_from_jsonl
