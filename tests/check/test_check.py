@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import GitRepo
 from pytest import CaptureFixture
 
 from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.ledger.store import ledger_path
 from intent_ls.policy.approvals import Approval
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, OUT_OF_SCOPE
+from tests.check.conftest import GitRepo
 
 APP = "def handler(request):\n    return respond(request)\n"
 FEATURE = '\n\ndef feature(x):\n    """Doubles x."""\n    return x * 2\n'

