@@ -243,10 +243,12 @@ def test_vscode_flow(vsix: Path, workspace: Path, tmp_path: Path) -> None:
     run = run_vscode(vsix, workspace, tmp_path, "governed", settings)
     r = run.result
     assert r["status_initial"].endswith("no intent · awaiting selection")
-    # The IN_PROGRESS intents to select, then the DRAFT one to start.
+    # The IN_PROGRESS intents to select first.
     assert [t[:7] for t in r["quick_pick"][:2]] == ["INT-001", "INT-002"]
-    [start] = r["quick_pick"][2:]
+    # Then the DRAFT one to start, then the report (offered from the same status item).
+    [start, report] = r["quick_pick"][2:]
     assert start.strip().startswith("Start intent INT-003"), r["quick_pick"]
+    assert "Open intent report" in report, r["quick_pick"]
     assert r["status_selected"].endswith("INT-001 · context loaded")
     # One truth: typing the out-of-scope edit shows it as blocked in the status bar too.
     assert r["status_blocked"].endswith("INT-001 · blocked")
