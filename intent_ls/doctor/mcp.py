@@ -30,6 +30,7 @@ from intent_ls.doctor.agent_settings import (
     own_env,
 )
 from intent_ls.doctor.commands import brought_by_repository, expand, resolve
+from intent_ls.doctor.probe import spawn
 from intent_ls.doctor.report import Check, fail, note, ok
 
 #: Seconds the server gets to answer: agents wait about this long for a server to start.
@@ -58,18 +59,9 @@ def initialize(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = TIMEOUT_S
 ) -> Answer:
     start = time.perf_counter()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return Answer(None, 0.0, f"could not start {argv[0]}: {exc.strerror or exc}")
+    proc = spawn(argv, cwd, env)
+    if isinstance(proc, str):
+        return Answer(None, 0.0, proc)
     try:
         assert proc.stdin is not None and proc.stdout is not None
         try:

@@ -100,14 +100,11 @@ class Ran:
     error: str = ""
 
 
-def run(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str], stdin: bytes, timeout: float
-) -> Ran:
-    """Runs ``argv`` in its own process group, so a command line that started children
-    is stopped whole when it overruns."""
-    start = time.perf_counter()
+def spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes] | str:
+    """Starts ``argv`` with piped stdio in a process group of its own; why not, if it
+    cannot start."""
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=dict(env),
@@ -117,7 +114,18 @@ def run(
             start_new_session=True,
         )
     except OSError as exc:
-        return Ran(None, "", "", 0.0, f"could not start {argv[0]}: {exc.strerror or exc}")
+        return f"could not start {argv[0]}: {exc.strerror or exc}"
+
+
+def run(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], stdin: bytes, timeout: float
+) -> Ran:
+    """Runs ``argv`` in its own process group, so a command line that started children
+    is stopped whole when it overruns."""
+    start = time.perf_counter()
+    proc = spawn(argv, cwd, env)
+    if isinstance(proc, str):
+        return Ran(None, "", "", 0.0, proc)
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
