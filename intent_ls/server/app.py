@@ -31,7 +31,7 @@ from intent_ls.server import (
 from intent_ls.server.commands import COMMANDS
 from intent_ls.server.config import SECTION, merged, parse_config
 from intent_ls.server.guard import brief
-from intent_ls.server.ledger import trace_of
+from intent_ls.server.ledger import intents_of
 from intent_ls.server.protocol import mirror
 from intent_ls.server.server import IntentLanguageServer
 from intent_ls.server.watch import Watcher
@@ -127,16 +127,14 @@ def shutdown(ls: IntentLanguageServer, params: None) -> None:
     watcher_of(ls).stop()
     ls.cancel_tasks()
     for folder in ls.recorder.flush_timers():  # a map still due is written now
-        intents = ls.recorder.intents_of(folder)
-        due = ls.workers.submit_query(trace_of(folder).write_map, intents)
+        due = ls.workers.submit_query(folder.trace.write_map, intents_of(folder))
         try:
             due.result(timeout=SHUTDOWN_WAIT)
         except Exception as exc:  # the map is derived: `intent-ls map` rebuilds it
             ls.log(f"intent-ls: intent_map.md not regenerated at shutdown: {exc!r}")
     ls.workers.shutdown()
     for folder in ls.folders:
-        if folder.trace is not None:
-            folder.trace.close()
+        folder.close()
 
 
 @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

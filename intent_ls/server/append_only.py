@@ -9,18 +9,13 @@ append) is not an edit: it becomes the new reference.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from intent_ls.server.diagnostics import SOURCE, region_range, severity
-from intent_ls.server.ledger import read_text
-from intent_ls.server.stale import path_of
+from intent_ls.server.disk import path_of, read_text
+from intent_ls.server.documents import TrackedDocument
+from intent_ls.server.hub import Hub
 from intent_ls.spec.model import Severity
-
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.server import IntentLanguageServer
 
 LEDGER_EDITED = "ledger-edited"
 MESSAGE = (
@@ -29,7 +24,7 @@ MESSAGE = (
 )
 
 
-def _reloaded(ls: IntentLanguageServer, doc: TrackedDocument) -> bool:
+def _reloaded(ls: Hub, doc: TrackedDocument) -> bool:
     """Every change is lines appended after the old end, and the file starts with the
     buffer: the editor shows appends made on disk."""
     if doc.untracked:
@@ -43,7 +38,7 @@ def _reloaded(ls: IntentLanguageServer, doc: TrackedDocument) -> bool:
     return disk is not None and disk.startswith(ls.workspace.get_text_document(doc.uri).source)
 
 
-def diagnostics(ls: IntentLanguageServer, doc: TrackedDocument) -> list[types.Diagnostic]:
+def diagnostics(ls: Hub, doc: TrackedDocument) -> list[types.Diagnostic]:
     if not doc.edited:
         return []
     if _reloaded(ls, doc):

@@ -8,17 +8,15 @@ question after a stale save, an approved file deletion — goes through
 changes. Other servers on the workspace see the record through the ledger and clear the
 same verdict in their editors.
 
-The approver is the configured contributor, except that ``unknown`` becomes ``human``:
-an approval is a click on a quick fix or a dialog, i.e. a person's decision.
+The approver is the configured contributor, except that ``unknown`` becomes ``human``
+(:meth:`~intent_ls.server.config.Contributor.approver`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import Any
 
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.attribution import OpenVerdict
@@ -27,32 +25,15 @@ from intent_ls.policy.approvals import Approval, Contributor, approval_request
 from intent_ls.policy.judge import Verdict, evaluate
 from intent_ls.policy.session import TurnState
 from intent_ls.policy.verdicts import OUT_OF_SCOPE, STALE_FILE
+from intent_ls.server.documents import TrackedDocument
+from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused
+from intent_ls.server.hub import Hub
 from intent_ls.syntax.model import AstNode
-
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.folders import Folder
-    from intent_ls.server.server import IntentLanguageServer
-
-
-@attrs.define
-class ApprovalStore:
-    """The approvals made in this session (the status bar counts them)."""
-
-    approvals: list[Approval] = attrs.field(factory=list)
-
-    def __len__(self) -> int:
-        return len(self.approvals)
-
-
-def approver_of(ls: IntentLanguageServer) -> Contributor:
-    c = ls.config.contributor
-    return Contributor("human" if c.type == "unknown" else c.type, c.model_id)
 
 
 async def record_approvals(
-    ls: IntentLanguageServer,
+    ls: Hub,
     folder: Folder,
     approvals: Sequence[tuple[Approval, str, Sequence[AstNode]]],
     uri: str | None = None,
@@ -70,7 +51,7 @@ async def record_approvals(
             nodes=nodes,
         )
         await ls.recorder.append(folder, record, uri)
-        folder.approvals.approvals.append(approval)
+        folder.approvals.append(approval)
         ids.append(record["id"])
     return ids
 
@@ -93,34 +74,35 @@ def _nodes(details: dict[str, Any]) -> list[AstNode]:
     return out
 
 
-def _approval(ls: IntentLanguageServer, key: dict[str, Any]) -> Approval:
+def approval(key: dict[str, Any], approver: Contributor) -> Approval:
+    """The approval of the content an approval key (``approval_request``) names."""
     return Approval(
         verdict_code=str(key["verdict_code"]),
         path=str(key["path"]),
         start_line=int(key["start_line"]),
         end_line=int(key["end_line"]),
         content_hash=str(key["content_hash"]),
-        approver=approver_of(ls),
+        approver=approver,
     )
 
 
 async def approve_verdict(
-    ls: IntentLanguageServer, doc: TrackedDocument, verdict: Verdict | OpenVerdict
+    ls: Hub, doc: TrackedDocument, verdict: Verdict | OpenVerdict
 ) -> list[Approval]:
     """Approves one stale or destructive verdict (live, or recorded by an earlier save)."""
     assert doc.folder is not None
     key = verdict.approval if isinstance(verdict, OpenVerdict) else verdict.details["approval"]
-    approval = _approval(ls, key)
+    approved = approval(key, ls.config.contributor.approver())
     await record_approvals(
-        ls, doc.folder, [(approval, verdict.message, _nodes(verdict.details))], doc.uri
+        ls, doc.folder, [(approved, verdict.message, _nodes(verdict.details))], doc.uri
     )
-    doc.pending_approvals.append(approval)
+    doc.pending_approvals.append(approved)
     _after(ls, doc)
-    return [approval]
+    return [approved]
 
 
 async def approve(
-    ls: IntentLanguageServer,
+    ls: Hub,
     doc: TrackedDocument,
     lines: tuple[int, int],
     code: str,
@@ -192,9 +174,7 @@ def _key_of(verdict: Verdict | OpenVerdict) -> str | None:
     return wanted.get("content_hash")
 
 
-async def _approve_scope(
-    ls: IntentLanguageServer, doc: TrackedDocument, lines: tuple[int, int]
-) -> list[Approval]:
+async def _approve_scope(ls: Hub, doc: TrackedDocument, lines: tuple[int, int]) -> list[Approval]:
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
     active = folder.active
@@ -220,18 +200,19 @@ async def _approve_scope(
     seen: set[str] = set()
     approvals = []
     message = f"{rel} is outside the scope of active intent {active.id}"
+    approver = ls.config.contributor.approver()
     for key in keys:
         if key["content_hash"] in seen:
             continue
         seen.add(key["content_hash"])
-        approvals.append(_approval(ls, key))
+        approvals.append(approval(key, approver))
     await record_approvals(ls, folder, [(a, message, ()) for a in approvals], doc.uri)
     doc.pending_approvals.extend(approvals)
     _after(ls, doc)
     return approvals
 
 
-def _after(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+def _after(ls: Hub, doc: TrackedDocument) -> None:
     folder = doc.folder
     assert folder is not None
     if folder.session.state is TurnState.BLOCKED:

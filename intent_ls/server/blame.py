@@ -22,18 +22,16 @@ thread; the event loop only renders.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import intent_meta
+from intent_ls.server.documents import TrackedDocument
+from intent_ls.server.hub import Hub
 from intent_ls.server.trees import Batch, LiveTree
 from intent_ls.syntax.model import AstNode
-
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.server import IntentLanguageServer
 
 #: Lines shorter than this (stripped) are not looked up by their own hash: a blank line
 #: or a lone brace matches everywhere and proves nothing.
@@ -48,9 +46,7 @@ def _definitions(tree: LiveTree, batch: Batch, text: str, line: int | None) -> l
     return syntax.definitions_at(line) if line is not None else syntax.definitions()
 
 
-async def _tree_query(
-    ls: IntentLanguageServer, doc: TrackedDocument, line: int | None
-) -> list[AstNode]:
+async def _tree_query(ls: Hub, doc: TrackedDocument, line: int | None) -> list[AstNode]:
     tree = doc.tree
     if tree is None:
         return []
@@ -62,7 +58,7 @@ def _governed(doc: TrackedDocument | None) -> bool:
     return doc is not None and doc.governed and doc.rel is not None and doc.folder is not None
 
 
-async def hover(ls: IntentLanguageServer, params: types.HoverParams) -> types.Hover | None:
+async def hover(ls: Hub, params: types.HoverParams) -> types.Hover | None:
     doc = ls.documents.get(params.text_document.uri)
     if doc is None or not _governed(doc) or doc.untracked:
         return None
@@ -113,7 +109,7 @@ async def hover(ls: IntentLanguageServer, params: types.HoverParams) -> types.Ho
 
 
 def _entries(
-    ls: IntentLanguageServer,
+    ls: Hub,
     doc: TrackedDocument,
     blamed: list[Any],
     carried: list[dict[str, Any]],
@@ -156,7 +152,7 @@ def _entries(
     return sorted(out.values(), key=lambda e: e["timestamp"], reverse=True)
 
 
-def _row(ls: IntentLanguageServer, doc: TrackedDocument, e: dict[str, Any]) -> str:
+def _row(ls: Hub, doc: TrackedDocument, e: dict[str, Any]) -> str:
     folder = doc.folder
     assert folder is not None
     intent = e["intent"] or "no intent"
@@ -196,7 +192,7 @@ def _when(timestamp: str) -> str:
     return re.sub(r"\.\d+Z$", "Z", timestamp).replace("T", " ")
 
 
-async def code_lens(ls: IntentLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+async def code_lens(ls: Hub, params: types.CodeLensParams) -> list[types.CodeLens]:
     options = ls.config.code_lens
     doc = ls.documents.get(params.text_document.uri)
     if not options.enabled or doc is None or not _governed(doc) or doc.untracked:

@@ -1,33 +1,31 @@
-"""The ``intent.*`` commands (workspace/executeCommand).
+"""The ``intent.*`` commands (workspace/executeCommand), all listed in :data:`COMMANDS`.
 
-Arguments arrive as raw JSON (``*args``) and are checked here, so a wrong call gets an
-InvalidParams response naming the command and what it expects, never a cattrs
-structuring trace. Every command takes an optional trailing document or folder URI to
-pick the workspace folder in multi-root windows; without it, the folder of the document
-touched last (or the only folder) is used.
+Arguments arrive as raw JSON (``*args``) and are checked by :mod:`.arguments`. Every
+command takes an optional trailing document or folder URI to pick the workspace folder
+in multi-root windows; without it, the folder of the document touched last (or the only
+folder) is used. The intent lifecycle's commands are :mod:`.lifecycle`'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException
 
 from intent_ls.common.safe_io import read_sidecar, write_atomic
 from intent_ls.common.uris import is_file_uri, path_of_uri
 from intent_ls.policy.session import SelectionRefused
 from intent_ls.policy.verdicts import APPROVABLE, APPROVABLE_IN_ORDER, OUT_OF_SCOPE
-from intent_ls.server import guard
-from intent_ls.server.actions import scope_edit
+from intent_ls.server import arguments, guard, lifecycle
 from intent_ls.server.approvals import approve as approve_in
+from intent_ls.server.edits import apply
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, UserError, brief
-from intent_ls.server.server import IntentLanguageServer
+from intent_ls.server.hub import Hub
+from intent_ls.server.spec_edits import scope_edit
 from intent_ls.spec.edit import SpecEditError, add_to_scope, apply_edit, glob_for_path
 from intent_ls.spec.load import MAX_SPEC_BYTES
 from intent_ls.spec.model import Intent
@@ -35,9 +33,6 @@ from intent_ls.workspace.brain import BRAIN_RELPATH, lessons_for, read_brain, re
 from intent_ls.workspace.context import context_xml
 
 COMMANDS: dict[str, Callable[..., Any]] = {}
-#: Longest path or URI accepted (Linux's PATH_MAX).
-MAX_PATH = 4096
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -48,68 +43,11 @@ def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return register
 
 
-def _arity(name: str, args: tuple[Any, ...], low: int, high: int, usage: str) -> None:
-    if not low <= len(args) <= high:
-        raise UserError(f"{name} expects {usage}, got {len(args)} argument(s)")
-
-
-def _string(name: str, value: Any, what: str, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise UserError(f"{name}: {what} must be a non-empty string, got {brief(value)}")
-    if "\0" in value:
-        raise UserError(f"{name}: {what} contains a NUL character: {brief(value)}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UserError(
-            f"{name}: {what} is not valid Unicode (a lone surrogate): {brief(value)}"
-        ) from None
-    return value
-
-
-def _path_text(name: str, value: str) -> str:
-    """A path or URI that will end up in the spec: no line breaks or other controls
-    (the spec would no longer validate, or a glob would hide a second line)."""
-    if len(value) > MAX_PATH:
-        raise UserError(f"{name}: the path is too long: {brief(value)}")
-    if _CONTROL.search(value):
-        raise UserError(f"{name}: the path contains a control character: {brief(value)}")
-    return value
-
-
-def _folder(ls: IntentLanguageServer, name: str, hint: Any) -> Folder:
-    hint = _string(name, hint, "the folder or document URI", optional=True)
-    if hint is not None:
-        folder = ls.folder_for_uri(hint)
-        if folder is None:
-            raise Refused(f"{name}: {brief(hint)} is not inside a workspace folder")
-    elif ls.current_folder is not None:
-        folder = ls.current_folder
-    elif len(ls.folders) == 1:
-        folder = next(iter(ls.folders))
-    elif not len(ls.folders):
-        raise Refused(f"{name}: no workspace folder is open")
-    else:
-        raise UserError(
-            f"{name}: several workspace folders are open; pass a document or folder URI "
-            "as the last argument"
-        )
-    ls.refresh(folder)
-    if not folder.governed:
-        raise Refused(
-            f"{name}: {folder.root} has no .orchestration/active_intents.yaml, so nothing "
-            "there is governed"
-        )
-    return folder
-
-
 def _intent_json(intent: Intent) -> dict[str, Any]:
     return {"id": intent.id, "name": intent.name, "status": intent.status.value}
 
 
-async def _context(ls: IntentLanguageServer, folder: Folder, intent: Intent) -> str:
+async def _context(ls: Hub, folder: Folder, intent: Intent) -> str:
     history, note = await ls.workers.query(ls.recorder.follow(folder).recent_history, intent.id)
     lessons = lessons_for(read_brain(folder.root), intent.id)
     if note is not None:
@@ -124,7 +62,7 @@ def _active(folder: Folder, name: str) -> Intent:
     return active
 
 
-def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
+def _reevaluate(ls: Hub, folder: Folder) -> None:
     blocked = False
     for doc in list(ls.documents.values()):
         if doc.folder is folder:
@@ -135,12 +73,12 @@ def _reevaluate(ls: IntentLanguageServer, folder: Folder) -> None:
 
 
 @command("intent.select")
-async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
+async def select(ls: Hub, *args: Any) -> dict[str, Any] | None:
     """``[id]`` selects; ``[]`` or ``[null]`` asks the user to pick one."""
     name = "intent.select"
-    _arity(name, args, 0, 2, "[id] or [id, uri] (id null: pick from a list)")
-    wanted = _string(name, args[0] if args else None, "the intent id", optional=True)
-    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+    arguments.arity(name, args, 0, 2, "[id] or [id, uri] (id null: pick from a list)")
+    wanted = arguments.string(name, args[0] if args else None, "the intent id", optional=True)
+    folder = arguments.folder(ls, name, args[1] if len(args) > 1 else None)
     if wanted is None:
         wanted = await _pick(ls, folder)
         if wanted is None:
@@ -157,7 +95,7 @@ async def select(ls: IntentLanguageServer, *args: Any) -> dict[str, Any] | None:
     }
 
 
-async def _pick(ls: IntentLanguageServer, folder: Folder) -> str | None:
+async def _pick(ls: Hub, folder: Folder) -> str | None:
     choices = [i for i in folder.spec.intents if i.selectable]
     if not choices:
         raise Refused("intent.select: no IN_PROGRESS intent to select in the spec")
@@ -173,26 +111,26 @@ async def _pick(ls: IntentLanguageServer, folder: Folder) -> str | None:
 
 
 @command("intent.clear")
-def clear(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
-    _arity("intent.clear", args, 0, 1, "[] or [uri]")
-    folder = _folder(ls, "intent.clear", args[0] if args else None)
+def clear(ls: Hub, *args: Any) -> dict[str, Any]:
+    arguments.arity("intent.clear", args, 0, 1, "[] or [uri]")
+    folder = arguments.folder(ls, "intent.clear", args[0] if args else None)
     folder.clear()
     _reevaluate(ls, folder)
     return {"state": folder.session.state.value, "folder": folder.uri}
 
 
 @command("intent.context")
-async def context(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
-    _arity("intent.context", args, 0, 1, "[] or [uri]")
-    folder = _folder(ls, "intent.context", args[0] if args else None)
+async def context(ls: Hub, *args: Any) -> dict[str, Any]:
+    arguments.arity("intent.context", args, 0, 1, "[] or [uri]")
+    folder = arguments.folder(ls, "intent.context", args[0] if args else None)
     intent = _active(folder, "intent.context")
     return {"intent": _intent_json(intent), "context": await _context(ls, folder, intent)}
 
 
 @command("intent.list")
-def list_intents(ls: IntentLanguageServer, *args: Any) -> list[dict[str, Any]]:
-    _arity("intent.list", args, 0, 1, "[] or [uri]")
-    folder = _folder(ls, "intent.list", args[0] if args else None)
+def list_intents(ls: Hub, *args: Any) -> list[dict[str, Any]]:
+    arguments.arity("intent.list", args, 0, 1, "[] or [uri]")
+    folder = arguments.folder(ls, "intent.list", args[0] if args else None)
     return [
         {
             **_intent_json(i),
@@ -205,15 +143,15 @@ def list_intents(ls: IntentLanguageServer, *args: Any) -> list[dict[str, Any]]:
 
 
 @command("intent.addToScope")
-async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+async def add_scope(ls: Hub, *args: Any) -> dict[str, Any]:
     name = "intent.addToScope"
-    _arity(name, args, 2, 2, "[id, path or uri]")
-    intent_id = _string(name, args[0], "the intent id")
-    target = _string(name, args[1], "the path or URI")
+    arguments.arity(name, args, 2, 2, "[id, path or uri]")
+    intent_id = arguments.string(name, args[0], "the intent id")
+    target = arguments.string(name, args[1], "the path or URI")
     assert intent_id is not None and target is not None
-    _path_text(name, target)
+    arguments.path_text(name, target)
     path = path_of_uri(target) if is_file_uri(target) else target
-    folder = _folder(ls, name, target if is_file_uri(target) else None)
+    folder = arguments.folder(ls, name, target if is_file_uri(target) else None)
     if path is None:
         raise UserError(f"{name}: {brief(target)} is not a file URI")
     info = folder.workspace.classify(Path(path))
@@ -229,16 +167,9 @@ async def add_scope(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     if edit is None:
         raise Refused(f"{name}: the owned_scope of {intent_id} cannot be edited automatically")
     if get_capability(ls.client_capabilities, "workspace.apply_edit", False):
-        try:
-            response = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=f"Add {info.rel} to {intent_id}")
-            )
-        except JsonRpcException as exc:  # e.g. eglot refusing an edit for another version
-            return {**result, "applied": False, "reason": exc.message or str(exc)}
-        applied = bool(response and response.applied)
-        if not applied:
-            reason = (response.failure_reason if response else None) or "the editor refused it"
-            return {**result, "applied": False, "reason": reason}
+        refused = await apply(ls, edit, f"Add {info.rel} to {intent_id}")
+        if refused is not None:
+            return {**result, "applied": False, "reason": refused}
     else:
         _write_spec(folder, intent_id, glob)
         ls.refresh(folder)
@@ -257,16 +188,18 @@ def _write_spec(folder: Folder, intent_id: str, glob: str) -> None:
         write_atomic(path, apply_edit(text, edit).encode("utf-8"))
 
 
-@command("intent.approve")
-async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+@command(arguments.APPROVE)
+async def approve(ls: Hub, *args: Any) -> dict[str, Any]:
     """``[uri, range, code]`` or ``[uri, range, code, contentHash]`` (which verdict, when
     several of ``code`` overlap the range): records a human approval in the ledger."""
-    name = "intent.approve"
-    _arity(name, args, 3, 4, "[uri, range, code] or [uri, range, code, contentHash]")
-    uri = _string(name, args[0], "the document URI")
-    lines = _lines(name, args[1])
+    name = arguments.APPROVE
+    arguments.arity(name, args, 3, 4, "[uri, range, code] or [uri, range, code, contentHash]")
+    uri = arguments.string(name, args[0], "the document URI")
+    lines = arguments.lines(name, args[1])
     code = args[2]
-    key = _string(name, args[3], "the content hash", optional=True) if len(args) > 3 else None
+    key = None
+    if len(args) > 3:
+        key = arguments.string(name, args[3], "the content hash", optional=True)
     if code not in APPROVABLE:
         raise UserError(
             f"{name}: only {', '.join(repr(c) for c in APPROVABLE_IN_ORDER)} verdicts can be "
@@ -282,28 +215,17 @@ async def approve(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     return await approve_in(ls, doc, lines, code, key)
 
 
-def _lines(name: str, value: Any) -> tuple[int, int]:
-    """0-based first and last line of an LSP range given as JSON."""
-    try:
-        start, end = value["start"]["line"], value["end"]["line"]
-        valid = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (start, end))
-    except (TypeError, KeyError):
-        valid = False
-    if not valid or end < start:
-        raise UserError(
-            f"{name}: the range must look like {{start: {{line, character}}, end: {{line, "
-            f"character}}}}, got {brief(value)}"
-        )
-    return start, end
-
-
 @command("intent.recordLesson")
-def record(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+def record(ls: Hub, *args: Any) -> dict[str, Any]:
     name = "intent.recordLesson"
-    _arity(name, args, 1, 2, "[text] or [text, uri]")
-    text = _string(name, args[0], "the lesson text")
+    arguments.arity(name, args, 1, 2, "[text] or [text, uri]")
+    text = arguments.string(name, args[0], "the lesson text")
     assert text is not None
-    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+    folder = arguments.folder(ls, name, args[1] if len(args) > 1 else None)
     active = _active(folder, name)
     record_lesson(folder.root, active.id, text)
     return {"intent": active.id, "lesson": " ".join(text.split()), "path": BRAIN_RELPATH}
+
+
+command(lifecycle.START)(lifecycle.start)
+command(lifecycle.COMPLETE)(lifecycle.complete)

@@ -19,6 +19,10 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
+from intent_ls.policy import approvals
+from intent_ls.policy.judge import PolicyConfig
+from intent_ls.spec.model import Spec
+
 SECTION = "intentLs"
 
 
@@ -42,6 +46,16 @@ class Contributor:
     type: Literal["human", "ai", "mixed", "unknown"] = "unknown"
     name: str | None = None
     model_id: str | None = None
+
+    def author(self) -> approvals.Contributor:
+        """Who wrote a saved change, as its trace record says."""
+        return approvals.Contributor(self.type, self.model_id)
+
+    def approver(self) -> approvals.Contributor:
+        """Who approved a verdict: ``unknown`` becomes ``human``, since an approval is a
+        click on a quick fix or a dialog, i.e. a person's decision."""
+        kind = "human" if self.type == "unknown" else self.type
+        return approvals.Contributor(kind, self.model_id)
 
 
 @attrs.define
@@ -91,6 +105,11 @@ class Config:
     #: Seconds of quiet after an edit before the full analysis (destructive edits,
     #: stale files, unresolved verdicts of earlier saves) runs; see docs/server.md.
     analysis_delay: float = 0.15
+
+    def policy(self, spec: Spec) -> PolicyConfig:
+        """The repository's policy, made stricter by these settings (never looser)."""
+        d = self.destructive
+        return PolicyConfig.of(spec).stricter(d.max_deleted_lines, d.protected_paths)
 
 
 def _camel(name: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -30,17 +30,15 @@ from intent_ls.common.uris import path_of_uri
 from intent_ls.policy.approvals import Approval, whole_file_request
 from intent_ls.policy.judge import FileOperation, Verdict, evaluate
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT
-from intent_ls.server.analysis import policy_config
-from intent_ls.server.approvals import approver_of, record_approvals
+from intent_ls.server import stale
+from intent_ls.server.approvals import approval, record_approvals
+from intent_ls.server.arguments import approve_action
+from intent_ls.server.disk import path_of, read_text
+from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.edits import document_edit
-from intent_ls.server.ledger import read_text, trace_of
-from intent_ls.server.stale import path_of
+from intent_ls.server.folders import Folder
+from intent_ls.server.hub import Hub
 from intent_ls.syntax.model import AstNode
-
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.folders import Folder
-    from intent_ls.server.server import IntentLanguageServer
 
 APPROVE_TITLE = "Approve destructive edit"
 RESTORE_TITLE = "Restore deleted code"
@@ -55,9 +53,7 @@ OPERATION_FILTERS = types.FileOperationRegistrationOptions(
 )
 
 
-def fixes(
-    ls: IntentLanguageServer, doc: TrackedDocument, diag: types.Diagnostic
-) -> list[types.CodeAction]:
+def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
     data = diag.data if isinstance(diag.data, dict) else {}
     key = (data.get("approval") or {}).get("content_hash")
     actions: list[types.CodeAction] = []
@@ -87,23 +83,11 @@ def fixes(
                 edit=restore_edit(ls, doc, finding.restore),
             )
         )
-    arguments: list[Any] = [doc.uri, _range_json(diag.range), DESTRUCTIVE_EDIT]
-    if key:
-        arguments.append(key)
-    actions.append(
-        types.CodeAction(
-            title=APPROVE_TITLE,
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[diag],
-            command=types.Command(
-                title=APPROVE_TITLE, command="intent.approve", arguments=arguments
-            ),
-        )
-    )
+    actions.append(approve_action(APPROVE_TITLE, doc.uri, diag, DESTRUCTIVE_EDIT, key))
     return actions
 
 
-def restore_edit(ls: IntentLanguageServer, doc: TrackedDocument, edits: Any) -> types.WorkspaceEdit:
+def restore_edit(ls: Hub, doc: TrackedDocument, edits: Any) -> types.WorkspaceEdit:
     lines = doc.lines
 
     def position(line: int, column: int) -> types.Position:
@@ -117,13 +101,6 @@ def restore_edit(ls: IntentLanguageServer, doc: TrackedDocument, edits: Any) -> 
         for e in edits
     ]
     return document_edit(ls, doc.uri, doc.version, changes)
-
-
-def _range_json(r: types.Range) -> dict[str, Any]:
-    return {
-        "start": {"line": r.start.line, "character": r.start.character},
-        "end": {"line": r.end.line, "character": r.end.character},
-    }
 
 
 # -- file operations --------------------------------------------------------------------
@@ -143,7 +120,7 @@ def _files(path: Path) -> list[Path]:
 
 
 def _judge(
-    ls: IntentLanguageServer, old_uri: str, new_uri: str | None
+    ls: Hub, old_uri: str, new_uri: str | None
 ) -> list[tuple[Folder, str, Verdict, str | None]]:
     """(folder, path, blocking verdict, text) for every governed file the operation
     touches; a directory stands for the files in it."""
@@ -172,16 +149,14 @@ def _judge(
             folder.scope,
             info.rel,
             operation,
-            config=policy_config(ls.config, folder.scope.spec),
+            config=ls.config.policy(folder.scope.spec),
         ):
             if verdict.blocking:
                 out.append((folder, info.rel, verdict, text))
     return out
 
 
-async def will_operate(
-    ls: IntentLanguageServer, pairs: list[tuple[str, str | None]], what: str
-) -> None:
+async def will_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) -> None:
     """willDeleteFiles / willRenameFiles: ask, and record the approval if given."""
     judged = [j for old, new in pairs for j in _judge(ls, old, new)]
     if not judged:
@@ -218,10 +193,8 @@ async def will_operate(
     )
 
 
-async def _record(
-    ls: IntentLanguageServer, judged: list[tuple[Folder, str, Verdict, str | None]]
-) -> None:
-    approver = approver_of(ls)
+async def _record(ls: Hub, judged: list[tuple[Folder, str, Verdict, str | None]]) -> None:
+    approver = ls.config.contributor.approver()
     by_folder: dict[str, list[tuple[Approval, str, list[AstNode]]]] = {}
     folders: dict[str, Folder] = {}
     for folder, rel, verdict, text in judged:
@@ -229,24 +202,15 @@ async def _record(
         finding = verdict.finding
         if key is None:
             key = whole_file_request(verdict.code, rel, text)
-        approval = Approval(
-            verdict_code=verdict.code,
-            path=str(key["path"]),
-            start_line=int(key["start_line"]),
-            end_line=int(key["end_line"]),
-            content_hash=str(key["content_hash"]),
-            approver=approver,
-        )
+        approved = approval({**key, "verdict_code": verdict.code}, approver)
         nodes = list(getattr(finding, "nodes", ()) or ())
-        by_folder.setdefault(folder.uri, []).append((approval, verdict.message, nodes))
+        by_folder.setdefault(folder.uri, []).append((approved, verdict.message, nodes))
         folders[folder.uri] = folder
     for uri, items in by_folder.items():
         await record_approvals(ls, folders[uri], items)
 
 
-async def did_operate(
-    ls: IntentLanguageServer, pairs: list[tuple[str, str | None]], what: str
-) -> None:
+async def did_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) -> None:
     """didDeleteFiles / didRenameFiles: forget the old paths' histories, re-read open
     documents' disk state, and report operations no will* request announced."""
     unannounced = [(old, new) for old, new in pairs if old not in ls.operations_seen]
@@ -257,11 +221,9 @@ async def did_operate(
         if folder is not None and path:
             rel = folder.workspace.relative(path)
             if rel:
-                await ls.workers.query(trace_of(folder).forget, rel)
+                await ls.workers.query(folder.trace.forget, rel)
     for doc in list(ls.documents.values()):
         if any(doc.uri == old or doc.uri.startswith(old.rstrip("/") + "/") for old, _ in pairs):
-            from intent_ls.server import stale
-
             stale.disk_changed(ls, doc)
     if unannounced:
         lines = []

@@ -16,22 +16,19 @@ pygls' own copy of the document is set to the result rather than converted again
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
 
 from intent_ls.common.diff import Hunk, common_prefix, common_suffix, diff_lines
+from intent_ls.policy.approvals import Approval
+from intent_ls.server.analysis import Live
+from intent_ls.server.disk import DiskTracker
 from intent_ls.server.folders import Folder
+from intent_ls.server.positions import FastCodec
+from intent_ls.server.trace import LEDGER_REL, History
+from intent_ls.server.trees import LiveTree
 from intent_ls.workspace.discover import PathInfo
-
-if TYPE_CHECKING:
-    from intent_ls.policy.approvals import Approval
-    from intent_ls.server.analysis import Live
-    from intent_ls.server.ledger import History
-    from intent_ls.server.positions import FastCodec
-    from intent_ls.server.stale import DiskTracker
-    from intent_ls.server.trees import LiveTree
 
 #: Larger buffers (in characters) are not diffed: any edit flags the whole file.
 MAX_TRACKED_CHARS = 5 * 1024 * 1024
@@ -103,6 +100,11 @@ class TrackedDocument:
             and self.info is not None
             and self.info.governed
         )
+
+    @property
+    def is_ledger(self) -> bool:
+        """The folder's ``agent_trace.jsonl`` (append-only: see :mod:`.append_only`)."""
+        return self.folder is not None and self.rel == LEDGER_REL
 
     def update(self, text: str) -> None:
         """Replaces the whole buffer (open, full-document sync, or resynchronisation)."""

@@ -12,23 +12,22 @@ was computed from, so the client refuses it once the buffer has moved on. The ve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 
-if TYPE_CHECKING:
-    from intent_ls.server.server import IntentLanguageServer
+from intent_ls.server.hub import Hub
 
 
-def versioned_edits(ls: IntentLanguageServer) -> bool:
+def versioned_edits(ls: Hub) -> bool:
     return bool(
         get_capability(ls.client_capabilities, "workspace.workspace_edit.document_changes", False)
     )
 
 
 def document_edit(
-    ls: IntentLanguageServer,
+    ls: Hub,
     uri: str,
     version: int | None,
     edits: Sequence[types.TextEdit],
@@ -42,7 +41,20 @@ def document_edit(
     )
 
 
-def open_version(ls: IntentLanguageServer, uri: str) -> int | None:
+def open_version(ls: Hub, uri: str) -> int | None:
     """The version of ``uri``'s buffer if the editor has it open, else None (disk text)."""
     doc = ls.documents.get(uri)
     return doc.version if doc is not None else None
+
+
+async def apply(ls: Hub, edit: types.WorkspaceEdit, label: str) -> str | None:
+    """Asks the client to apply ``edit``; None once it did, else why it did not."""
+    try:
+        response = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        )
+    except JsonRpcException as exc:  # e.g. eglot refusing an edit for another version
+        return exc.message or str(exc)
+    if not (response and response.applied):
+        return (response.failure_reason if response else None) or "the editor refused it"
+    return None

@@ -1,4 +1,4 @@
-"""Per-workspace-folder state: the core Workspace, the turn Session and approvals.
+"""Per-workspace-folder state: the core Workspace, the turn Session, approvals, the trace.
 
 Each folder governs itself (its own ``.orchestration/``), so multi-root editors get
 independent selections. What governs documents is a *snapshot* taken by
@@ -11,17 +11,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pygls.uris import from_fs_path
 
 from intent_ls.common.local_state import load_selection, save_selection
 from intent_ls.common.safe_io import read_sidecar
 from intent_ls.common.uris import path_of_uri
+from intent_ls.policy.approvals import Approval
 from intent_ls.policy.session import SelectionRefused, Session
 from intent_ls.scope.index import ScopeIndex
-from intent_ls.server.approvals import ApprovalStore
 from intent_ls.server.config import Config
+from intent_ls.server.trace import FolderTrace
 from intent_ls.spec.load import MAX_SPEC_BYTES, SPEC_NOT_FOUND, SpecResult
 from intent_ls.spec.model import Intent, Spec
 from intent_ls.workspace.discover import Workspace
@@ -35,10 +35,9 @@ class Folder:
         saved = load_selection(self.workspace.root)
         session_id = saved.get("session_id")
         self.session = Session(id=session_id) if isinstance(session_id, str) else Session()
-        self.approvals = ApprovalStore()
-        #: The folder's trace ledger and index (:class:`~intent_ls.server.ledger.FolderTrace`),
-        #: created on first use.
-        self.trace: Any = None
+        #: The approvals made in this session (the status bar counts them).
+        self.approvals: list[Approval] = []
+        self._trace: FolderTrace | None = None
         self.spec_uri = from_fs_path(str(self.workspace.spec_path)) or ""
         self.spec_result: SpecResult = SpecResult(None, ())
         #: The spec that governs: the disk spec, or the last usable one while the file
@@ -68,6 +67,17 @@ class Folder:
     @property
     def name(self) -> str:
         return self.root.name
+
+    @property
+    def trace(self) -> FolderTrace:
+        """The folder's trace ledger and index, opened on first use."""
+        if self._trace is None:
+            self._trace = FolderTrace(self.root)
+        return self._trace
+
+    def close(self) -> None:
+        if self._trace is not None:
+            self._trace.close()
 
     @property
     def active(self) -> Intent | None:

@@ -9,19 +9,17 @@ not show up in command palettes the way ``workspace/executeCommand`` ids do.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.uris import from_fs_path
 
 from intent_ls.ledger.index import SummaryRow
 from intent_ls.ledger.maptree import intent_tree
+from intent_ls.server.folders import Folder
 from intent_ls.server.guard import UserError
-from intent_ls.server.ledger import Recorder
-
-if TYPE_CHECKING:
-    from intent_ls.server.folders import Folder
-    from intent_ls.server.ledger import FolderTrace
-    from intent_ls.server.server import IntentLanguageServer
+from intent_ls.server.hub import Hub
+from intent_ls.server.ledger import intents_of
+from intent_ls.server.trace import FolderTrace
 
 METHOD = "intent/map"
 
@@ -30,7 +28,7 @@ def _rows(trace: FolderTrace) -> list[SummaryRow]:
     return trace.index.summary() if trace.ready() and trace.index is not None else []
 
 
-def _folder(ls: IntentLanguageServer, params: Any) -> Folder:
+def _folder(ls: Hub, params: Any) -> Folder:
     uri = getattr(params, "uri", None) if params is not None else None
     if uri is not None and not isinstance(uri, str):
         raise UserError(f"{METHOD}: 'uri' must be a string")
@@ -46,7 +44,7 @@ def _folder(ls: IntentLanguageServer, params: Any) -> Folder:
     return folder
 
 
-async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
+async def intent_map(ls: Hub, params: Any) -> dict[str, Any]:
     """``{uri?}`` (any URI inside the folder) → ``{folder, governed, intents, error?}``;
     each file carries its ``uri`` so a client can open it."""
     folder = _folder(ls, params)
@@ -58,7 +56,7 @@ async def intent_map(ls: IntentLanguageServer, params: Any) -> dict[str, Any]:
     except (OSError, sqlite3.Error) as exc:
         answer["error"] = f"cannot read the trace ledger: {exc}"
         rows = []
-    intents = intent_tree(rows, Recorder.intents_of(folder))
+    intents = intent_tree(rows, intents_of(folder))
     for intent in intents:
         for entry in intent["files"]:
             entry["uri"] = from_fs_path(str(folder.root / entry["path"]))

@@ -19,18 +19,18 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException
 
 from intent_ls.ledger.attribution import open_verdicts
 from intent_ls.policy.verdicts import SCOPE_CODES
-from intent_ls.server.actions import spec_text
-from intent_ls.server.commands import _arity, _folder, _string, command
+from intent_ls.server import arguments
 from intent_ls.server.diagnostics import to_range
-from intent_ls.server.edits import document_edit, open_version
+from intent_ls.server.disk import read_text
+from intent_ls.server.edits import apply, document_edit, open_version
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused, brief
-from intent_ls.server.ledger import FolderTrace, read_text
-from intent_ls.server.server import IntentLanguageServer
+from intent_ls.server.hub import Hub
+from intent_ls.server.spec_edits import spec_text
+from intent_ls.server.trace import FolderTrace
 from intent_ls.spec.edit import SpecEditError, apply_edits, set_status
 from intent_ls.spec.model import Intent, Status
 
@@ -50,7 +50,7 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def lenses(ls: IntentLanguageServer, uri: str) -> list[types.CodeLens]:
+def lenses(ls: Hub, uri: str) -> list[types.CodeLens]:
     """A "Start intent" or "Complete intent" lens over each intent that can move."""
     folder = ls.folder_for_uri(uri)
     if folder is None or not folder.governed or folder.spec_uri != uri:
@@ -68,7 +68,7 @@ def lenses(ls: IntentLanguageServer, uri: str) -> list[types.CodeLens]:
     return out
 
 
-def actions(ls: IntentLanguageServer, uri: str, where: types.Range) -> list[types.CodeAction]:
+def actions(ls: Hub, uri: str, where: types.Range) -> list[types.CodeAction]:
     """The same transitions as code actions, for the intent the cursor is in."""
     folder = ls.folder_for_uri(uri)
     if folder is None or not folder.governed or folder.spec_uri != uri:
@@ -96,18 +96,17 @@ def _transitions(folder: Folder) -> list[tuple[Intent, str, str]]:
     return out
 
 
-def _intent(ls: IntentLanguageServer, name: str, args: tuple[Any, ...]) -> tuple[Folder, Intent]:
-    _arity(name, args, 1, 2, "[id] or [id, uri]")
-    intent_id = _string(name, args[0], "the intent id")
-    folder = _folder(ls, name, args[1] if len(args) > 1 else None)
+def _intent(ls: Hub, name: str, args: tuple[Any, ...]) -> tuple[Folder, Intent]:
+    arguments.arity(name, args, 1, 2, "[id] or [id, uri]")
+    intent_id = arguments.string(name, args[0], "the intent id")
+    folder = arguments.folder(ls, name, args[1] if len(args) > 1 else None)
     intent = folder.spec.get(intent_id or "")
     if intent is None:
         raise Refused(f"{name}: no intent {brief(intent_id)} in the spec")
     return folder, intent
 
 
-@command(START)
-async def start(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+async def start(ls: Hub, *args: Any) -> dict[str, Any]:
     """``[id]`` or ``[id, uri]``: a DRAFT intent becomes IN_PROGRESS."""
     folder, intent = _intent(ls, START, args)
     if intent.status not in STARTS_FROM:
@@ -115,8 +114,7 @@ async def start(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     return await _move(ls, folder, intent, Status.IN_PROGRESS, START)
 
 
-@command(COMPLETE)
-async def complete(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
+async def complete(ls: Hub, *args: Any) -> dict[str, Any]:
     """``[id]`` or ``[id, uri]``: after the user confirms, the intent becomes COMPLETED."""
     folder, intent = _intent(ls, COMPLETE, args)
     if intent.status not in COMPLETES_FROM:
@@ -138,9 +136,7 @@ async def complete(ls: IntentLanguageServer, *args: Any) -> dict[str, Any]:
     return {**result, "unapproved": len(open_ones)}
 
 
-async def _confirm(
-    ls: IntentLanguageServer, intent: Intent, open_ones: list[tuple[str, str]]
-) -> bool:
+async def _confirm(ls: Hub, intent: Intent, open_ones: list[tuple[str, str]]) -> bool:
     criteria = "; ".join(intent.acceptance_criteria) or "none listed"
     question = f"Complete {intent.id}: {intent.name}? Acceptance criteria: {criteria}."
     warning = ""
@@ -163,7 +159,7 @@ async def _confirm(
 
 
 async def _move(
-    ls: IntentLanguageServer, folder: Folder, intent: Intent, status: Status, name: str
+    ls: Hub, folder: Folder, intent: Intent, status: Status, name: str
 ) -> dict[str, Any]:
     result = {"intent": intent.id, "status": status.value}
     try:
@@ -179,15 +175,9 @@ async def _move(
         ]
         uri = folder.spec_uri
         edit = document_edit(ls, uri, open_version(ls, uri), changes)
-        try:
-            response = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=f"{intent.id} → {status.value}")
-            )
-        except JsonRpcException as exc:  # e.g. eglot refusing an edit for another version
-            return {**result, "applied": False, "reason": exc.message or str(exc)}
-        if not (response and response.applied):
-            reason = (response.failure_reason if response else None) or "the editor refused it"
-            return {**result, "applied": False, "reason": reason}
+        refused = await apply(ls, edit, f"{intent.id} → {status.value}")
+        if refused is not None:
+            return {**result, "applied": False, "reason": refused}
         return {**result, "applied": True}
     if folder.spec_uri in ls.documents:
         raise Refused(
@@ -200,9 +190,7 @@ async def _move(
     return {**result, "applied": True}
 
 
-async def unapproved(
-    ls: IntentLanguageServer, folder: Folder, intent_id: str
-) -> list[tuple[str, str]]:
+async def unapproved(ls: Hub, folder: Folder, intent_id: str) -> list[tuple[str, str]]:
     """(file, verdict code) of each unapproved verdict on the intent's files: open
     buffers as analysed now, other files from the ledger against their disk content."""
     found: list[tuple[str, str]] = []

@@ -30,7 +30,7 @@ import uuid
 from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -44,15 +44,11 @@ from intent_ls.policy.session import Session
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
-from intent_ls.server.analysis import policy_config
-from intent_ls.server.ledger import FolderTrace, contributor_of, trace_of
+from intent_ls.server.documents import TrackedDocument
+from intent_ls.server.folders import Folder
+from intent_ls.server.hub import Hub
+from intent_ls.server.trace import FolderTrace
 from intent_ls.server.trees import Batch, LiveTree
-
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.folders import Folder
-    from intent_ls.server.server import IntentLanguageServer
-
 
 logger = logging.getLogger(__name__)
 
@@ -207,7 +203,7 @@ def record_save(
     return SaveResult(written, error, allowed)
 
 
-def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+def on_save(ls: Hub, doc: TrackedDocument) -> None:
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
     text = ls.workspace.get_text_document(doc.uri).source
@@ -256,8 +252,8 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
         intent_id=folder.session.intent_id,
         session=attrs.evolve(folder.session),
         scope=folder.scope,
-        config=policy_config(ls.config, folder.scope.spec),
-        contributor=contributor_of(ls),
+        config=ls.config.policy(folder.scope.spec),
+        contributor=ls.config.contributor.author(),
         verdicts=tuple(verdicts),
         approvals=tuple(approvals),
         known=known,
@@ -268,7 +264,7 @@ def on_save(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
     if old != text:
         job = attrs.evolve(job, journal=_journal(ls, folder, job))
     batch = tree.take() if tree is not None else None
-    future = ls.workers.submit(record_save, trace_of(folder), tree, batch, job)
+    future = ls.workers.submit(record_save, folder.trace, tree, batch, job)
     ls.evaluate(doc)
     needs_answer = context is not None and context.check.needs_confirmation
     ls.spawn(
@@ -307,7 +303,7 @@ def replay_saves(
     return written, None
 
 
-def _journal(ls: IntentLanguageServer, folder: Folder, job: SaveJob) -> Path | None:
+def _journal(ls: Hub, folder: Folder, job: SaveJob) -> Path | None:
     """Journals the save before its job is queued: from here on a crash cannot lose it."""
     try:
         return write_entry(folder.root, str(job.record_id), job.to_entry())
@@ -317,7 +313,7 @@ def _journal(ls: IntentLanguageServer, folder: Folder, job: SaveJob) -> Path | N
 
 
 async def _finish(
-    ls: IntentLanguageServer,
+    ls: Hub,
     doc: TrackedDocument,
     folder: Folder,
     future: Future[SaveResult],

@@ -3,7 +3,8 @@
 State is per workspace folder (:class:`~intent_ls.server.folders.Folder`) plus the open
 documents. Every path from an LSP event to the client goes through a small number of
 methods here (``evaluate``, ``refresh``, ``send_status``) so that "what does the user see
-after X" has one answer.
+after X" has one answer. The features it composes see it as a
+:class:`~intent_ls.server.hub.Hub` and never import this module.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from intent_ls.common.uris import UriError, is_file_uri, path_of_uri, uri_to_pat
 from intent_ls.policy.judge import evaluate
 from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.server import append_only, diagnostics, guard, stale, status
-from intent_ls.server.analysis import Analyzer
+from intent_ls.server.analyzer import Analyzer
 from intent_ls.server.config import Config
+from intent_ls.server.disk import DiskTracker, path_of
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
-from intent_ls.server.ledger import Recorder, is_ledger
+from intent_ls.server.ledger import Recorder
 from intent_ls.server.positions import FastCodec
 from intent_ls.server.protocol import IntentProtocol
-from intent_ls.server.stale import DiskTracker, path_of
 from intent_ls.server.transport import MAX_HEADER_BYTES, serve_frames
 from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
@@ -298,7 +299,7 @@ class IntentLanguageServer(LanguageServer):
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
             return False
-        if is_ledger(doc):
+        if doc.is_ledger:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=doc.uri,

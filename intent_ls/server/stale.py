@@ -1,8 +1,8 @@
 """Stale buffers: the file changed on disk under an open document (optimistic locking).
 
-Per open governed document a :class:`DiskTracker` remembers the disk content hash of
-the buffer's **baseline**: read at open, and set to the buffer's hash after each save.
-The disk is looked at again
+Per open governed document a :class:`~intent_ls.server.disk.DiskTracker` remembers the
+disk content hash of the buffer's **baseline**: read at open, and set to the buffer's
+hash after each save. The disk is looked at again
 
 - on ``workspace/didChangeWatchedFiles`` for the document (the server registers a
   watcher for every file when the client allows dynamic registration), or, for clients
@@ -33,177 +33,49 @@ content as its new baseline, so another writer's lines are not flagged as your e
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
 import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from intent_ls.common.hashing import text_hash
-from intent_ls.common.uris import path_of_uri
 from intent_ls.policy.approvals import ApprovalSet
 from intent_ls.policy.judge import Verdict, stale_verdict
-from intent_ls.policy.stale import Changer, DiskState, SaveCheck, check_save
+from intent_ls.policy.stale import Changer, check_save
 from intent_ls.policy.verdicts import STALE_FILE
+from intent_ls.server.approvals import approve_verdict
+from intent_ls.server.arguments import approve_action
 from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
+from intent_ls.server.disk import DiskTracker, EarlySave, SaveContext
+from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.edits import document_edit
-from intent_ls.server.ledger import read_text, stamp_of
+from intent_ls.server.folders import Folder
+from intent_ls.server.hub import Hub
 
-if TYPE_CHECKING:
-    from intent_ls.server.documents import TrackedDocument
-    from intent_ls.server.folders import Folder
-    from intent_ls.server.server import IntentLanguageServer
-
-#: How far a file system's coarse clock may lag ``time.time_ns()`` (mtime comparisons).
-CLOCK_SLACK_NS = 1_000_000_000
 KEEP_TITLE = "Keep my version"
 RELOAD_TITLE = "Reload from disk"
 RESTORE_TITLE = "Restore the disk version"
 
 
-@attrs.frozen
-class SaveContext:
-    """What willSaveWaitUntil found on disk just before the write."""
-
-    disk_text: str | None
-    check: SaveCheck
-    disk: DiskState
-
-
-@attrs.frozen
-class EarlySave:
-    """What a possible reload replaced: put back if it was a save seen early."""
-
-    text_hash: str
-    record_text: str | None
-    baseline: list[str]
-
-
-class DiskTracker:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.baseline_hash: str | None = None
-        self.current_hash: str | None = None
-        #: The disk text when it differs from the baseline (for "Reload from disk").
-        self.current_text: str | None = None
-        self.changed_by: Changer | None = None
-        self.since = "opened"
-        self.stamp: tuple[int, int, int] | None = None
-        #: A save is under way (between willSave and didSave): a disk change now is ours.
-        self.saving = False
-        #: The buffer changed while the disk differed from the baseline (a reload?).
-        self.reload_pending = False
-        self.save_context: SaveContext | None = None
-        #: The disk already differed from the opened text when didOpen was handled: an
-        #: unrecorded content there may be this editor's own save seen early.
-        self.differed_at_open = False
-        #: A reload recognised from a write nobody recorded, seen after the buffer already
-        #: held its content: this editor's own save (sent without willSave) looks the
-        #: same until its didSave arrives, which then takes the reload back.
-        self.early_save: EarlySave | None = None
-
-    def open(self, opened: str, session_start_ns: int) -> str:
-        """Fixes the baseline at didOpen and returns the old side of the first record.
-
-        The baseline is the text the editor opened, not whatever the disk holds by the
-        time the server reads it: a write landing in between (this editor's own quick
-        save, or another writer's) must be judged, not silently absorbed. Only a disk
-        file last written before this server started is taken as the baseline when it
-        differs from the opened text: the editor restored an unsaved buffer over it.
-        """
-        # Stamp first: a write landing between the two is then seen by the next look.
-        self.stamp = stamp_of(self.path)
-        text = read_text(self.path)
-        self.current_hash = text_hash(text) if text is not None else None
-        opened_hash = text_hash(opened)
-        written_since_start = (
-            self.stamp is not None and self.stamp[0] >= session_start_ns - CLOCK_SLACK_NS
-        )
-        if text is None or self.current_hash == opened_hash or not written_since_start:
-            self.baseline_hash = self.current_hash
-            return text if text is not None else ""
-        self.baseline_hash = opened_hash
-        self.current_text = text
-        self.differed_at_open = True
-        return opened
-
-    @property
-    def changed(self) -> bool:
-        return self.current_hash != self.baseline_hash
-
-    def state(self) -> DiskState | None:
-        if not self.changed:
-            return None
-        return DiskState(self.baseline_hash, self.current_hash, self.changed_by, self.since)
-
-    def look(self, force: bool = False) -> bool:
-        """Re-reads the file if its stamp changed (or ``force``); True if its content
-        hash differs from what was seen last."""
-        stamp = stamp_of(self.path)
-        if stamp == self.stamp and not force:
-            return False
-        return self._seen(stamp, read_text(self.path))
-
-    def read(self) -> str | None:
-        """Reads the file now (before a save); returns its text."""
-        stamp, text = stamp_of(self.path), read_text(self.path)
-        self._seen(stamp, text)
-        return text
-
-    def _seen(self, stamp: tuple[int, int, int] | None, text: str | None) -> bool:
-        self.stamp = stamp
-        digest = text_hash(text) if text is not None else None
-        if digest == self.current_hash:
-            return False
-        self.current_hash = digest
-        self.current_text = text if digest != self.baseline_hash else None
-        self.changed_by = None
-        return True
-
-    def saved(self, text: str) -> None:
-        self.differed_at_open = False
-        self.baseline_hash = self.current_hash = text_hash(text)
-        self.current_text = None
-        self.changed_by = None
-        self.since = "saved"
-        self.stamp = stamp_of(self.path)
-        self.saving = False
-        self.reload_pending = False
-
-    def reloaded(self) -> None:
-        self.differed_at_open = False
-        self.baseline_hash = self.current_hash
-        self.current_text = None
-        self.changed_by = None
-        self.since = "reloaded"
-        self.reload_pending = False
-
-
-def tracker(doc: TrackedDocument) -> DiskTracker | None:
-    return doc.disk  # type: ignore[no-any-return]
-
-
 # -- events -----------------------------------------------------------------------------
 
 
-def disk_changed(ls: IntentLanguageServer, doc: TrackedDocument, force: bool = False) -> None:
+def disk_changed(ls: Hub, doc: TrackedDocument, force: bool = False) -> None:
     """A watcher event or the poller: re-read, learn who wrote it, re-analyse."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None or not disk.look(force):
         return
     ls.spawn(_learn_changer(ls, doc, disk))
 
 
-def disk_changed_at_open(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+def disk_changed_at_open(ls: Hub, doc: TrackedDocument) -> None:
     """The disk already differed from the opened text: learn who wrote it, as for a
     change noticed later."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is not None:
         ls.spawn(_learn_changer(ls, doc, disk))
 
 
-async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: DiskTracker) -> None:
+async def _learn_changer(ls: Hub, doc: TrackedDocument, disk: DiskTracker) -> None:
     digest = disk.current_hash
     if disk.changed and doc.folder is not None and doc.rel is not None:
         changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
@@ -213,16 +85,16 @@ async def _learn_changer(ls: IntentLanguageServer, doc: TrackedDocument, disk: D
     ls.analyzer.schedule(doc, delay=0)
 
 
-def ledger_grew(ls: IntentLanguageServer, folder: Folder) -> None:
+def ledger_grew(ls: Hub, folder: Folder) -> None:
     """New records may name who wrote a file whose change was seen before its record."""
     for doc in list(ls.documents.values()):
-        disk = tracker(doc)
+        disk = doc.disk
         if doc.folder is folder and disk is not None and disk.changed and disk.changed_by is None:
             ls.spawn(_learn_changer(ls, doc, disk))
 
 
 def buffer_changed(doc: TrackedDocument) -> None:
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None:
         return
     disk.early_save = None  # the buffer moved on without a save: it was a reload
@@ -234,7 +106,7 @@ def take_back_early_save(doc: TrackedDocument, text: str) -> None:
     """At didSave: a reload recognised from the disk holding exactly this text was the
     save's own write, seen before its didSave. The record and the governance judgement
     are then against what the buffer was judged against before that write."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None or disk.early_save is None:
         return
     early, disk.early_save = disk.early_save, None
@@ -243,9 +115,9 @@ def take_back_early_save(doc: TrackedDocument, text: str) -> None:
         doc.restore_baseline(early.baseline)
 
 
-def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: bool) -> bool:
+def _maybe_reloaded(ls: Hub, doc: TrackedDocument, from_watch: bool) -> bool:
     """The buffer now holds the new disk content: the editor reloaded it."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None or not disk.changed or disk.current_hash is None:
         return False
     if from_watch and (disk.saving or not _announces_saves(ls)) and not disk.reload_pending:
@@ -271,14 +143,14 @@ def _maybe_reloaded(ls: IntentLanguageServer, doc: TrackedDocument, from_watch: 
     return True
 
 
-def check_reload(ls: IntentLanguageServer, doc: TrackedDocument) -> None:
+def check_reload(ls: Hub, doc: TrackedDocument) -> None:
     """After an analysis: a pending reload is recognised once the texts agree."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is not None and disk.reload_pending:
         _maybe_reloaded(ls, doc, from_watch=False)
 
 
-def _announces_saves(ls: IntentLanguageServer) -> bool:
+def _announces_saves(ls: Hub) -> bool:
     caps = ls.client_capabilities
     return bool(
         get_capability(caps, "text_document.synchronization.will_save_wait_until", False)
@@ -286,10 +158,10 @@ def _announces_saves(ls: IntentLanguageServer) -> bool:
     )
 
 
-async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: ApprovalSet) -> None:
+async def will_save(ls: Hub, doc: TrackedDocument, approvals: ApprovalSet) -> None:
     """Reads the disk before the editor writes over it and decides what the save is:
     the client waits for this answer, so the read sees the file before the write."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None or doc.rel is None or doc.folder is None:
         return
     disk.saving = True
@@ -300,20 +172,20 @@ async def will_save(ls: IntentLanguageServer, doc: TrackedDocument, approvals: A
         changer = await ls.workers.query(ls.recorder.follow(doc.folder).changer, doc.rel, digest)
         if disk.current_hash == digest:
             disk.changed_by = changer
-    state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
+    state = disk.state_now()
     disk.save_context = SaveContext(on_disk, check_save(doc.rel, state, text, approvals), state)
 
 
 def save_context(
-    ls: IntentLanguageServer, doc: TrackedDocument, text: str, approvals: ApprovalSet
+    ls: Hub, doc: TrackedDocument, text: str, approvals: ApprovalSet
 ) -> SaveContext | None:
     """At didSave: what willSave found, or (clients without it) the last known disk."""
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is None or doc.rel is None:
         return None
     context, disk.save_context = disk.save_context, None
     if context is None and disk.changed and not _own_write_in_progress(disk, text):
-        state = DiskState(disk.baseline_hash, disk.current_hash, disk.changed_by, disk.since)
+        state = disk.state_now()
         context = SaveContext(disk.current_text, check_save(doc.rel, state, text, approvals), state)
     return context
 
@@ -335,7 +207,7 @@ def stale_of(context: SaveContext | None, changer: Changer | None) -> Verdict | 
 
 
 async def ask_after_save(
-    ls: IntentLanguageServer, doc: TrackedDocument, verdict: Verdict, overwritten: str | None
+    ls: Hub, doc: TrackedDocument, verdict: Verdict, overwritten: str | None
 ) -> None:
     """The save wrote over someone else's content: keep it (approval) or restore theirs."""
     if not get_capability(ls.client_capabilities, "window.show_message", None):
@@ -360,8 +232,6 @@ async def ask_after_save(
     if answer is None or ls.documents.get(doc.uri) is not doc:
         return
     if answer.title == KEEP_TITLE:
-        from intent_ls.server.approvals import approve_verdict
-
         await approve_verdict(ls, doc, verdict)
     elif answer.title == RESTORE_TITLE and overwritten is not None:
         await ls.workspace_apply_edit_async(
@@ -374,9 +244,7 @@ async def ask_after_save(
 # -- quick fixes ------------------------------------------------------------------------
 
 
-def replace_buffer(
-    ls: IntentLanguageServer, doc: TrackedDocument, text: str
-) -> types.WorkspaceEdit:
+def replace_buffer(ls: Hub, doc: TrackedDocument, text: str) -> types.WorkspaceEdit:
     lines = doc.lines
     if lines:
         last = lines[-1]
@@ -392,12 +260,10 @@ def replace_buffer(
     return document_edit(ls, doc.uri, doc.version, [edit])
 
 
-def fixes(
-    ls: IntentLanguageServer, doc: TrackedDocument, diag: types.Diagnostic
-) -> list[types.CodeAction]:
+def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
     """Quick fixes of a ``stale-file`` diagnostic."""
     actions = []
-    disk = tracker(doc)
+    disk = doc.disk
     if disk is not None and disk.changed and disk.current_text is not None:
         reload = types.CodeAction(
             title=RELOAD_TITLE,
@@ -412,35 +278,12 @@ def fixes(
         else:
             reload.edit = replace_buffer(ls, doc, disk.current_text)
         actions.append(reload)
-    actions.append(
-        types.CodeAction(
-            title=KEEP_TITLE,
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[diag],
-            command=types.Command(
-                title=KEEP_TITLE,
-                command="intent.approve",
-                arguments=[doc.uri, _range_json(diag.range), STALE_FILE],
-            ),
-        )
-    )
+    actions.append(approve_action(KEEP_TITLE, doc.uri, diag, STALE_FILE))
     return actions
 
 
-def _range_json(r: types.Range) -> dict[str, Any]:
-    return {
-        "start": {"line": r.start.line, "character": r.start.character},
-        "end": {"line": r.end.line, "character": r.end.character},
-    }
-
-
-def poll(ls: IntentLanguageServer) -> None:
+def poll(ls: Hub) -> None:
     """The poller's tick for open documents (clients that do not watch files)."""
     for doc in list(ls.documents.values()):
-        if tracker(doc) is not None:
+        if doc.disk is not None:
             disk_changed(ls, doc)
-
-
-def path_of(uri: str) -> Path | None:
-    path = path_of_uri(uri)
-    return Path(path) if path else None

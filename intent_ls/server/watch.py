@@ -16,7 +16,6 @@ import asyncio
 import logging
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -24,12 +23,11 @@ from pygls.capabilities import get_capability
 from intent_ls.common.uris import path_of_uri
 from intent_ls.ledger.store import ledger_path
 from intent_ls.server import stale
-from intent_ls.server.ledger import LEDGER_REL, stamp_of
+from intent_ls.server.disk import stamp_of
+from intent_ls.server.hub import Hub
+from intent_ls.server.trace import LEDGER_REL
 
 LEDGER_SUFFIX = "/" + LEDGER_REL
-
-if TYPE_CHECKING:
-    from intent_ls.server.server import IntentLanguageServer
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +40,7 @@ WATCHED_GLOBS = (
 
 
 class Watcher:
-    def __init__(self, ls: IntentLanguageServer) -> None:
+    def __init__(self, ls: Hub) -> None:
         self.ls = ls
         self.mode = "off"
         self._poller: asyncio.Task[None] | None = None

@@ -24,7 +24,7 @@ from intent_ls.ledger.index import CACHE_RELPATH
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
-from intent_ls.server.ledger import BACKLOG_LIMIT
+from intent_ls.server.trace import BACKLOG_LIMIT
 
 JWT = "src/auth/jwt.py"
 #: Records of another file and intent, as many as make the ledger worth a child process.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.server import stale
-from intent_ls.server.stale import DiskTracker
+from intent_ls.server import disk as disk_module
+from intent_ls.server.disk import DiskTracker
 
 
 def test_a_write_between_the_open_read_and_its_stamp_is_noticed(
@@ -18,17 +18,17 @@ def test_a_write_between_the_open_read_and_its_stamp_is_noticed(
 ) -> None:
     path = tmp_path / "a.py"
     path.write_text("x = 1\n")
-    real_read = stale.read_text
+    real_read = disk_module.read_text
 
     def read_then_someone_writes(p: Path) -> str | None:
         text = real_read(p)
         path.write_text("x = 2  # theirs, written right after our read\n")
         return text
 
-    monkeypatch.setattr(stale, "read_text", read_then_someone_writes)
+    monkeypatch.setattr(disk_module, "read_text", read_then_someone_writes)
     disk = DiskTracker(path)
     assert disk.open("x = 1\n", time.time_ns()) == "x = 1\n"
-    monkeypatch.setattr(stale, "read_text", real_read)
+    monkeypatch.setattr(disk_module, "read_text", real_read)
     assert not disk.changed
     assert disk.look() is True  # the stamp was taken before the write
     assert disk.changed and disk.current_text == "x = 2  # theirs, written right after our read\n"

@@ -39,24 +39,20 @@ def test_nested_settings() -> None:
     assert config.destructive.max_deleted_lines == 5
     assert config.destructive.protected_paths == ("db/**",)
     assert config.analysis_delay == 0.3
-    from intent_ls.server.analysis import policy_config
-
     repository = Spec(policy=RepoPolicy(max_deleted_lines=8, protected_paths=("ci/**",)))
-    policy = policy_config(config, repository)
+    policy = config.policy(repository)
     assert policy.max_deleted_lines == 5
     assert policy.protected.match("db/x.sql") == "db/**"
     assert policy.protected.match("ci/deploy.yml") == "ci/**"
-    assert policy_config(Config(), Spec()).protected.match("app/migrations/0001.py")
+    assert Config().policy(Spec()).protected.match("app/migrations/0001.py")
 
 
 def test_editor_settings_only_make_the_repository_policy_stricter() -> None:
-    from intent_ls.server.analysis import policy_config
-
     repository = Spec(policy=RepoPolicy(max_deleted_lines=5, protected_paths=("db/**",)))
     looser, _ = parse_config(
         {"destructive": {"maxDeletedLines": 50, "protectedPaths": ["!db/**", "!db/x.sql"]}}
     )
-    policy = policy_config(looser, repository)
+    policy = looser.policy(repository)
     assert policy.max_deleted_lines == 5
     assert policy.protected.match("db/x.sql") == "db/**"
 
