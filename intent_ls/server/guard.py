@@ -94,65 +94,47 @@ def install_log_filter() -> None:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(OneLineAnswers())
 
 
+def _guarded(fn: F, failed: Callable[[Any, Exception], None]) -> F:
+    """``fn`` (a handler, sync or async) with any exception it raises passed to ``failed``."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def run_async(ls: Any, *args: Any) -> Any:
+            try:
+                return await fn(ls, *args)
+            except Exception as exc:
+                failed(ls, exc)
+                return None
+
+        return run_async  # type: ignore[return-value]
+
+    @functools.wraps(fn)
+    def run(ls: Any, *args: Any) -> Any:
+        try:
+            return fn(ls, *args)
+        except Exception as exc:
+            failed(ls, exc)
+            return None
+
+    return run  # type: ignore[return-value]
+
+
 def request(what: str) -> Callable[[F], F]:
     """For requests: unexpected errors become an Internal Error response without traceback."""
 
-    def decorate(fn: F) -> F:
-        if inspect.iscoroutinefunction(fn):
+    def failed(ls: Any, exc: Exception) -> None:
+        if isinstance(exc, JsonRpcException):
+            raise exc  # already the answer (InvalidParams, RequestFailed, …)
+        logger.error("%s failed", what, exc_info=exc)
+        raise JsonRpcInternalError(message=f"intent-ls: {what} failed: {cut(str(exc))}") from None
 
-            @functools.wraps(fn)
-            async def run_async(ls: Any, *args: Any) -> Any:
-                try:
-                    return await fn(ls, *args)
-                except JsonRpcException:
-                    raise
-                except Exception as exc:
-                    logger.error("%s failed", what, exc_info=True)
-                    raise JsonRpcInternalError(
-                        message=f"intent-ls: {what} failed: {cut(str(exc))}"
-                    ) from None
-
-            return run_async  # type: ignore[return-value]
-
-        @functools.wraps(fn)
-        def run(ls: Any, *args: Any) -> Any:
-            try:
-                return fn(ls, *args)
-            except JsonRpcException:
-                raise
-            except Exception as exc:
-                logger.error("%s failed", what, exc_info=True)
-                raise JsonRpcInternalError(
-                    message=f"intent-ls: {what} failed: {cut(str(exc))}"
-                ) from None
-
-        return run  # type: ignore[return-value]
-
-    return decorate
+    return lambda fn: _guarded(fn, failed)
 
 
 def notification(what: str) -> Callable[[F], F]:
     """For notifications (no response to carry an error): log it and show one line."""
 
-    def decorate(fn: F) -> F:
-        if inspect.iscoroutinefunction(fn):
+    def failed(ls: Any, exc: Exception) -> None:
+        ls.report_failure(what, exc)
 
-            @functools.wraps(fn)
-            async def run_async(ls: Any, *args: Any) -> None:
-                try:
-                    await fn(ls, *args)
-                except Exception as exc:
-                    ls.report_failure(what, exc)
-
-            return run_async  # type: ignore[return-value]
-
-        @functools.wraps(fn)
-        def run(ls: Any, *args: Any) -> None:
-            try:
-                fn(ls, *args)
-            except Exception as exc:
-                ls.report_failure(what, exc)
-
-        return run  # type: ignore[return-value]
-
-    return decorate
+    return lambda fn: _guarded(fn, failed)
