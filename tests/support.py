@@ -1,4 +1,5 @@
-"""What tests across tests/ share: one governed spec text, one ledger reader, one git.
+"""What tests across tests/ share: one governed spec text, one ledger reader, one git,
+and applying an editor's text edits.
 
 The example workspace (``examples/workspace``, the ``workspace`` fixture) is the other
 shared starting point; this spec is for repositories a test builds from nothing.
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.policy.destructive import TextEdit
 
 #: Three intents: one live application scope, one live documentation scope, one finished.
 SPEC = """\
@@ -49,3 +51,23 @@ def git(root: Path, *args: str) -> str:
     )  # fmt: skip
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout
+
+
+def committed(root: Path, message: str = "base") -> Path:
+    """``root`` made a git repository (branch ``main``) whose one commit holds all of it."""
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return root
+
+
+def apply_edits(text: str, edits: tuple[TextEdit, ...]) -> str:
+    """Applies non-overlapping edits the way an editor applies a WorkspaceEdit."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(pos: tuple[int, int]) -> int:
+        return sum(len(line) for line in lines[: pos[0]]) + pos[1]
+
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        text = text[: offset(edit.start)] + edit.text + text[offset(edit.end) :]
+    return text

@@ -13,6 +13,7 @@ import pytest
 
 from intent_ls.cli.main import VERB_MODULES, build_parser
 from intent_ls.spec.load import SPEC_RELPATH as SPEC
+from tests.support import committed
 
 LEDGER = ".orchestration/agent_trace.jsonl"
 NEW_FORMAT = re.compile(r"^[^:]+:\d+:\d+: (error|warning|info): [a-z-]+: \S")
@@ -197,17 +198,7 @@ def test_trace_show_file_is_relative_to_the_current_directory(workspace: Path) -
 
 
 def test_check_advice_from_a_subdirectory_names_the_owner(workspace: Path) -> None:
-    def git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-            cwd=workspace,
-            check=True,
-            capture_output=True,
-        )
-
-    git("init", "-q", "-b", "main")
-    git("add", "-A")
-    git("commit", "-q", "-m", "base")
+    committed(workspace)
     (workspace / "src/auth/jwt.py").write_text("changed = True\n", encoding="utf-8")
     result = run("check", "--base", "HEAD", cwd=workspace / "src")
     assert result.returncode == 1, result.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from intent_ls.cli.main import main
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
+from tests.support import committed
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,10 +42,6 @@ def team_commands() -> list[str]:
         for snippet in re.findall(r"```sh\n(.+?)\n```", block, flags=re.S)
         for line in snippet.splitlines()
     ]
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 def test_the_for_teams_commands_work_as_written(
@@ -81,9 +77,7 @@ def test_the_for_teams_commands_work_as_written(
     assert record is not None
     (root / "lib" / "a.py").write_text("x = 1\n")
     Ledger(ledger_path(root), fsync=False).append(record)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
+    committed(root, "start")
     monkeypatch.chdir(root)
 
     def run(command: str) -> tuple[int, str, str]:

@@ -27,8 +27,9 @@ import pytest
 from lsp_harness import Editor, meta, start_editor, stop_editor
 
 from intent_ls.common.hashing import content_hash
+from tests import support
 from tests.agents.conftest import Hook, decision
-from tests.support import git, records
+from tests.support import records
 
 REL = "src/auth/notes.txt"
 OLD = "".join(f"note {i}\n" for i in range(1, 21))
@@ -54,10 +55,7 @@ def committed(workspace: Path, policy: bool) -> Path:
     if policy:
         spec.write_text(spec.read_text() + "\npolicy:\n  maxDeletedLines: 5\n")
     (workspace / REL).write_text(OLD)
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", "-A")
-    git(workspace, "commit", "-q", "-m", "base")
-    return workspace
+    return support.committed(workspace)
 
 
 @pytest.fixture(params=["repository policy", "no policy"])
