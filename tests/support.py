@@ -1,5 +1,5 @@
 """What tests across tests/ share: one governed spec text, one ledger reader, one git,
-and applying an editor's text edits.
+the command line in a process, and applying an editor's text edits.
 
 The example workspace (``examples/workspace``, the ``workspace`` fixture) is the other
 shared starting point; this spec is for repositories a test builds from nothing.
@@ -8,7 +8,9 @@ shared starting point; this spec is for repositories a test builds from nothing.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,22 @@ def git(root: Path, *args: str) -> str:
     )  # fmt: skip
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout
+
+
+def intent_ls(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The command line as a user runs it, in a process of its own (exit status and
+    output as text; a failure is the caller's to assert)."""
+    return subprocess.run(
+        [sys.executable, "-m", "intent_ls", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def committed(root: Path, message: str = "base") -> Path:

@@ -4,13 +4,13 @@ reading an export directly."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.support import intent_ls
 
 AI = Contributor("ai", "anthropic/claude-test")
 SPEC = """\
@@ -24,12 +24,6 @@ active_intents:
     status: IN_PROGRESS
     owned_scope: [src/auth/]
 """
-
-
-def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
-    )
 
 
 class Workspace:

@@ -15,11 +15,9 @@ same approval key.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +38,7 @@ DESTRUCTIVE = "deletes 6 lines (5–10)"
 
 
 def intent_ls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args, "--workspace", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=os.environ.copy(),
-    )
+    return support.intent_ls(*args, "--workspace", str(root))
 
 
 def committed(workspace: Path, policy: bool) -> Path:

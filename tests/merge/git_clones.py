@@ -9,19 +9,12 @@ gets.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
-from tests.support import SPEC
-
-
-def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
-    )
+from tests.support import SPEC, intent_ls
 
 
 class Clone:
