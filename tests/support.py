@@ -1,5 +1,5 @@
 """What tests across tests/ share: one governed spec text, one ledger reader, one git,
-the command line in a process, and applying an editor's text edits.
+one recorded save, the command line in a process, and applying an editor's text edits.
 
 The example workspace (``examples/workspace``, the ``workspace`` fixture) is the other
 shared starting point; this spec is for repositories a test builds from nothing.
@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.ledger.records import build_mutation_record
+from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.policy.destructive import TextEdit
 
 #: Three intents: one live application scope, one live documentation scope, one finished.
@@ -53,6 +54,21 @@ def git(root: Path, *args: str) -> str:
     )  # fmt: skip
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout
+
+
+def recorded_save(
+    ledger: Ledger, root: Path, rel: str, text: str, **options: Any
+) -> dict[str, Any]:
+    """A save of ``text`` over ``rel``'s current content as the editor and the hooks make
+    one: the record built by the real builder (``options`` as ``build_mutation_record``
+    takes them), the file written, the record appended; returns it sealed."""
+    path = root / rel
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    record = build_mutation_record(root, rel, old, text, **options)
+    assert record is not None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return ledger.append(record)
 
 
 def intent_ls(
