@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,17 @@ def apply_edits(text: str, edits: tuple[TextEdit, ...]) -> str:
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
         text = text[: offset(edit.start)] + edit.text + text[offset(edit.end) :]
     return text
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def readme_section(start: str, end: str = "\n## ") -> str:
+    """The README from just after ``start`` up to the next ``end`` (the next heading)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    return readme.split(start, 1)[1].split(end, 1)[0]
+
+
+def sh_blocks(text: str) -> list[str]:
+    """The contents of the ```sh blocks in ``text``: commands the README shows."""
+    return re.findall(r"```sh\n(.+?)\n```", text, flags=re.S)
