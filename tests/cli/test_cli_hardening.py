@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import VERB_MODULES, build_parser
+from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.spec.load import SPEC_RELPATH as SPEC
 from tests.support import committed, intent_ls
 
-LEDGER = ".orchestration/agent_trace.jsonl"
+LEDGER = LEDGER_RELPATH.as_posix()
 NEW_FORMAT = re.compile(r"^[^:]+:\d+:\d+: (error|warning|info): [a-z-]+: \S")
 
 
