@@ -15,9 +15,10 @@ A changed file passes in one of two ways (``docs/check.md`` has the full stateme
    line to hash, so they are only covered by (1).
 
 A record *qualifies* for a line of file P when it is a mutation record, none of its
-out-of-scope / destructive-edit / stale-file verdicts is unapproved, its intent is in the
-current spec, is IN_PROGRESS, and owns P (or the record carries an approved out-of-scope
-verdict for P itself). Lines covered only by records that fail this get the failing rule,
+out-of-scope / destructive-edit / stale-file verdicts is unapproved for that line (the
+rule the editor follows too: :func:`~intent_ls.policy.approvals.recorded_approval`), its
+intent is in the current spec, is IN_PROGRESS, and owns P (or the record carries an
+approved out-of-scope verdict for P itself). Lines covered only by records that fail this get the failing rule,
 so the message says what to fix rather than just "uncovered".
 """
 
