@@ -18,8 +18,8 @@ A record *qualifies* for a line of file P when it is a mutation record, none of 
 out-of-scope / destructive-edit / stale-file verdicts is unapproved for that line (the
 rule the editor follows too: :func:`~intent_ls.policy.approvals.recorded_approval`), its
 intent is in the current spec, is IN_PROGRESS, and owns P (or the record carries an
-approved out-of-scope verdict for P itself). Lines covered only by records that fail this get the failing rule,
-so the message says what to fix rather than just "uncovered".
+approved out-of-scope verdict for P itself). Lines covered only by records that fail
+this get the failing rule, so the message says what to fix rather than just "uncovered".
 """
 
 from __future__ import annotations
