@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench_common import p95, start_lsp, stop_lsp
 from ledger_bench import INTENTS, synthetic_ledger
 from lsp_latency import FLOOR_SERVER
 
@@ -42,10 +42,6 @@ SOURCE = "class C3:\n    def m3(self):\n        return 1\n" + "".join(
     f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(200)
 )
 HOVER_LINE = 2
-
-
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
 
 def workspace(root: Path, ledger: Path) -> Path:
@@ -104,22 +100,13 @@ class Session:
         return any(v.get("kind") == "end" for _, v in self.progress)
 
     async def start(self, command: list[str], root: Path, env: dict[str, str]) -> float:
-        await self.client.start_io(*command, env=env, cwd=str(root))
         caps = types.ClientCapabilities(
             window=types.WindowClientCapabilities(work_done_progress=True),
             workspace=types.WorkspaceClientCapabilities(
                 code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True)
             ),
         )
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=caps,
-                workspace_folders=[
-                    types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="bench")
-                ],
-            )
-        )
-        self.client.initialized(types.InitializedParams())
+        await start_lsp(self.client, command, root, caps, env)
         return time.perf_counter()
 
     def open(self, target: Path) -> str:
@@ -181,9 +168,7 @@ class Session:
         return samples
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()
+        await stop_lsp(self.client)
 
 
 async def floor_typing(root: Path, target: Path) -> list[float]:

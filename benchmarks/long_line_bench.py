@@ -24,8 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-# The same floor server and percentile as the keystroke benchmark beside this script.
-from lsp_latency import FLOOR_SERVER, p95
+from bench_common import p95, start_lsp, stop_lsp
+
+# The same floor server as the keystroke benchmark beside this script.
+from lsp_latency import FLOOR_SERVER
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
@@ -64,16 +66,7 @@ async def measure(cmd: list[str], root: Path, target: Path, changes: int) -> lis
     def on_status(params: object) -> None:
         """Not measured here."""
 
-    await client.start_io(*cmd)
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[
-                types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="bench")
-            ],
-        )
-    )
-    client.initialized(types.InitializedParams())
+    await start_lsp(client, cmd, root)
     text = target.read_text(encoding="utf-8")
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -101,9 +94,7 @@ async def measure(cmd: list[str], root: Path, target: Path, changes: int) -> lis
             )
         )
         samples.append((await asyncio.wait_for(fut, 120) - start) * 1000)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await stop_lsp(client)
     return samples[2:]  # the first ones share the start-up's work
 
 

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_common import p95, start_lsp, stop_lsp
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
@@ -104,17 +105,7 @@ async def measure(
     def on_status(params: object) -> None:
         """Status notifications are part of intent-ls's traffic; nothing to do with them."""
 
-    await client.start_io(*command)
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            root_uri=from_fs_path(str(root)),
-            workspace_folders=[
-                types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="bench")
-            ],
-        )
-    )
-    client.initialized(types.InitializedParams())
+    await start_lsp(client, command, root)
     text = target.read_text()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -144,9 +135,7 @@ async def measure(
         end = await asyncio.wait_for(fut, 30)
         if version > warmup:
             samples.append((end - start) * 1000)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await stop_lsp(client)
     return samples, last
 
 
@@ -171,16 +160,7 @@ async def measure_saves(root: Path, target: Path, saves: int, pause: float) -> l
     def on_status(params: object) -> None:
         """Not measured here."""
 
-    await client.start_io(sys.executable, "-m", "intent_ls", "serve")
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[
-                types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="bench")
-            ],
-        )
-    )
-    client.initialized(types.InitializedParams())
+    await start_lsp(client, [sys.executable, "-m", "intent_ls", "serve"], root)
     await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="intent.select", arguments=["INT-0500"])
     )
@@ -229,14 +209,8 @@ async def measure_saves(root: Path, target: Path, saves: int, pause: float) -> l
         elapsed = (await asyncio.wait_for(fut, 30) - start) * 1000
         if version > SAVE_WARMUP:  # the first ones share the start-up's parse and index
             samples.append(elapsed)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await stop_lsp(client)
     return samples
-
-
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20)[-1]
 
 
 async def run(changes: int, warmup: int, rounds: int, saves: int) -> float:

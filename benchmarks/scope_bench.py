@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import time
 
 import pathspec
+from bench_common import median_p95
 
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import load_spec_text
@@ -75,11 +75,6 @@ def spec_yaml(spec: Spec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[int(len(ordered) * 0.95)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--intents", type=int, default=1000)
@@ -120,8 +115,8 @@ def main() -> None:
     load_spec_text(text.replace("Intent 7", "Intent seven"))
     load_warm_ms = (time.perf_counter() - t0) * 1000
 
-    o50, o95 = percentiles(ours)
-    n50, n95 = percentiles(naive)
+    o50, o95 = median_p95(ours)
+    n50, n95 = median_p95(naive)
     print(f"spec: {args.intents} intents x 5 globs; {len(paths)} distinct lookups")
     print(f"compile ScopeIndex         {compile_ms:8.1f} ms (once per spec version)")
     print(f"owners() uncached          p50 {o50:7.1f} us   p95 {o95:7.1f} us")

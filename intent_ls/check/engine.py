@@ -15,10 +15,11 @@ A changed file passes in one of two ways (``docs/check.md`` has the full stateme
    line to hash, so they are only covered by (1).
 
 A record *qualifies* for a line of file P when it is a mutation record, none of its
-out-of-scope / destructive-edit / stale-file verdicts is unapproved, its intent is in the
-current spec, is IN_PROGRESS, and owns P (or the record carries an approved out-of-scope
-verdict for P itself). Lines covered only by records that fail this get the failing rule,
-so the message says what to fix rather than just "uncovered".
+out-of-scope / destructive-edit / stale-file verdicts is unapproved for that line (the
+rule the editor follows too: :func:`~intent_ls.policy.approvals.recorded_approval`), its
+intent is in the current spec, is IN_PROGRESS, and owns P (or the record carries an
+approved out-of-scope verdict for P itself). Lines covered only by records that fail
+this get the failing rule, so the message says what to fix rather than just "uncovered".
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
-from intent_ls.ledger.records import intent_meta
+from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
+from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status, labels
@@ -267,7 +269,7 @@ class _Checker:
         self._ledger: IO[bytes] | None = None
         self._records: dict[int, dict[str, Any]] = {}
         self._path_refs: dict[str, list[RecordRef]] = {}
-        self._approvals: dict[str, list[dict[str, Any]]] = {}
+        self._approvals: dict[str, ApprovalSet] = {}
         self._known_keys: set[int] | None = None
         self._rangeless_refs: dict[str, list[RecordRef]] | None = None
 
@@ -297,17 +299,13 @@ class _Checker:
             self._known_keys = {row[0] for row in rows}
         return self._known_keys
 
-    def _approvals_for(self, path: str) -> list[dict[str, Any]]:
+    def _approvals_for(self, path: str) -> ApprovalSet:
         """Approvals of ``path`` on the ledger: approval records and the approvals that
         mutation records list as applied."""
         found = self._approvals.get(path)
         if found is None:
-            found = []
-            for ref in self._refs_for_path(path):
-                for approval in intent_meta(self._record(ref)).get("approvals") or ():
-                    if isinstance(approval, dict) and approval.get("path", path) == path:
-                        found.append(approval)
-            self._approvals[path] = found
+            records = (self._record(ref) for ref in self._refs_for_path(path))
+            found = self._approvals[path] = ApprovalSet(approvals_from_records(records))
         return found
 
     # -- qualification ----------------------------------------------------------------
@@ -322,24 +320,22 @@ class _Checker:
     def _approved(
         self, record: dict[str, Any], rec_path: str, verdict: dict[str, Any], window: str | None
     ) -> bool:
-        """An approval of ``verdict``'s code for ``rec_path``: listed by the record itself
-        (it applied at save time), or recorded later for the content it is about — one
-        of the record's ranges, the window now covered, the saved file, or the content
-        the verdict's own ``details.approval`` names (e.g. the code a destructive edit
-        removed)."""
-        code = verdict.get("code")
+        """Whether ``verdict`` of ``record`` (which saved ``rec_path``) is approved for the
+        lines whose window hashes to ``window`` (None: for the whole save), by the rule of
+        :func:`~intent_ls.policy.approvals.recorded_approval` that the editor follows too."""
         meta = intent_meta(record)
-        for approval in meta.get("approvals") or ():
-            if approval.get("verdict_code") == code and approval.get("path", rec_path) == rec_path:
-                return True
-        hashes = {r["content_hash"] for r in _ranges_of(record, rec_path)}
-        details = verdict.get("details")
-        wanted = details.get("approval") if isinstance(details, dict) else None
-        named = wanted.get("content_hash") if isinstance(wanted, dict) else None
-        hashes.update(h for h in (window, meta.get("after_hash"), named) if isinstance(h, str))
-        return any(
-            a.get("verdict_code") == code and a.get("content_hash") in hashes
-            for a in self._approvals_for(rec_path)
+        saved = meta.get("after_hash")
+        return (
+            recorded_approval(
+                str(verdict.get("code")),
+                rec_path,
+                self._approvals_for(rec_path).plus(approvals_from_records([record])),
+                saved=saved if isinstance(saved, str) else None,
+                named=approval_key(verdict.get("details")),
+                lines=window,
+                ranges=[r["content_hash"] for r in _ranges_of(record, rec_path)],
+            )
+            is not None
         )
 
     def _problem(self, seq: int, rec_path: str, path: str, window: str | None) -> _Problem | None:
@@ -506,16 +502,14 @@ class _Checker:
         old_lines = split_lines(old_text or "")
         candidates = [path] if change.status == "D" else [path, change.path]
         for where in candidates:
-            for approval in self._approvals_for(where):
-                if approval.get("verdict_code") != DESTRUCTIVE_EDIT:
-                    continue
+            for approval in self._approvals_for(where).of_path(DESTRUCTIVE_EDIT, where):
                 if old_text is None:  # binary: no line hash to compare
                     return []
-                start, end = approval.get("start_line"), approval.get("end_line")
+                start, end = approval.start_line, approval.end_line
                 wanted = {text_hash(old_text)}
-                if isinstance(start, int) and isinstance(end, int) and 1 <= start <= end:
+                if 1 <= start <= end:
                     wanted.add(content_hash(old_lines[start - 1 : end]))
-                if approval.get("content_hash") in wanted:
+                if approval.content_hash in wanted:
                     return []
         hint, owners = self._owners_hint(path)
         what = "deleted" if change.status == "D" else f"renamed to {change.path}"

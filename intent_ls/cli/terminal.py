@@ -8,7 +8,9 @@ whose content the ledger already ends with is skipped.
 
 ``approve``: a human accepts a pending verdict. The approval is keyed like the editor's:
 (verdict code, path, content hash); without ``--hash`` the file's current content hash
-is used, which is what ``intent-ls check`` accepts for the record that saved it. A shell
+is used: the whole-file key, which closes the verdicts of the record that saved that
+content in the editor and in ``intent-ls check`` alike
+(:func:`~intent_ls.policy.approvals.recorded_approval`). A shell
 command the agent hooks held (``destructive-command``, ``unanalysable-command``) is
 approved by its exact text.
 """

@@ -11,10 +11,9 @@ ledger records that touched it (passed in, oldest first; nothing here reads a fi
   "saving does not absolve". A verdict of code ``out-of-scope``, ``no-active-intent``,
   ``destructive-edit`` or ``stale-file`` recorded in a mutation record stays open until
 
-  * **approved**: an approval of the same code for the path, keyed on the content the
-    verdict is about (the range's hash for scope verdicts, the destroyed content's hash
-    for a destructive edit, the overwritten disk content for a stale overwrite), found
-    in the given approvals (the ledger's approval records) or listed by the record;
+  * **approved**: by the rule of :func:`intent_ls.policy.approvals.recorded_approval`
+    (the one ``intent-ls check`` follows too), from the given approvals (the ledger's
+    approval records) and those the record lists;
   * **reverted**: scope verdicts, when the file no longer carries the record's range;
     a destructive edit, when the destroyed content is back (a definition with the
     deleted definition's hash, a block of lines with the deleted block's hash, or the
@@ -37,8 +36,14 @@ import attrs
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.common.hashing import content_hash, text_hash
-from intent_ls.ledger.records import intent_meta
-from intent_ls.policy.approvals import Approval, ApprovalSet, approval_request
+from intent_ls.ledger.records import approvals_from_records, intent_meta
+from intent_ls.policy.approvals import (
+    Approval,
+    ApprovalSet,
+    approval_key,
+    approval_request,
+    recorded_approval,
+)
 from intent_ls.policy.verdicts import GATED, SCOPE_CODES, STALE_FILE
 
 #: Lines hashed at most per call when looking for ranges away from their recorded place
@@ -152,14 +157,6 @@ def carried_ranges(
     return out
 
 
-def _listed_approvals(meta: dict[str, Any], rel: str) -> set[tuple[str, str]]:
-    found = set()
-    for item in meta.get("approvals") or ():
-        if isinstance(item, dict) and item.get("path", rel) == rel:
-            found.add((str(item.get("verdict_code")), str(item.get("content_hash"))))
-    return found
-
-
 def _span_of(details: dict[str, Any], key: str) -> LineSpan | None:
     value = details.get(key)
     if isinstance(value, dict):
@@ -183,7 +180,7 @@ def open_verdicts(
     considers resolved for now (scope codes while the active intent owns the file);
     ``definition_hashes`` are the content hashes of the file's current definitions.
     Newest record first when two records carry the same open verdict; sorted by line."""
-    approved = approvals if isinstance(approvals, ApprovalSet) else ApprovalSet(approvals)
+    known = ApprovalSet.of(approvals)
     lines = text.splitlines()
     locator = Locator(lines)
     current = text_hash(text)
@@ -201,11 +198,8 @@ def open_verdicts(
         ]
         if not verdicts:
             continue
-        listed = _listed_approvals(meta, rel)
-
-        def is_approved(code: str, digest: str, listed: set[tuple[str, str]] = listed) -> bool:
-            return (code, digest) in listed or approved.find(code, rel, digest) is not None
-
+        approved = known.plus(approvals_from_records([record]))
+        saved = meta.get("after_hash") if isinstance(meta.get("after_hash"), str) else None
         rid, stamp = str(record.get("id")), record.get("timestamp")
         carried: list[CarriedRange] | None = None
         for verdict in verdicts:
@@ -215,9 +209,10 @@ def open_verdicts(
                 if carried is None:
                     carried = carried_ranges([record], rel, lines, locator)
                 for found in carried:
-                    if is_approved(code, found.content_hash):
+                    digest = found.content_hash
+                    if recorded_approval(code, rel, approved, saved=saved, lines=digest):
                         continue
-                    key = (code, found.content_hash, found.span.start)
+                    key = (code, digest, found.span.start)
                     if key not in seen:
                         seen.add(key)
                         out.append(
@@ -226,7 +221,7 @@ def open_verdicts(
                                 message,
                                 found.span,
                                 approval_request(
-                                    code, rel, found.span.start, found.span.end, found.content_hash
+                                    code, rel, found.span.start, found.span.end, digest
                                 ),
                                 rid,
                                 stamp,
@@ -234,9 +229,9 @@ def open_verdicts(
                             )
                         )
                 continue
-            wanted = details.get("approval") if isinstance(details.get("approval"), dict) else {}
-            digest = wanted.get("content_hash") or details.get("content_hash")
-            if not isinstance(digest, str) or is_approved(code, digest):
+            named = approval_key(details)
+            digest = named or saved  # a keyless verdict is approved by the whole-file key
+            if digest is None or recorded_approval(code, rel, approved, saved=saved, named=named):
                 continue
             if code == STALE_FILE:
                 if details.get("disk_hash") == current:
@@ -244,10 +239,10 @@ def open_verdicts(
                 span = LineSpan(1, 1)
             else:
                 destroyed = _span_of(details, "baseline_range")
-                if (
-                    digest == current
-                    or digest in definition_hashes
-                    or (destroyed and locator.contains(destroyed.end - destroyed.start + 1, digest))
+                if named is not None and (
+                    named == current
+                    or named in definition_hashes
+                    or (destroyed and locator.contains(destroyed.end - destroyed.start + 1, named))
                 ):
                     continue  # what was destroyed is back
                 if carried is None:
@@ -257,13 +252,12 @@ def open_verdicts(
             if key in seen:
                 continue
             seen.add(key)
-            approval = approval_request(
-                code,
-                rel,
-                wanted.get("start_line", span.start),
-                wanted.get("end_line", span.end),
-                digest,
-            )
+            if named is None:
+                approval = approval_request(code, rel, 1, last_line, digest)
+            else:
+                wanted = details["approval"]
+                start, end = wanted.get("start_line", span.start), wanted.get("end_line", span.end)
+                approval = approval_request(code, rel, start, end, named)
             out.append(OpenVerdict(code, message, span, approval, rid, stamp, details))
     out.sort(key=lambda v: (v.span.start, v.span.end, v.code))
     return out

@@ -153,6 +153,13 @@ class _Texts:
         line = min(lo, max(len(self.new) - 1, 0)) + 1
         return LineSpan(line, line)
 
+    def anchor_across(self, first: Hunk, last: Hunk) -> LineSpan:
+        """The new-text lines to mark for the hunks ``first`` to ``last``."""
+        return LineSpan(
+            self.anchor(first.new_start, first.new_end).start,
+            self.anchor(last.new_start, last.new_end).end,
+        )
+
     def position(self, line: int) -> Position:
         """Start of new-text line ``line``; at or past the end, the end of the text."""
         if line < len(self.new_keep):
@@ -355,10 +362,7 @@ def _mass_deletion(
         MASS_DELETION,
         f"deletes {_plural(total, 'line')} ({shown})",
         rel,
-        LineSpan(
-            texts.anchor(first.new_start, first.new_end).start,
-            texts.anchor(last.new_start, last.new_end).end,
-        ),
+        texts.anchor_across(first, last),
         LineSpan(first.old_start + 1, last.old_end),
         content_hash(deleted_lines),
         nodes,
@@ -450,10 +454,7 @@ def classify_change(
                 PROTECTED_PATH,
                 f"edits protected path `{rel}` (matches `{pattern}`)",
                 rel,
-                LineSpan(
-                    texts.anchor(first.new_start, first.new_end).start,
-                    texts.anchor(last.new_start, last.new_end).end,
-                ),
+                texts.anchor_across(first, last),
                 LineSpan(1, len(texts.old)),
                 text_hash(old_text),
             )

@@ -5,7 +5,8 @@
 how (a :class:`Change` of its text or a :class:`FileOperation`), it returns the verdicts
 that apply. No verdicts means the mutation is allowed.
 
-- ``no-active-intent`` / ``out-of-scope``: the session and the spec (path only).
+- ``no-active-intent`` / ``out-of-scope``: the session and the spec, path only
+  (:mod:`intent_ls.policy.out_of_scope`).
 - ``stale-file``: optimistic locking (:mod:`intent_ls.policy.stale`) when the change carries
   what the front door read from disk. Warning severity for editors, but blocking: an
   agent must not write over content it has not seen.
@@ -35,18 +36,13 @@ from intent_ls.policy.destructive import (
     classify_change,
     classify_file_operation,
 )
+from intent_ls.policy.out_of_scope import check_scope
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState, StaleFile, check_stale
-from intent_ls.policy.verdicts import (
-    DESTRUCTIVE_EDIT,
-    NO_ACTIVE_INTENT,
-    OUT_OF_SCOPE,
-    STALE_FILE,
-    severity_of,
-)
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, STALE_FILE, severity_of
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
-from intent_ls.spec.model import Severity, Spec, labels
+from intent_ls.spec.model import Severity, Spec
 
 if TYPE_CHECKING:
     from intent_ls.syntax.document import DocumentSyntax
@@ -142,43 +138,11 @@ class FileOperation:
     language: str | None = None
 
 
-def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> tuple[Verdict, ...]:
-    owners = scope.owners(rel_path)
-    owner_ids = tuple(i.id for i in owners)
-    selectable = [i.id for i in owners if i.selectable]
-    if session.intent_id is None:
-        who = f"owned by {labels(owners)}" if owners else "owned by no intent"
-        return (
-            Verdict(
-                NO_ACTIVE_INTENT,
-                f"No active intent: select an intent before editing {rel_path} ({who}).",
-                owner_ids,
-                {
-                    "path": rel_path,
-                    "owners": list(owner_ids),
-                    "selectable": selectable,
-                    "state": session.state.value,
-                },
-            ),
-        )
-    if scope.owns(session.intent_id, rel_path):
-        return ()
-    active = scope.spec.get(session.intent_id)
-    active_name = f"{active.id} ({active.name})" if active else session.intent_id
-    hint = f"it is owned by {labels(owners)}" if owners else "no intent owns it"
+def _scope_verdicts(session: Session, scope: ScopeIndex, rel_path: str) -> list[Verdict]:
+    """The scope rule's finding as a verdict: blocking until an owning intent is selected."""
+    found = check_scope(session, scope, rel_path)
     return (
-        Verdict(
-            OUT_OF_SCOPE,
-            f"{rel_path} is outside the scope of active intent {active_name}; {hint}.",
-            owner_ids,
-            {
-                "path": rel_path,
-                "active_intent": session.intent_id,
-                "owners": list(owner_ids),
-                "selectable": selectable,
-                "owned_scope": list(active.patterns) if active else [],
-            },
-        ),
+        [] if found is None else [Verdict(found.code, found.message, found.owners, found.details)]
     )
 
 
@@ -226,7 +190,7 @@ def evaluate(
         return ()
     config = config or PolicyConfig.of(scope.spec)
     approved = ApprovalSet.of(approvals)
-    verdicts = list(_scope_verdicts(session, scope, rel_path)) if path_rules else []
+    verdicts = _scope_verdicts(session, scope, rel_path) if path_rules else []
     findings: tuple[Finding, ...] = ()
     if isinstance(change, FileOperation):
         if path_rules and change.new_rel is not None and not scope.is_ignored(change.new_rel):

@@ -198,30 +198,21 @@ def _first_budget_problem(text: str, loader: type) -> Problem | None:
     try:
         for event in yaml.parse(text, Loader=loader):
             events += 1
+            over = None
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return _problem(
-                        TOO_COMPLEX,
-                        f"document nests deeper than {MAX_DEPTH} levels",
-                        _mark_span(event.start_mark, event.end_mark),
-                    )
+                    over = f"document nests deeper than {MAX_DEPTH} levels"
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
             elif isinstance(event, yaml.AliasEvent):
                 aliases += 1
                 if aliases > MAX_ALIASES:
-                    return _problem(
-                        TOO_COMPLEX,
-                        f"more than {MAX_ALIASES} aliases (possible alias bomb)",
-                        _mark_span(event.start_mark, event.end_mark),
-                    )
-            if events > MAX_EVENTS:
-                return _problem(
-                    TOO_COMPLEX,
-                    f"document has more than {MAX_EVENTS} YAML nodes",
-                    _mark_span(event.start_mark, event.end_mark),
-                )
+                    over = f"more than {MAX_ALIASES} aliases (possible alias bomb)"
+            if over is None and events > MAX_EVENTS:
+                over = f"document has more than {MAX_EVENTS} YAML nodes"
+            if over is not None:
+                return _problem(TOO_COMPLEX, over, _mark_span(event.start_mark, event.end_mark))
     except yaml.MarkedYAMLError as exc:
         return _yaml_problem(exc, text)
     except yaml.YAMLError as exc:

@@ -9,28 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.agents.conftest import Hook, decision
+from tests.support import committed
 
 SELECT = "mcp__intent-ls__select_active_intent"
 
 
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
 def git_workspace(root: Path) -> Path:
-    git(root, "init", "-q", "-b", "main")
     (root / ".intentignore").write_text("*.log\n")
     (root / ".gitattributes").write_text("*.py text\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+    return committed(root)
 
 
 class Agent:

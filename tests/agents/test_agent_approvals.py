@@ -5,8 +5,6 @@ that appears during a tool call is cut off the ledger."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import decision
 from tests.agents.effects_helpers import Agent, git_workspace
-from tests.support import records
+from tests.support import intent_ls, records
 
 SPELLINGS = [
     "intent-ls approve destructive-edit src/app.py",
@@ -49,22 +47,14 @@ def test_every_spelling_of_approve_is_denied_never_asked(governed: Path, agent: 
 
 def test_the_cli_refuses_inside_an_agents_shell(governed: Path) -> None:
     for marker in ("CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX"):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "intent_ls",
-                "approve",
-                "--workspace",
-                str(governed),
-                "destructive-command",
-                "--command",
-                "git push -f",
-            ],
-            capture_output=True,
-            text=True,
-            env={**os.environ, marker: "1"},
-            check=False,
+        done = intent_ls(
+            "approve",
+            "--workspace",
+            str(governed),
+            "destructive-command",
+            "--command",
+            "git push -f",
+            env={marker: "1"},
         )
         assert done.returncode != 0 and marker in done.stderr
         assert "Traceback" not in done.stderr

@@ -12,8 +12,8 @@ import pytest
 
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import APP, SPEC, decision
-from tests.agents.effects_helpers import Agent, git, git_workspace
-from tests.support import records
+from tests.agents.effects_helpers import Agent, git_workspace
+from tests.support import git, records
 
 PY = f"{sys.executable} -c"
 

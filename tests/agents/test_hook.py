@@ -13,7 +13,7 @@ from typing import Any
 
 from intent_ls.common.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, let_through
-from tests.support import records
+from tests.support import intent_ls, records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 
@@ -151,21 +151,8 @@ def test_codex_denies_what_needs_a_human_and_names_the_approval(governed: Path) 
     )
     assert verdict == "deny"
     assert "intent-ls approve" in reason and "--command 'rm -rf src'" in reason
-    approve = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "intent_ls",
-            "approve",
-            "--workspace",
-            str(governed),
-            "destructive-command",
-            "--command",
-            "rm -rf src",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    approve = intent_ls(
+        "approve", "--workspace", str(governed), "destructive-command", "--command", "rm -rf src"
     )
     assert approve.returncode == 0, approve.stderr
     assert let_through(hook("PreToolUse", "Bash", {"command": "rm -rf src"}, model="gpt-5.5"))

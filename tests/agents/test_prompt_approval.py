@@ -7,7 +7,6 @@ import json
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 
 from intent_ls.common.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, let_through
-from tests.support import git, records
+from tests.support import committed, intent_ls, records
 
 SELECT = "mcp__intent-ls__select_active_intent"
 #: ``src/app.py`` without ``helper``: a destructive edit.
@@ -25,16 +24,7 @@ CUT_EDIT = {"old_string": "\n\ndef helper():\n    return 2\n", "new_string": ""}
 
 @pytest.fixture
 def repo(governed: Path) -> Path:
-    git(governed, "init", "-q")
-    git(governed, "add", "-A")
-    git(governed, "commit", "-q", "-m", "base")
-    return governed
-
-
-def intent_ls(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], capture_output=True, text=True, check=False
-    )
+    return committed(governed)
 
 
 def check(root: Path) -> subprocess.CompletedProcess[str]:

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import readme_section, sh_blocks
 
 
 def section_commands() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## With your coding agent", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    return sh_blocks(readme_section("## With your coding agent"))
 
 
 def test_readme_agent_commands_work_as_written(workspace: Path) -> None:

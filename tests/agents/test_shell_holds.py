@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,19 +141,23 @@ IRREVERSIBLE = [
 ]
 
 
-def _before_tool(root: Path, agent: str, command: str) -> tuple[str | None, str]:
-    tool = "run_shell_command" if agent == "gemini" else "Bash"
-    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
+def _before(root: Path, agent: str, tool: str, tool_input: dict[str, str]) -> dict[str, Any]:
+    """The hook's answer (in process: these tests ask it hundreds of times) before ``tool``."""
     payload = {
         "session_id": "s1",
         "cwd": str(root),
-        "hook_event_name": event,
+        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
         "tool_name": tool,
-        "tool_input": {"command": command},
+        "tool_input": tool_input,
     }
     answer, status = run(agent, json.dumps(payload).encode(), root)
     assert status == 0
-    return decision(answer)
+    return answer
+
+
+def _before_tool(root: Path, agent: str, command: str) -> tuple[str | None, str]:
+    tool = "run_shell_command" if agent == "gemini" else "Bash"
+    return decision(_before(root, agent, tool, {"command": command}))
 
 
 def _select(root: Path, agent: str) -> None:
@@ -161,15 +166,7 @@ def _select(root: Path, agent: str) -> None:
         "codex": "mcp__intent_ls__select_active_intent",
         "gemini": "mcp_intent-ls_select_active_intent",
     }[agent]
-    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
-    payload = {
-        "session_id": "s1",
-        "cwd": str(root),
-        "hook_event_name": event,
-        "tool_name": tool,
-        "tool_input": {"intent_id": "INT-APP"},
-    }
-    run(agent, json.dumps(payload).encode(), root)
+    _before(root, agent, tool, {"intent_id": "INT-APP"})
 
 
 def test_ordinary_development_runs_without_a_prompt(governed: Path) -> None:

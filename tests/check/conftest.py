@@ -17,10 +17,10 @@ import pytest
 
 from intent_ls.cli.main import main
 from intent_ls.common.hashing import content_hash
-from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
-from tests.support import SPEC
+from tests.support import SPEC, recorded_save
 
 
 class GitRepo:
@@ -65,10 +65,10 @@ class GitRepo:
         approvals: Sequence[Approval] = (),
     ) -> dict[str, Any]:
         """Saves ``new_text`` over the file's current content and records it."""
-        record = build_mutation_record(
+        return recorded_save(
+            self.ledger,
             self.root,
             rel,
-            self.read(rel),
             new_text,
             intent_id=intent,
             session_id="test-session",
@@ -76,9 +76,6 @@ class GitRepo:
             verdicts=verdicts,
             approvals=approvals,
         )
-        assert record is not None
-        self.write(rel, new_text)
-        return self.ledger.append(record)
 
     def approve(self, rel: str, code: str, start: int, end: int) -> dict[str, Any]:
         """A human approval of ``code`` for lines ``start..end`` as the file is now."""

@@ -6,9 +6,12 @@ from pathlib import Path
 
 from pytest import CaptureFixture
 
+from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.ledger.store import ledger_path
 from intent_ls.policy.approvals import Approval
+from intent_ls.policy.destructive import classify_change
+from intent_ls.policy.judge import destructive_verdict
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from tests.check.conftest import GitRepo
 
@@ -117,15 +120,47 @@ def test_unapproved_out_of_scope_verdict_then_approval(repo: GitRepo) -> None:
     assert repo.findings() == []
 
 
-def test_approval_listed_in_the_record_clears_its_verdict(repo: GitRepo) -> None:
+def test_approval_listed_in_the_record_clears_its_verdict_by_its_key(repo: GitRepo) -> None:
+    """An approval the record lists counts like any other: by what it names. One of the
+    same code for other content does not approve this save (policy/approvals.py)."""
     repo.commit("base")
-    approval = Approval(OUT_OF_SCOPE, "docs/guide.md", 1, 1, "sha256:" + "1" * 64)
-    repo.save(
-        "docs/guide.md",
-        "# Guide\n",
-        verdicts=[RecordedVerdict(OUT_OF_SCOPE, "outside INT-APP")],
-        approvals=[approval],
-    )
+    verdicts = [RecordedVerdict(OUT_OF_SCOPE, "outside INT-APP")]
+    foreign = Approval(OUT_OF_SCOPE, "docs/guide.md", 1, 1, "sha256:" + "1" * 64)
+    repo.save("docs/guide.md", "# Guide\n", verdicts=verdicts, approvals=[foreign])
+    assert rules(repo.findings()) == [("unapproved-verdict", "docs/guide.md", 1, 1)]
+    named = Approval(OUT_OF_SCOPE, "docs/guide.md", 2, 2, content_hash(["Use it."]))
+    repo.save("docs/guide.md", "# Guide\nUse it.\n", verdicts=verdicts, approvals=[named])
+    assert rules(repo.findings()) == [("unapproved-verdict", "docs/guide.md", 1, 1)]
+    repo.approve("docs/guide.md", OUT_OF_SCOPE, 1, 1)
+    assert repo.findings() == []
+
+
+def test_recorded_verdicts_take_only_the_approval_that_names_them(repo: GitRepo) -> None:
+    """The recorded-verdict rule of policy/approvals.py, as ``check`` applies it (the
+    attribution tests apply the same cases to the editor)."""
+    repo.write("docs/guide.md", "".join(f"line {i}\n" for i in range(1, 11)))
+    repo.commit("base")
+    new = repo.read("docs/guide.md").replace("line 3\n", "changed 3\n")
+    verdict = RecordedVerdict(OUT_OF_SCOPE, "docs/guide.md is outside INT-APP")
+    repo.save("docs/guide.md", new.replace("line 8\n", "changed 8\n"), verdicts=[verdict])
+    # one range's approval approves those lines only
+    repo.approve("docs/guide.md", OUT_OF_SCOPE, 3, 3)
+    assert rules(repo.findings()) == [("unapproved-verdict", "docs/guide.md", 8, 8)]
+    # the whole-file key (`intent-ls approve CODE PATH`) approves all the save did
+    repo.approve("docs/guide.md", OUT_OF_SCOPE, 1, 10)
+    assert repo.findings() == []
+
+    repo.write("src/app.py", APP + FEATURE)
+    repo.commit("more")
+    gone = APP + "\n\nX = 1\n"
+    [finding] = classify_change("src/app.py", APP + FEATURE, gone, "python")
+    destructive = destructive_verdict(finding)
+    recorded = RecordedVerdict(DESTRUCTIVE_EDIT, destructive.message, destructive.details)
+    repo.save("src/app.py", gone, verdicts=[recorded])
+    # the lines the save wrote say nothing about what it destroyed
+    repo.approve("src/app.py", DESTRUCTIVE_EDIT, 5, 5)
+    assert [f["rule"] for f in repo.findings()] == ["unapproved-verdict"]
+    repo.approve("src/app.py", DESTRUCTIVE_EDIT, 1, 5)  # the whole file as saved
     assert repo.findings() == []
 
 
@@ -135,7 +170,8 @@ def test_approved_destructive_verdict_still_needs_an_owner(repo: GitRepo) -> Non
     verdict = RecordedVerdict(DESTRUCTIVE_EDIT, "deletes function feature")
     repo.save("src/app.py", APP + "\n\nX = 1\n", intent="INT-DOCS", verdicts=[verdict])
     assert [f["rule"] for f in repo.findings()] == ["unapproved-verdict"]
-    repo.approve("src/app.py", DESTRUCTIVE_EDIT, 5, 5)  # the saved range: "X = 1"
+    # a verdict naming no content: any destructive-edit approval of the path
+    repo.approve("src/app.py", DESTRUCTIVE_EDIT, 5, 5)
     assert rules(repo.findings()) == [("intent-not-owner", "src/app.py", 5, 5)]
 
 

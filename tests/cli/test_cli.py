@@ -12,21 +12,11 @@ import pytest
 
 from intent_ls import __version__
 from intent_ls.cli.main import VERB_MODULES
+from tests.support import intent_ls
 
 POSITIONED = re.compile(
     r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (error|warning|info): (?P<code>[a-z-]+): "
 )
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def write_spec(workspace: Path, data: bytes) -> None:
@@ -34,16 +24,16 @@ def write_spec(workspace: Path, data: bytes) -> None:
 
 
 def test_version_and_help() -> None:
-    assert run("--version").stdout.strip() == f"intent-ls {__version__}"
+    assert intent_ls("--version").stdout.strip() == f"intent-ls {__version__}"
     for module in VERB_MODULES:
         verb = module.rsplit(".", 1)[1].replace("_", "-")
-        result = run(verb, "--help")
+        result = intent_ls(verb, "--help")
         assert result.returncode == 0, verb
         assert f"usage: intent-ls {verb}" in result.stdout
 
 
 def test_validate_clean_workspace_from_cwd(workspace: Path) -> None:
-    result = run("validate", cwd=workspace)
+    result = intent_ls("validate", cwd=workspace)
     assert result.returncode == 0
     assert result.stdout == ""
     assert "4 intent(s), 0 error(s)" in result.stderr
@@ -51,7 +41,7 @@ def test_validate_clean_workspace_from_cwd(workspace: Path) -> None:
 
 def test_repository_spec_validates() -> None:
     repo = Path(__file__).resolve().parents[2]
-    assert run("validate", "--workspace", str(repo)).returncode == 0
+    assert intent_ls("validate", "--workspace", str(repo)).returncode == 0
 
 
 ALIAS_BOMB = "\n".join(
@@ -79,7 +69,7 @@ DUPLICATES = (
 )
 def test_validate_malformed_input(workspace: Path, data: bytes, code: str, line: int) -> None:
     write_spec(workspace, data)
-    result = run("validate", "--workspace", str(workspace))
+    result = intent_ls("validate", "--workspace", str(workspace))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     first = POSITIONED.match(result.stdout.splitlines()[0])
@@ -92,7 +82,7 @@ def test_validate_malformed_input(workspace: Path, data: bytes, code: str, line:
 
 def test_validate_json(workspace: Path) -> None:
     write_spec(workspace, DUPLICATES)
-    result = run("validate", "--workspace", str(workspace), "--format", "json")
+    result = intent_ls("validate", "--workspace", str(workspace), "--format", "json")
     data = json.loads(result.stdout)
     assert result.returncode == 1
     assert data["valid"] is False
@@ -101,19 +91,19 @@ def test_validate_json(workspace: Path) -> None:
 
 
 def test_validate_missing_spec(tmp_path: Path) -> None:
-    result = run("validate", "--workspace", str(tmp_path))
+    result = intent_ls("validate", "--workspace", str(tmp_path))
     assert result.returncode == 1
     assert "spec-not-found" in result.stdout
 
 
 def test_bad_workspace_is_a_clear_error(tmp_path: Path) -> None:
-    result = run("validate", "--workspace", str(tmp_path / "missing"))
+    result = intent_ls("validate", "--workspace", str(tmp_path / "missing"))
     assert result.returncode == 2
     assert result.stderr.startswith("intent-ls: error: workspace")
 
 
 def test_intents(workspace: Path) -> None:
-    result = run("intents", "--workspace", str(workspace), "--format", "json")
+    result = intent_ls("intents", "--workspace", str(workspace), "--format", "json")
     data = json.loads(result.stdout)
     assert [(i["id"], i["selectable"]) for i in data] == [
         ("INT-001", True),
@@ -121,31 +111,35 @@ def test_intents(workspace: Path) -> None:
         ("INT-003", False),
         ("INT-004", False),
     ]
-    text = run("intents", "--workspace", str(workspace)).stdout
+    text = intent_ls("intents", "--workspace", str(workspace)).stdout
     assert text.splitlines()[0].split("\t")[:2] == ["  INT-001", "IN_PROGRESS"]
 
 
 def test_context_xml_and_json(workspace: Path) -> None:
-    xml = run("context", "INT-002", "--workspace", str(workspace))
+    xml = intent_ls("context", "INT-002", "--workspace", str(workspace))
     assert xml.returncode == 0
     assert xml.stdout.startswith('<intent_context id="INT-002">')
     assert "<glob>web/src/**/*.ts</glob>" in xml.stdout
-    data = json.loads(run("context", "INT-002", "-w", str(workspace), "--format", "json").stdout)
+    data = json.loads(
+        intent_ls("context", "INT-002", "-w", str(workspace), "--format", "json").stdout
+    )
     assert data["constraints"] == ["Cursor-based pagination only; no OFFSET queries"]
-    missing = run("context", "NOPE", "--workspace", str(workspace))
+    missing = intent_ls("context", "NOPE", "--workspace", str(workspace))
     assert missing.returncode == 2
     assert "INT-001" in missing.stderr and missing.stdout == ""
 
 
 def test_which(workspace: Path) -> None:
-    owned = run("which", "src/auth/jwt.py", cwd=workspace)
+    owned = intent_ls("which", "src/auth/jwt.py", cwd=workspace)
     assert (
         owned.stdout.strip()
         == "src/auth/jwt.py: INT-001\tIN_PROGRESS\tJWT authentication migration"
     )
-    ignored = json.loads(run("which", "build/bundle.js", "--format", "json", cwd=workspace).stdout)
+    ignored = json.loads(
+        intent_ls("which", "build/bundle.js", "--format", "json", cwd=workspace).stdout
+    )
     assert (ignored["governed"], ignored["kind"]) == (False, "ignored")
-    unowned = run("which", "setup.cfg", cwd=workspace)
+    unowned = intent_ls("which", "setup.cfg", cwd=workspace)
     assert "owned by no intent" in unowned.stdout
 
 

@@ -5,28 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from intent_ls.cli.main import VERB_MODULES, build_parser
+from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.spec.load import SPEC_RELPATH as SPEC
+from tests.support import committed, intent_ls
 
-LEDGER = ".orchestration/agent_trace.jsonl"
+LEDGER = LEDGER_RELPATH.as_posix()
 NEW_FORMAT = re.compile(r"^[^:]+:\d+:\d+: (error|warning|info): [a-z-]+: \S")
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def save_one_record(workspace: Path) -> None:
@@ -55,7 +44,7 @@ def test_trace_show_skips_a_non_json_line_and_says_so(workspace: Path) -> None:
     save_one_record(workspace)
     with (workspace / LEDGER).open("a", encoding="utf-8") as f:
         f.write("<<<<<<< HEAD\n")
-    result = run("trace", "show", cwd=workspace)
+    result = intent_ls("trace", "show", cwd=workspace)
     assert "Traceback" not in result.stderr
     assert result.returncode == 1
     assert "src/auth/jwt.py" in result.stdout  # the good record is still shown
@@ -65,7 +54,7 @@ def test_trace_show_skips_a_non_json_line_and_says_so(workspace: Path) -> None:
 @pytest.mark.parametrize("verb", [("trace", "verify"), ("trace", "show"), ("map",)])
 def test_ledger_that_is_a_directory(workspace: Path, verb: tuple[str, ...]) -> None:
     (workspace / LEDGER).mkdir()
-    result = run(*verb, cwd=workspace)
+    result = intent_ls(*verb, cwd=workspace)
     assert "Traceback" not in result.stderr
     assert result.returncode == 2
     assert "agent_trace.jsonl is not a regular file" in result.stderr
@@ -118,7 +107,7 @@ VERBS = [
 def test_no_verb_tracebacks_on_hostile_input(workspace: Path, kind: str) -> None:
     _hostile(kind, workspace)
     for verb in VERBS:
-        result = run(*verb, cwd=workspace)
+        result = intent_ls(*verb, cwd=workspace)
         assert "Traceback" not in result.stderr, (verb, result.stderr)
         assert result.returncode in (0, 1, 2), (verb, result.returncode)
         if result.returncode:
@@ -139,7 +128,7 @@ def test_no_verb_tracebacks_on_hostile_input(workspace: Path, kind: str) -> None
     ],
 )
 def test_bad_arguments_are_usage_errors(tmp_path: Path, args: tuple[str, ...]) -> None:
-    result = run(*args, cwd=tmp_path)
+    result = intent_ls(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "error" in result.stderr
@@ -150,10 +139,10 @@ def test_bad_arguments_are_usage_errors(tmp_path: Path, args: tuple[str, ...]) -
 
 def test_verbs_find_the_workspace_from_a_subdirectory(workspace: Path) -> None:
     src = workspace / "src"
-    which = run("which", "auth/jwt.py", cwd=src)
+    which = intent_ls("which", "auth/jwt.py", cwd=src)
     assert which.stdout.startswith("src/auth/jwt.py: INT-001\tIN_PROGRESS"), which.stdout
-    assert run("validate", cwd=src / "auth").returncode == 0
-    listed = run("intents", "--format", "json", cwd=workspace / "web" / "src")
+    assert intent_ls("validate", cwd=src / "auth").returncode == 0
+    listed = intent_ls("intents", "--format", "json", cwd=workspace / "web" / "src")
     assert [i["id"] for i in json.loads(listed.stdout)] == [
         "INT-001",
         "INT-002",
@@ -168,7 +157,7 @@ def test_workspace_flag_wins_over_discovery(workspace: Path, tmp_path: Path) -> 
     (other / SPEC).write_text(
         "active_intents:\n  - {id: X-1, name: x, status: IN_PROGRESS, owned_scope: [x/**]}\n"
     )
-    result = run("intents", "--workspace", str(other), cwd=workspace / "src")
+    result = intent_ls("intents", "--workspace", str(other), cwd=workspace / "src")
     assert result.stdout.split("\t")[0].strip() == "X-1"
 
 
@@ -181,35 +170,25 @@ def test_discovery_stops_at_the_repository_root(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "sub").mkdir()
-    inside = run("which", "a.py", cwd=repo / "sub")
+    inside = intent_ls("which", "a.py", cwd=repo / "sub")
     assert "not governed" in inside.stdout and "X-1" not in inside.stdout
     outside = tmp_path / "plain" / "sub"
     outside.mkdir(parents=True)
-    assert "X-1" in run("which", "a.py", cwd=outside).stdout
+    assert "X-1" in intent_ls("which", "a.py", cwd=outside).stdout
 
 
 def test_trace_show_file_is_relative_to_the_current_directory(workspace: Path) -> None:
     save_one_record(workspace)
-    result = run(
+    result = intent_ls(
         "trace", "show", "--file", "jwt.py", "--format", "json", cwd=workspace / "src/auth"
     )
     assert [r["files"][0]["path"] for r in json.loads(result.stdout)] == ["src/auth/jwt.py"]
 
 
 def test_check_advice_from_a_subdirectory_names_the_owner(workspace: Path) -> None:
-    def git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-            cwd=workspace,
-            check=True,
-            capture_output=True,
-        )
-
-    git("init", "-q", "-b", "main")
-    git("add", "-A")
-    git("commit", "-q", "-m", "base")
+    committed(workspace)
     (workspace / "src/auth/jwt.py").write_text("changed = True\n", encoding="utf-8")
-    result = run("check", "--base", "HEAD", cwd=workspace / "src")
+    result = intent_ls("check", "--base", "HEAD", cwd=workspace / "src")
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("src/auth/jwt.py:1:1: error: uncovered-change: ")
     assert "src/auth/jwt.py is owned by INT-001" in result.stdout
@@ -221,14 +200,14 @@ def test_check_advice_from_a_subdirectory_names_the_owner(workspace: Path) -> No
 @pytest.mark.parametrize("typed", ["src/auth", "src/auth/", "services/billing"])
 def test_which_names_the_owners_of_a_directory(workspace: Path, typed: str) -> None:
     expected = "INT-003" if typed.startswith("services") else "INT-001"
-    result = run("which", typed, cwd=workspace)
+    result = intent_ls("which", typed, cwd=workspace)
     assert result.returncode == 0
     assert result.stdout.startswith(typed.rstrip("/") + "/: " + expected), result.stdout
 
 
 def test_which_directory_does_not_claim_partial_owners(workspace: Path) -> None:
     """web/src/**/*.ts owns only the .ts files of web/src, not the directory."""
-    result = run("which", "web/src", cwd=workspace)
+    result = intent_ls("which", "web/src", cwd=workspace)
     assert "owned by no intent" in result.stdout
 
 
@@ -236,7 +215,7 @@ def test_which_directory_does_not_claim_partial_owners(workspace: Path) -> None:
 
 
 def test_intents_without_a_spec_says_so(tmp_path: Path) -> None:
-    result = run("intents", cwd=tmp_path)
+    result = intent_ls("intents", cwd=tmp_path)
     assert result.returncode == 1
     assert "no intent spec at" in result.stderr
     assert list(tmp_path.iterdir()) == []
@@ -244,7 +223,7 @@ def test_intents_without_a_spec_says_so(tmp_path: Path) -> None:
 
 def test_intents_with_an_unparseable_spec_says_why(workspace: Path) -> None:
     (workspace / SPEC).write_text("active_intents: [\n", encoding="utf-8")
-    result = run("intents", cwd=workspace)
+    result = intent_ls("intents", cwd=workspace)
     assert result.returncode == 1
     assert NEW_FORMAT.match(result.stderr.splitlines()[0]), result.stderr
     assert "yaml-syntax" in result.stderr
@@ -254,24 +233,24 @@ def test_a_misspelled_status_is_reported_not_silently_dropped(workspace: Path) -
     spec = workspace / SPEC
     spec.write_text(spec.read_text().replace("IN_PROGRESS", "DARFT", 1), encoding="utf-8")
     for verb in (("intents",), ("which", "src/auth/jwt.py"), ("context", "INT-002")):
-        result = run(*verb, cwd=workspace)
+        result = intent_ls(*verb, cwd=workspace)
         assert "unknown-status: unknown status 'DARFT'; did you mean 'DRAFT'?" in result.stderr
-    which = run("which", "src/auth/jwt.py", cwd=workspace)
+    which = intent_ls("which", "src/auth/jwt.py", cwd=workspace)
     assert which.returncode == 1
     assert "owned by no valid intent (the spec has errors" in which.stdout
 
 
 def test_a_folder_without_a_spec_is_not_governed_and_stays_untouched(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
-    which = run("which", "a.py", cwd=tmp_path)
+    which = intent_ls("which", "a.py", cwd=tmp_path)
     assert which.stdout.startswith("a.py: not governed: the workspace has no usable intent spec")
     assert "governed," not in which.stdout
-    data = json.loads(run("which", "a.py", "--format", "json", cwd=tmp_path).stdout)
+    data = json.loads(intent_ls("which", "a.py", "--format", "json", cwd=tmp_path).stdout)
     assert (data["governed"], data["kind"], data["owners"]) == (False, "no-spec", [])
-    mapped = run("map", cwd=tmp_path)
+    mapped = intent_ls("map", cwd=tmp_path)
     assert mapped.returncode == 2 and "not governed" in mapped.stderr
     for verb in VERBS:
-        run(*verb, cwd=tmp_path)
+        intent_ls(*verb, cwd=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
 
 
@@ -282,7 +261,7 @@ def test_validate_prints_path_line_col_severity_code_message(workspace: Path) ->
     (workspace / SPEC).write_text(
         "active_intents:\n  - {id: A, name: a, status: DARFT, owned_scope: [a/**]}\n"
     )
-    result = run("validate", cwd=workspace)
+    result = intent_ls("validate", cwd=workspace)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         ".orchestration/active_intents.yaml:2:30: error: unknown-status: unknown status "
@@ -296,7 +275,7 @@ def test_validate_github_annotations(workspace: Path) -> None:
         "active_intents:\n  - {id: A, name: a, status: DARFT, owned_scope: [a/**]}\n"
         "  - {id: B, name: b, status: DRAFT, owned_scope: [b/**], colour: red}\n"
     )
-    result = run("validate", "--format", "github", cwd=workspace)
+    result = intent_ls("validate", "--format", "github", cwd=workspace)
     assert result.returncode == 1
     error, warning = result.stdout.splitlines()
     assert error.startswith(
@@ -311,9 +290,9 @@ def test_validate_github_annotations(workspace: Path) -> None:
 
 
 def test_workspace_flag_before_the_verb(workspace: Path, tmp_path: Path) -> None:
-    before = run("-w", str(workspace), "validate", cwd=tmp_path)
+    before = intent_ls("-w", str(workspace), "validate", cwd=tmp_path)
     assert before.returncode == 0 and "4 intent(s)" in before.stderr
-    long_form = run("--workspace", str(workspace), "which", "src/api/routes.py", cwd=tmp_path)
+    long_form = intent_ls("--workspace", str(workspace), "which", "src/api/routes.py", cwd=tmp_path)
     assert "INT-002" in long_form.stdout
 
 
@@ -344,7 +323,7 @@ def test_every_help_describes_every_argument(tmp_path: Path) -> None:
                 continue
             name = "/".join(action.option_strings) or action.dest
             assert action.help and action.help != argparse.SUPPRESS, (prefix, name)
-        shown = run(*prefix, "--help", cwd=tmp_path)
+        shown = intent_ls(*prefix, "--help", cwd=tmp_path)
         assert shown.returncode == 0, prefix
         for action in parser._actions:
             if action.option_strings:

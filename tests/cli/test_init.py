@@ -9,13 +9,7 @@ from pathlib import Path
 import pytest
 
 from intent_ls.workspace.setup import GITIGNORE_RELPATH, clone_setup_problems
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
-    )
-
+from tests.support import intent_ls
 
 pytestmark = pytest.mark.usefixtures("git_identity")
 
@@ -30,7 +24,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def test_init_creates_what_is_missing_and_a_second_run_changes_nothing(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    first = run("init", "--workspace", str(tmp_path), cwd=tmp_path)
+    first = intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     for created in (
         "created: .orchestration/active_intents.yaml",
@@ -44,9 +38,9 @@ def test_init_creates_what_is_missing_and_a_second_run_changes_nothing(tmp_path:
         "hooks",
     ):
         assert created in first.stdout
-    assert run("validate", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert intent_ls("validate", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
     before = _tree(tmp_path)
-    second = run("init", "--workspace", str(tmp_path), cwd=tmp_path)
+    second = intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path)
     assert second.returncode == 0
     assert second.stdout.startswith("nothing to do")
     assert _tree(tmp_path) == before
@@ -73,7 +67,7 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     for rel, text in mine.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    result = run("init", "--workspace", str(tmp_path), cwd=tmp_path)
+    result = intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path)
     assert result.returncode == 0
     for rel, text in list(mine.items())[:3]:
         assert (tmp_path / rel).read_text() == text
@@ -82,7 +76,7 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
 
 
 def test_init_outside_git_says_so(tmp_path: Path) -> None:
-    result = run("init", "--workspace", str(tmp_path), cwd=tmp_path)
+    result = intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path)
     assert result.returncode == 0 and "not a git repository" in result.stdout
     assert (tmp_path / ".intentignore").exists()
 
@@ -93,14 +87,14 @@ def test_clone_setup_problems(tmp_path: Path) -> None:
     assert clone_setup_problems(tmp_path) == []  # no ledger yet: nothing to protect
     (tmp_path / ".orchestration" / "agent_trace.jsonl").write_bytes(b"")
     assert len(clone_setup_problems(tmp_path)) == 2
-    assert run("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
     assert clone_setup_problems(tmp_path) == []
     # a driver that settles every merge by keeping one side drops the other's records
     git = ["git", "-C", str(tmp_path), "config", "merge.intent-ls-ledger.driver", "true"]
     subprocess.run(git, check=True)
     [problem] = clone_setup_problems(tmp_path)
     assert "runs 'true', not intent-ls" in problem
-    assert run("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert intent_ls("init", "--workspace", str(tmp_path), cwd=tmp_path).returncode == 0
     assert clone_setup_problems(tmp_path) == []
 
 
@@ -124,7 +118,7 @@ def test_merge_paths_never_import_pygls(tmp_path: Path) -> None:
 
 def test_merge_driver_reports_unreadable_files_and_keeps_ours(tmp_path: Path) -> None:
     (tmp_path / "ours").write_bytes(b"kept\n")
-    result = run("merge-driver", "missing-base", "ours", "theirs", cwd=tmp_path)
+    result = intent_ls("merge-driver", "missing-base", "ours", "theirs", cwd=tmp_path)
     assert result.returncode == 1 and "intent-ls merge-driver:" in result.stderr
     assert "Traceback" not in result.stderr
     assert (tmp_path / "ours").read_bytes() == b"kept\n"
@@ -160,12 +154,12 @@ def test_repair_after_a_save_on_a_conflicted_ledger(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_bytes(b"<<<<<<< HEAD\n" + sides[0] + b"=======\n" + sides[1] + b">>>>>>> b\n")
     Ledger(path, fsync=False).append(mutation(tmp_path, 3))
-    verified = run("trace", "verify", "--workspace", str(tmp_path), cwd=tmp_path)
+    verified = intent_ls("trace", "verify", "--workspace", str(tmp_path), cwd=tmp_path)
     assert verified.returncode == 1 and "intent-ls trace repair" in verified.stderr
-    repaired = run("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
+    repaired = intent_ls("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
     assert repaired.returncode == 0, repaired.stdout
     lines = path.read_bytes().splitlines()
     assert sides[0].rstrip(b"\n") in lines and sides[1].rstrip(b"\n") in lines
     assert len(lines) == 4  # both sides, the save, and the merge record
-    again = run("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
+    again = intent_ls("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
     assert again.stdout.startswith("nothing to repair")

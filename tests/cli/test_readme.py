@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import REPO, readme_section, sh_blocks
 
 
 def quick_start_commands() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    return sh_blocks(readme_section("## Quick start"))
 
 
 def test_exactly_two_quick_start_commands() -> None:
@@ -27,9 +24,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 
 
 def test_ci_runs_the_readme_lowest_dependencies_command_verbatim() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Dependency ranges", 1)[1].split("\n## ", 1)[0]
-    (command,) = re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    (command,) = sh_blocks(readme_section("## Dependency ranges"))
     assert "tools/lowest_constraints.py" in command
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert command in ci
@@ -38,9 +33,7 @@ def test_ci_runs_the_readme_lowest_dependencies_command_verbatim() -> None:
 def wheel_command() -> list[str]:
     """The README's command for building a wheel (tests/cli/test_wheel.py runs it, plus
     the flags that keep it offline)."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Installing it elsewhere", 1)[1].split("\n## ", 1)[0]
-    (command,) = re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    (command,) = sh_blocks(readme_section("## Installing it elsewhere"))
     return command.split()
 
 
@@ -54,8 +47,7 @@ def test_readme_does_not_promise_a_pypi_install() -> None:
 
 def cli_table_rows() -> dict[str, str]:
     """Verb (with sub-verb) → the usage cell of the README's CLI table."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## CLI", 1)[1].split("\n## ", 1)[0]
+    section = readme_section("\n## CLI")
     rows = {}
     for cell in re.findall(r"^\| `intent-ls ([^`]+)` \|", section, flags=re.M):
         words = [w for w in cell.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
@@ -98,6 +90,5 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
 
 
 def test_quick_start_sends_users_to_init_in_every_clone() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    section = readme_section("## Quick start")
     assert "`intent-ls init`" in section and "once in every clone" in section

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,8 +11,7 @@ from intent_ls.cli.main import main
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import committed, readme_section, sh_blocks
 
 SPEC = """\
 active_intents:
@@ -34,18 +31,11 @@ TASKS = """\
 
 
 def team_commands() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- For teams: report and import (begin) -->", 1)[1]
-    block = block.split("<!-- For teams: report and import (end) -->", 1)[0]
-    return [
-        line
-        for snippet in re.findall(r"```sh\n(.+?)\n```", block, flags=re.S)
-        for line in snippet.splitlines()
-    ]
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    block = readme_section(
+        "<!-- For teams: report and import (begin) -->",
+        "<!-- For teams: report and import (end) -->",
+    )
+    return [line for snippet in sh_blocks(block) for line in snippet.splitlines()]
 
 
 def test_the_for_teams_commands_work_as_written(
@@ -81,9 +71,7 @@ def test_the_for_teams_commands_work_as_written(
     assert record is not None
     (root / "lib" / "a.py").write_text("x = 1\n")
     Ledger(ledger_path(root), fsync=False).append(record)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
+    committed(root, "start")
     monkeypatch.chdir(root)
 
     def run(command: str) -> tuple[int, str, str]:

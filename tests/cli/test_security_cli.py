@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
-from intent_ls.policy.approvals import Contributor
+from tests.core.ledger_helpers import created
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -52,16 +51,7 @@ def refused(result: subprocess.CompletedProcess[str], name: str) -> None:
 
 
 def add_record(workspace: Path) -> None:
-    record = build_mutation_record(
-        workspace,
-        "src/auth/jwt.py",
-        "",
-        "x = 1\n",
-        intent_id="INT-001",
-        session_id="s1",
-        contributor=Contributor("human"),
-    )
-    assert record is not None
+    record = created(workspace)
     Ledger(ledger_path(workspace), fsync=False).append(record)
 
 

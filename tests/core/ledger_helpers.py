@@ -53,3 +53,18 @@ def mutation(root: Path, i: int, *, intent: str = "INT-001", path: str = "a.py")
     )
     assert record is not None
     return record
+
+
+def created(root: Path, rel: str = "src/auth/jwt.py") -> dict[str, Any]:
+    """A human's save creating ``rel`` as ``x = 1`` under INT-001 (built, not appended)."""
+    record = build_mutation_record(
+        root,
+        rel,
+        "",
+        "x = 1\n",
+        intent_id="INT-001",
+        session_id="s1",
+        contributor=Contributor("human"),
+    )
+    assert record is not None
+    return record

@@ -163,3 +163,44 @@ def test_newest_record_wins_and_approval_records_are_skipped() -> None:
     text = first.replace("line 8\n", "changed 8\n")
     found = open_verdicts([one, two], REL, text)
     assert [(v.span.start, v.record_id) for v in found] == [(3, one["id"]), (8, two["id"])]
+
+
+def test_recorded_verdicts_take_only_the_approval_that_names_them() -> None:
+    """The recorded-verdict rule of policy/approvals.py, as the editor applies it (the
+    check tests apply the same cases to ``intent-ls check``)."""
+    new = BASE.replace("line 3\n", "changed 3\n").replace("line 8\n", "changed 8\n")
+    scope = save(BASE, new, OOS)
+    three = Approval("out-of-scope", REL, 3, 3, content_hash(["changed 3"]))
+    # one range's approval approves those lines only
+    [left] = open_verdicts([scope], REL, new, approvals=[three])
+    assert left.span == LineSpan(8, 8)
+    # the whole-file key (`intent-ls approve CODE PATH`) approves all the save did
+    whole = Approval("out-of-scope", REL, 1, 10, text_hash(new))
+    assert open_verdicts([scope], REL, new, approvals=[whole]) == []
+    # ... and no later content: an approval of this text does not cover the next save
+    later = new.replace("line 5\n", "changed 5\n")
+    [after] = open_verdicts([scope, save(new, later, OOS)], REL, later, approvals=[whole])
+    assert after.span == LineSpan(5, 5)
+    # an approval the record lists counts by its key, like any other
+    foreign = Approval("out-of-scope", REL, 3, 3, content_hash(["other"]))
+    listed = save(BASE, new, OOS, approvals=[foreign])
+    assert len(open_verdicts([listed], REL, new)) == 2
+
+    gone = PY.replace("def verify_token(t):\n    check(t)\n    return t\n", "x = 1\n")
+    record, _ = destructive_record(PY, gone)
+    # the lines the save wrote say nothing about what it destroyed
+    written = Approval("destructive-edit", REL, 5, 5, content_hash(["x = 1"]))
+    assert [v.code for v in open_verdicts([record], REL, gone, approvals=[written])] == [
+        "destructive-edit"
+    ]
+    saved = Approval("destructive-edit", REL, 1, 5, text_hash(gone))
+    assert open_verdicts([record], REL, gone, approvals=[saved]) == []
+
+
+def test_no_active_intent_is_never_approved() -> None:
+    new = BASE.replace("line 3\n", "changed 3\n")
+    verdict = RecordedVerdict("no-active-intent", "No active intent")
+    record = save(BASE, new, verdict)
+    approval = Approval("no-active-intent", REL, 3, 3, content_hash(["changed 3"]))
+    [still] = open_verdicts([record], REL, new, approvals=[approval])
+    assert still.code == "no-active-intent"

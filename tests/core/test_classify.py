@@ -16,12 +16,12 @@ from intent_ls.policy.destructive import (
     MASS_DELETION,
     PROTECTED_PATH,
     Finding,
-    TextEdit,
     classify_change,
     classify_file_operation,
 )
 from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax.document import DocumentSyntax, definitions
+from tests.support import apply_edits
 
 PY = """import os
 
@@ -201,18 +201,6 @@ class Helper {
     }
 }
 """
-
-
-def apply_edits(text: str, edits: tuple[TextEdit, ...]) -> str:
-    """Applies non-overlapping edits the way an editor applies a WorkspaceEdit."""
-    lines = text.splitlines(keepends=True)
-
-    def offset(pos: tuple[int, int]) -> int:
-        return sum(len(line) for line in lines[: pos[0]]) + pos[1]
-
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[: offset(edit.start)] + edit.text + text[offset(edit.end) :]
-    return text
 
 
 def delete_lines(text: str, start: int, end: int) -> str:

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from intent_ls.policy.destructive import (
     DEFINITION_DELETED,
     MASS_DELETION,
-    TextEdit,
     classify_change,
 )
 from intent_ls.syntax.document import definitions
 from intent_ls.syntax.languages import GRAMMARS
+from tests.support import apply_edits
 
 SEED = {
     "python": "import os\n\n\ndef a(x):\n    return x\n\n\nclass B:\n    def c(self):\n"
@@ -36,17 +36,6 @@ PIECES = st.sampled_from(
     ["", "\n", "\r\n", "\r", "}", "{", "def ", "class X:", "  ", "\t", "é", "😀", "\x0c", "(", ")"]
 )
 NOISE = st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=12).map("".join)
-
-
-def apply_edits(text: str, edits: tuple[TextEdit, ...]) -> str:
-    lines = text.splitlines(keepends=True)
-
-    def offset(pos: tuple[int, int]) -> int:
-        return sum(len(line) for line in lines[: pos[0]]) + pos[1]
-
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[: offset(edit.start)] + edit.text + text[offset(edit.end) :]
-    return text
 
 
 @st.composite

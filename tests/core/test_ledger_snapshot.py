@@ -16,10 +16,9 @@ import threading
 from pathlib import Path
 
 from intent_ls.common.hashing import bytes_hash
-from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path, seal
 from intent_ls.ledger.verify import VerifyResult, verify_ledger
-from intent_ls.policy.approvals import Contributor
+from tests.core.ledger_helpers import created
 
 APPENDER = textwrap.dedent(
     """
@@ -37,16 +36,7 @@ APPENDER = textwrap.dedent(
 
 
 def test_verify_never_sees_a_torn_line_while_another_process_appends(workspace: Path) -> None:
-    record = build_mutation_record(
-        workspace,
-        "src/auth/jwt.py",
-        "",
-        "x = 1\n",
-        intent_id="INT-001",
-        session_id="s1",
-        contributor=Contributor("human"),
-    )
-    assert record is not None
+    record = created(workspace)
     record["metadata"]["padding"] = "x" * (256 * 1024)
     path = ledger_path(workspace)
     Ledger(path, fsync=False).append(record)
@@ -77,16 +67,7 @@ def test_verify_never_sees_a_torn_line_while_another_process_appends(workspace: 
 def test_verify_waits_for_a_writer_in_the_middle_of_a_line(workspace: Path) -> None:
     """Deterministic form of the race: a writer holds the append lock and has written
     half of a valid line. verify must report neither a torn line nor a short ledger."""
-    record = build_mutation_record(
-        workspace,
-        "src/auth/jwt.py",
-        "",
-        "x = 1\n",
-        intent_id="INT-001",
-        session_id="s1",
-        contributor=Contributor("human"),
-    )
-    assert record is not None
+    record = created(workspace)
     path = ledger_path(workspace)
     ledger = Ledger(path, fsync=False)
     first = ledger.append(record)

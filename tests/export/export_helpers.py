@@ -4,13 +4,13 @@ reading an export directly."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.support import intent_ls, recorded_save
 
 AI = Contributor("ai", "anthropic/claude-test")
 SPEC = """\
@@ -24,12 +24,6 @@ active_intents:
     status: IN_PROGRESS
     owned_scope: [src/auth/]
 """
-
-
-def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
-    )
 
 
 class Workspace:
@@ -51,12 +45,10 @@ class Workspace:
         contributor: Contributor = AI,
         verdicts: tuple[RecordedVerdict, ...] = (),
     ) -> dict[str, Any]:
-        path = self.root / rel
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        record = build_mutation_record(
+        return recorded_save(
+            self.ledger,
             self.root,
             rel,
-            old,
             text,
             intent_id=intent,
             session_id="sess-1",
@@ -64,10 +56,6 @@ class Workspace:
             verdicts=verdicts,
             revision=None,
         )
-        assert record is not None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return self.ledger.append(record)
 
     def approve(self, code: str, rel: str, lines: tuple[int, int], content_hash: str) -> dict:
         approval = Approval(code, rel, lines[0], lines[1], content_hash, reason="reviewed")

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 from export_helpers import Workspace
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import intent_ls, readme_section, sh_blocks
 
 
 def export_commands() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- intent-ls export", 1)[1].split("<!-- end intent-ls export", 1)[0]
-    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+    return sh_blocks(readme_section("<!-- intent-ls export", "<!-- end intent-ls export"))
 
 
 def test_readme_export_commands_work_as_written(tmp_path: Path) -> None:
@@ -27,12 +22,7 @@ def test_readme_export_commands_work_as_written(tmp_path: Path) -> None:
     outputs = []
     for command in commands:
         words = shlex.split(command)
-        done = subprocess.run(
-            [sys.executable, "-m", "intent_ls", *words[1:]],
-            cwd=ws.root,
-            capture_output=True,
-            text=True,
-        )
+        done = intent_ls(*words[1:], cwd=ws.root)
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
     assert outputs[0].startswith("shop: exported 1 record(s)")

@@ -7,11 +7,9 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import main
-from intent_ls.spec.load import load_spec_text
+from intent_ls.spec.load import SPEC_RELPATH, load_spec_text
 from intent_ls.spec.model import Status
 from tests.importers.conftest import SPEC, write
-
-SPEC_FILE = ".orchestration/active_intents.yaml"
 
 
 def run(ws: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -22,7 +20,7 @@ def run(ws: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, 
 
 
 def imported(ws: Path, intent_id: str):  # type: ignore[no-untyped-def]
-    result = load_spec_text((ws / SPEC_FILE).read_text())
+    result = load_spec_text((ws / SPEC_RELPATH).read_text())
     assert not result.has_errors, result.problems
     assert result.spec is not None
     intent = result.spec.get(intent_id)
@@ -74,7 +72,7 @@ def test_openspec_change_becomes_one_intent_and_the_archive_is_left_out(
         "Session Lifetime: Sessions SHALL expire after 12 hours.",
     )
     assert intent.source == "openspec/changes/add-2fa/tasks.md"
-    assert "archive" not in (ws / SPEC_FILE).read_text()
+    assert "archive" not in (ws / SPEC_RELPATH).read_text()
 
 
 def test_kiro_spec_becomes_one_intent(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,7 +118,7 @@ def test_without_write_nothing_changes(ws: Path, capsys: pytest.CaptureFixture[s
     rc, out, err = run(ws, capsys, "spec-kit")
     assert rc == 0 and "+  - id: SPECKIT-001-photo-albums" in out
     assert "run again with --write" in err
-    assert (ws / SPEC_FILE).read_text() == SPEC
+    assert (ws / SPEC_RELPATH).read_text() == SPEC
 
 
 def test_write_keeps_every_existing_byte_and_is_idempotent(
@@ -128,7 +126,7 @@ def test_write_keeps_every_existing_byte_and_is_idempotent(
 ) -> None:
     for kind in ("spec-kit", "openspec", "kiro"):
         assert run(ws, capsys, kind, "--write")[0] == 0
-    text = (ws / SPEC_FILE).read_text()
+    text = (ws / SPEC_RELPATH).read_text()
     # The original file is intact around the insertion: comments, spacing, quoting.
     head, _ = SPEC.split("\n# trailing comment about the list\n")
     assert text.startswith(head)
@@ -138,7 +136,7 @@ def test_write_keeps_every_existing_byte_and_is_idempotent(
         rc, out, err = run(ws, capsys, kind, "--write")
         assert (rc, out) == (0, "")
         assert "1 already in the spec" in err and "nothing to import" in err
-    assert (ws / SPEC_FILE).read_text() == text
+    assert (ws / SPEC_RELPATH).read_text() == text
 
 
 def test_an_existing_intent_is_never_changed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,18 +145,18 @@ def test_an_existing_intent_is_never_changed(ws: Path, capsys: pytest.CaptureFix
         + "  - id: SPECKIT-001-photo-albums\n    name: Mine, hand-edited\n    status: BLOCKED\n"
         "    owned_scope: [src/]\n"
     )
-    (ws / SPEC_FILE).write_text(mine)
+    (ws / SPEC_RELPATH).write_text(mine)
     rc, out, _ = run(ws, capsys, "spec-kit", "--write")
     assert (rc, out) == (0, "")
-    assert (ws / SPEC_FILE).read_text() == mine
+    assert (ws / SPEC_RELPATH).read_text() == mine
     # Renamed by hand but still linked to its source: also left alone.
     renamed = SPEC + (
         "  - id: ALBUMS\n    name: Albums\n    status: DRAFT\n    owned_scope: [src/]\n"
         "    source: specs/001-photo-albums/tasks.md\n"
     )
-    (ws / SPEC_FILE).write_text(renamed)
+    (ws / SPEC_RELPATH).write_text(renamed)
     assert run(ws, capsys, "spec-kit", "--write")[1] == ""
-    assert (ws / SPEC_FILE).read_text() == renamed
+    assert (ws / SPEC_RELPATH).read_text() == renamed
 
 
 @pytest.mark.parametrize(
@@ -168,7 +166,7 @@ def test_an_existing_intent_is_never_changed(ws: Path, capsys: pytest.CaptureFix
 def test_import_into_a_missing_or_empty_spec(
     ws: Path, capsys: pytest.CaptureFixture[str], spec: str | None
 ) -> None:
-    path = ws / SPEC_FILE
+    path = ws / SPEC_RELPATH
     if spec is None:
         path.unlink()
     else:
@@ -181,7 +179,7 @@ def test_import_into_a_missing_or_empty_spec(
 
 
 def test_crlf_spec_stays_crlf(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = ws / SPEC_FILE
+    path = ws / SPEC_RELPATH
     path.write_bytes(SPEC.replace("\n", "\r\n").encode())
     assert run(ws, capsys, "kiro", "--write")[0] == 0
     data = path.read_bytes()
@@ -191,10 +189,10 @@ def test_crlf_spec_stays_crlf(ws: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_a_flow_list_spec_is_refused(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = "active_intents: [{id: A, name: a, status: DRAFT, owned_scope: [a/]}]\n"
-    (ws / SPEC_FILE).write_text(text)
+    (ws / SPEC_RELPATH).write_text(text)
     rc, _, err = run(ws, capsys, "kiro", "--write")
     assert rc == 2 and "not a block list" in err
-    assert (ws / SPEC_FILE).read_text() == text
+    assert (ws / SPEC_RELPATH).read_text() == text
 
 
 def test_one_feature_directory_can_be_named(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -250,7 +248,7 @@ def test_hostile_text_is_quoted_not_injected(ws: Path, capsys: pytest.CaptureFix
         "1.1 WHEN x THEN y: z # not a comment",
         "1.2 status: COMPLETED\u2028- id: EVIL",
     )
-    result = load_spec_text((ws / SPEC_FILE).read_text())
+    result = load_spec_text((ws / SPEC_RELPATH).read_text())
     assert result.spec is not None and result.spec.get("EVIL") is None
 
 
@@ -268,7 +266,7 @@ def test_odd_directory_names_give_distinct_valid_ids(
     )
     rc, _, err = run(ws, capsys, "kiro", "--write")
     assert rc == 0, err
-    result = load_spec_text((ws / SPEC_FILE).read_text())
+    result = load_spec_text((ws / SPEC_RELPATH).read_text())
     assert result.spec is not None and not result.has_errors
     ids = [i.id for i in result.spec.intents if i.id.startswith("KIRO-")]
     assert len(ids) == len(set(ids)) == 5

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from intent_ls.cli.main import main
+from intent_ls.spec.load import SPEC_RELPATH
 from tests.importers.conftest import KIRO_TASKS, OPENSPEC_SPEC, SPEC, SPECKIT_TASKS, write
-
-SPEC_FILE = ".orchestration/active_intents.yaml"
 
 CASES = [
     (
@@ -119,7 +118,7 @@ def test_malformed_file_is_named_with_its_line_and_nothing_is_written(
     assert first.startswith(f"{rel}:{line}: error: "), first
     assert message in first
     assert "nothing imported" in err and "Traceback" not in err
-    assert (ws / SPEC_FILE).read_text() == SPEC
+    assert (ws / SPEC_RELPATH).read_text() == SPEC
 
 
 def test_a_file_that_is_not_utf8_is_named_with_its_line(
@@ -130,7 +129,7 @@ def test_a_file_that_is_not_utf8_is_named_with_its_line(
     rc, _, err = run(ws, capsys, "kiro", "--write")
     assert rc == 1
     assert err.startswith(".kiro/specs/csv-export/requirements.md:4: error: not UTF-8 text")
-    assert (ws / SPEC_FILE).read_text() == SPEC
+    assert (ws / SPEC_RELPATH).read_text() == SPEC
 
 
 def test_a_symlinked_source_file_is_refused(
@@ -154,4 +153,4 @@ def test_a_symlinked_source_file_is_refused(
     rc, out, err = run(ws, capsys, "kiro", "--write")
     assert rc == 2 and out == ""
     assert err.startswith("intent-ls: error:") and "symlink" in err
-    assert (ws / SPEC_FILE).read_text() == SPEC
+    assert (ws / SPEC_RELPATH).read_text() == SPEC

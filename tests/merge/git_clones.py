@@ -9,19 +9,11 @@ gets.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
-from tests.support import SPEC
-
-
-def intent_ls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "intent_ls", *args], cwd=cwd, capture_output=True, text=True
-    )
+from tests.support import SPEC, intent_ls, recorded_save
 
 
 class Clone:
@@ -45,21 +37,16 @@ class Clone:
 
     def save(self, rel: str, text: str, intent: str = "INT-APP") -> bytes:
         """A recorded editor save; returns the ledger line it appended."""
-        record = build_mutation_record(
+        before = self.ledger_lines()
+        recorded_save(
+            self.ledger,
             self.root,
             rel,
-            self.read(rel),
             text,
             intent_id=intent,
             session_id="test-session",
             contributor=Contributor("ai", "anthropic/claude-test"),
         )
-        assert record is not None
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        before = self.ledger_lines()
-        self.ledger.append(record)
         after = self.ledger_lines()
         assert after[: len(before)] == before
         return after[-1]

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from intent_ls.common.hashing import content_hash
-from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
+from intent_ls.ledger.records import RecordedVerdict, build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.support import recorded_save
 
 SCRIPT = "<script>document.title='pwned'</script>"
 IMG = "<img src=x onerror=alert(document.domain)>"
@@ -86,10 +87,10 @@ class LedgerWorkspace:
         contributor: Contributor,
         verdicts: tuple[RecordedVerdict, ...] = (),
     ) -> dict:
-        record = build_mutation_record(
+        return recorded_save(
+            self.ledger,
             self.root,
             rel,
-            self.read(rel),
             text,
             intent_id=intent,
             session_id="s1",
@@ -99,11 +100,6 @@ class LedgerWorkspace:
             new_id=self._new_id,
             revision=None,
         )
-        assert record is not None
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return self.ledger.append(record)
 
     def approve(self, rel: str, code: str, start: int, end: int, intent: str) -> dict:
         lines = self.read(rel).splitlines()

@@ -1,0 +1,52 @@
+"""What the benchmarks share: the percentiles they report, and an LSP client's start and
+stop. The scripts import it from beside them (``python benchmarks/NAME.py`` puts this
+folder first on ``sys.path``).
+
+p95 is interpolated (``statistics.quantiles``), so a few hundred samples give a stable
+figure; every script reports it the same way.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+
+def p95(values: Sequence[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
+
+
+def median_p95(values: Sequence[float]) -> tuple[float, float]:
+    return statistics.median(values), p95(values)
+
+
+async def start_lsp(
+    client: LanguageClient,
+    command: Sequence[str],
+    root: Path,
+    capabilities: types.ClientCapabilities | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
+    """Starts the server ``command`` and initializes it with ``root`` as its one folder."""
+    await client.start_io(*command, env=env, cwd=str(root))
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=capabilities or types.ClientCapabilities(),
+            root_uri=from_fs_path(str(root)),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="bench")
+            ],
+        )
+    )
+    client.initialized(types.InitializedParams())
+
+
+async def stop_lsp(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
