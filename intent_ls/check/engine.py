@@ -292,9 +292,7 @@ class _Checker:
         """Every range/node hash key on the ledger, so the moved-code search asks SQLite
         only about windows that can match (it hashes thousands of windows per block)."""
         if self._known_keys is None:
-            # TraceIndex has no public bulk query; this reads its documented touches table.
-            rows = self.index._query("SELECT DISTINCT hkey FROM touches WHERE hkey IS NOT NULL")
-            self._known_keys = {row[0] for row in rows}
+            self._known_keys = self.index.content_keys()
         return self._known_keys
 
     def _approvals_for(self, path: str) -> list[dict[str, Any]]:

@@ -366,7 +366,7 @@ def test_a_warm_hook_imports_no_pathspec_and_compiles_no_ledger_grammar(governed
         governed,
         _pre_tool(governed, "s1", "Write", destroy),
         "sorted(m for m in sys.modules if m.split('.')[0] in ('pathspec', 'argparse')), "
-        "sys.modules['intent_ls.ledger.index']._grammar.cache_info().currsize",
+        "sys.modules['intent_ls.ledger.index.fastpath']._grammar.cache_info().currsize",
     )
     assert '"permissionDecision": "ask"' in out, last
     assert last == "[] 0"

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from ledger_helpers import mutation
 
-import intent_ls.ledger.index as index_module
-from intent_ls.ledger.index import TraceIndex, extract_rows, fast_rows, line_rows
+from intent_ls.ledger.index import TraceIndex, build, extract_rows, fast_rows, fastpath, line_rows
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
@@ -113,9 +112,9 @@ def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: st
     one = TraceIndex.for_workspace(tmp_path)
     expected = (one.all_records(), one.summary(), one.records_for_path("m1.py"))
     one.close()
-    monkeypatch.setattr(index_module, "_PARALLEL_MIN", 1)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
     if worker == "fails":
-        monkeypatch.setattr(index_module.sys, "executable", "/bin/false")
+        monkeypatch.setattr(build.sys, "executable", "/bin/false")
     seen: list[tuple[int, int]] = []
     split = TraceIndex.for_workspace(tmp_path, progress=lambda *p: seen.append(p))
     assert split.rebuild() == 30
@@ -132,14 +131,14 @@ def test_small_ledger_is_read_as_json_a_large_one_fast(tmp_path: Path, monkeypat
     """Compiling the fast path's grammar costs an agent hook ~12 ms: a small ledger is read
     with json.loads instead, and both ways index exactly the same rows."""
     _sealed_lines(tmp_path)
-    index_module._grammar.cache_clear()
+    fastpath._grammar.cache_clear()
     slow = TraceIndex.for_workspace(tmp_path)
     expected = (slow.all_records(), slow.summary(), slow.records_for_path("cart.py"))
     slow.close()
-    assert index_module._grammar.cache_info().currsize == 0
-    monkeypatch.setattr(index_module, "_FAST_MIN", 0)
+    assert fastpath._grammar.cache_info().currsize == 0
+    monkeypatch.setattr(fastpath, "FAST_MIN", 0)
     fast = TraceIndex.for_workspace(tmp_path)
     assert fast.rebuild() == 5
     assert (fast.all_records(), fast.summary(), fast.records_for_path("cart.py")) == expected
     fast.close()
-    assert index_module._grammar.cache_info().currsize == 1
+    assert fastpath._grammar.cache_info().currsize == 1
