@@ -18,7 +18,7 @@ ledger), :mod:`.queries` (:class:`TraceIndex`, what callers ask).
 """
 
 from intent_ls.ledger.index.build import python_child
-from intent_ls.ledger.index.fastpath import fast_rows
+from intent_ls.ledger.index.fastpath import fast_rows, line_rows
 from intent_ls.ledger.index.queries import (
     BlameEntry,
     DefinitionStats,
@@ -26,7 +26,7 @@ from intent_ls.ledger.index.queries import (
     SummaryRow,
     TraceIndex,
 )
-from intent_ls.ledger.index.rows import Rows, extract_rows, json_rows, line_rows
+from intent_ls.ledger.index.rows import Rows, extract_rows, json_rows
 from intent_ls.ledger.index.schema import CACHE_RELPATH, Progress
 
 __all__ = [

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import fastpath
-from intent_ls.ledger.index.rows import json_rows, line_rows
+from intent_ls.ledger.index.fastpath import line_rows
+from intent_ls.ledger.index.rows import json_rows
 from intent_ls.ledger.index.schema import (
     INDEXES,
     INSERT_RECORDS,

@@ -14,7 +14,13 @@ from intent_ls.common.local_state import ensure_private_dir
 from intent_ls.common.safe_io import open_sidecar_reader, require_regular
 from intent_ls.ledger.index.build import cold_build, index_from, install
 from intent_ls.ledger.index.realign import realign
-from intent_ls.ledger.index.schema import CACHE_RELPATH, Progress, read_meta, usable
+from intent_ls.ledger.index.schema import (
+    CACHE_RELPATH,
+    Progress,
+    read_meta,
+    refuse_links,
+    usable,
+)
 from intent_ls.ledger.store import LEDGER_RELPATH
 
 
@@ -107,8 +113,7 @@ class IndexCache:
         if self._db is not None and self._cache_current():
             return self._db
         self.close()
-        for suffix in ("", "-journal", "-wal", "-shm"):  # files SQLite opens by name
-            require_regular(self.cache.with_name(self.cache.name + suffix))
+        refuse_links(self.cache)
         if not self.cache.exists() or not usable(self.cache):
             self.rebuild()
         db = sqlite3.connect(self.cache, isolation_level=None, check_same_thread=False)

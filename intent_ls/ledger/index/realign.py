@@ -14,7 +14,7 @@ from typing import Any
 
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.index.build import PARALLEL_MIN, index_lines
-from intent_ls.ledger.index.rows import line_rows
+from intent_ls.ledger.index.fastpath import line_rows
 from intent_ls.ledger.index.schema import write_meta
 
 _TAIL = 64 * 1024

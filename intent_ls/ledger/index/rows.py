@@ -1,7 +1,7 @@
 """The rows one ledger line gives the index: a ``records`` row and its ``touches`` rows.
 
-Every way of reading a line (:mod:`.fastpath`, json.loads) yields exactly what
-:func:`extract_rows` makes of the parsed record; tests compare them line by line.
+Every way of reading a line (json.loads here, msgspec in :mod:`.fastpath`) yields exactly
+what :func:`extract_rows` makes of the parsed record; tests compare them line by line.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ import re
 from typing import Any
 
 from intent_ls.common.hashing import hash_key
-from intent_ls.ledger.index.fastpath import fast_rows
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 
 #: A ``records`` row and the ``touches`` rows of one line.
 Rows = tuple[tuple[Any, ...], list[tuple[Any, ...]]]
-_URN = intent_urn("")
+URN = intent_urn("")
 _DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}.*").fullmatch
 
 
@@ -36,8 +35,8 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
             if intent is None:
                 for rel in conv.get("related") or ():
                     url = rel.get("url", "")
-                    if rel.get("type") == "specification" and url.startswith(_URN):
-                        intent = url[len(_URN) :]
+                    if rel.get("type") == "specification" and url.startswith(URN):
+                        intent = url[len(URN) :]
             for rng in conv.get("ranges") or ():
                 digest = rng.get("content_hash")
                 touches.append((seq, path, None, None, hash_key(digest) if digest else None))
@@ -62,12 +61,12 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
         model,
         meta.get("mutation_class"),
         meta.get("kind"),
-        _digest_key(digest),
+        digest_key(digest),
     )
     return row, touches
 
 
-def _digest_key(digest: Any) -> int | None:
+def digest_key(digest: Any) -> int | None:
     """The line key of a record: its own ``digest``, which already identifies it, so a
     cold build does not hash every line to be able to find it again after a merge."""
     if isinstance(digest, str) and _DIGEST_FORM(digest):
@@ -75,20 +74,9 @@ def _digest_key(digest: Any) -> int | None:
     return None
 
 
-# The fast path: our own lines are canonical JSON of one known shape, so one anchored
-# regex reads the fields the index needs without building the record, several times
-# faster than json.loads plus extract_rows. A line with a backslash takes the slow path,
-
-
-def line_rows(seq: int, offset: int, line: bytes) -> Rows:
-    """The rows of one ledger line: the fast path, else json.loads; "invalid" if it is not
-    a JSON object (a damaged line still takes a ``seq`` so later records keep theirs)."""
-    rows = fast_rows(seq, offset, line)
-    return json_rows(seq, offset, line) if rows is None else rows
-
-
 def json_rows(seq: int, offset: int, line: bytes) -> Rows:
-    """:func:`line_rows` without the fast path."""
+    """The rows of one line read by json.loads; "invalid" if it is not a JSON object (a
+    damaged line still takes a ``seq`` so later records keep theirs)."""
     try:
         return extract_rows(seq, offset, json.loads(line))
     except (ValueError, AttributeError, TypeError):

@@ -15,6 +15,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from intent_ls.common.safe_io import require_regular
+
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
 SCHEMA_VERSION = "3"
 #: (bytes indexed so far, ledger size) — the LSP layer maps it to work-done progress.
@@ -47,6 +49,13 @@ def create(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + DDL)
     return db
+
+
+def refuse_links(cache: Path) -> None:
+    """Raises :class:`~intent_ls.common.safe_io.UnsafePathError` unless each file SQLite
+    opens by the cache's name is a regular file or absent (SQLite follows symlinks)."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        require_regular(cache.with_name(cache.name + suffix))
 
 
 def usable(cache: Path) -> bool:
