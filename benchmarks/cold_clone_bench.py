@@ -394,11 +394,12 @@ def timed_check(label: str, python: str, clone: Path) -> None:
     )
     wall = time.perf_counter() - t0
     cpu, rss = done.stderr.splitlines()[-1].split()
-    summary = [line for line in done.stdout.splitlines() if line.startswith("intent-ls check")]
+    output = (done.stdout + done.stderr).splitlines()
+    summary = [line for line in output if line.startswith("intent-ls check")]
     print(
         f"== {label}: check on a fresh clone {wall:.1f} s (CPU {float(cpu):.1f} s over its "
         f"processes, peak RSS {int(rss) / 1024:.0f} MB, load {load:.1f}), "
-        f"exit {done.returncode}: {summary[-1] if summary else done.stderr.strip()[-200:]}"
+        f"exit {done.returncode}: {summary[-1] if summary else output[-2:]}"
     )
 
 
