@@ -53,7 +53,7 @@ def fast_rows(seq: int, offset: int, line: bytes) -> Rows | None:
     decode, error = _decoder()
     try:
         return _rows(seq, offset, decode(line))
-    except (error, ValueError):  # ValueError: a hash that is not hex, as in extract_rows
+    except (error, ValueError, RecursionError):  # ValueError: a hash that is not hex
         return None
 
 

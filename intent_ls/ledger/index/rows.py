@@ -79,5 +79,5 @@ def json_rows(seq: int, offset: int, line: bytes) -> Rows:
     damaged line still takes a ``seq`` so later records keep theirs)."""
     try:
         return extract_rows(seq, offset, json.loads(line))
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):  # nested too deep
         return (seq, offset, None, None, None, None, None, "invalid", None), []
