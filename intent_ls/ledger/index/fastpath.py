@@ -1,16 +1,18 @@
 """The fast path: a ledger line read by msgspec into just the fields the index needs.
 
 ``json.loads`` builds every value of a 1.4 KB record to use a dozen; a msgspec decoder
-typed with :class:`_Record` skips what it does not name (still checking that it is
-JSON) and builds the rest without a dict — several times faster, the largest cost of a
-cold build. The answer must be exactly what ``json.loads`` plus
+typed with :class:`~intent_ls.ledger.index.fields.Record` skips what it does not name
+(still checking that it is JSON) and builds the rest without a dict: several times faster
+than json.loads, and ~20% less CPU than the anchored regular expression that was the fast
+path before. The answer must be exactly what ``json.loads`` plus
 :func:`~intent_ls.ledger.index.rows.extract_rows` makes of the line, so the decoder's
 types are strict (a field of another type than our writer's fails the decode) and any
-line msgspec might read differently from json.loads takes the slow path instead: one
-that is not strict UTF-8 (msgspec does not check skipped strings; json.loads rejects
-the line), and one with a backslash or a control byte (escapes and raw control
-characters: json.loads and msgspec differ on lone surrogates). msgspec is imported on
-first use: an agent hook catching up with a few records never pays for it.
+line msgspec might read differently takes json.loads instead: one that is not strict
+UTF-8 (msgspec does not check skipped strings; json.loads rejects the line), and one with
+a backslash (the two differ on escaped lone surrogates). A raw control character, a
+number json.loads takes and msgspec does not (``NaN``), a byte-order mark: msgspec fails,
+so json.loads decides. msgspec is imported on first use: an agent hook catching up with
+a few records never pays for it.
 """
 
 from __future__ import annotations
@@ -41,8 +43,7 @@ def _decoder() -> tuple[Callable[[bytes], Any], type[BaseException]]:
 
 def fast_rows(seq: int, offset: int, line: bytes) -> Rows | None:
     """What ``extract_rows(seq, offset, json.loads(line))`` returns, without building the
-    record; None when msgspec might read the line otherwise than json.loads, or fails.
-    (A raw control character fails both.)"""
+    record; None when msgspec might read the line otherwise than json.loads, or fails."""
     if b"\\" in line:
         return None
     if not line.isascii():
@@ -79,7 +80,7 @@ def _rows(seq: int, offset: int, record: Any) -> Rows:
                         intent = url[len(URN) :]
             for rng in conv.ranges or ():
                 digest = rng.content_hash
-                if digest:  # hash_key, spelled out: a call per touch is a fifth of _rows
+                if digest:  # hash_key, spelled out: one call less per touch
                     key = int(digest[_START:_END], 16)
                     add((seq, path, None, None, key - _WRAP if key >= _TOP else key))
                 else:
