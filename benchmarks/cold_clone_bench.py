@@ -13,6 +13,12 @@ the same keystrokes in the same run, for the ratio. ``$/progress`` reports are c
 ``--baseline-python`` runs the same scenario first with another installation of intent-ls
 (the interpreter of a virtualenv holding, e.g., the main branch), for the "today" column.
 The machine may be shared: compare the figures of one run, not across runs.
+
+``--check`` measures the CI side instead: ``intent-ls check`` in a fresh clone of a git
+repository whose committed ledger holds ``--records`` valid, chained records
+(``merge_bench.sealed_lines``: check verifies the ledger first) and one changed file, with
+no index cache; wall time, CPU time and peak RSS of the command, baseline first if given.
+The repository is built once under ``--cache`` (committing 1 GB takes a minute).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_common import p95, start_lsp, stop_lsp
 from ledger_bench import INTENTS, synthetic_ledger
 from lsp_latency import FLOOR_SERVER
+from merge_bench import sealed_lines
 
 KEYS = 300
 KEY_GAP = 0.03
@@ -315,6 +324,70 @@ async def run(args: argparse.Namespace) -> None:
         print(f"  [{'ok' if ok else 'MISSED'}] {name}")
 
 
+def check_repository(cache: Path, records: int) -> Path:
+    """A clone of a repository whose committed ledger holds ``records`` sealed records,
+    with ``src/app.py`` changed since; built once."""
+    origin = cache / f"check-origin-{records}"
+    if not (origin / ".git").exists():
+        origin.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=origin, check=True)
+        (origin / ".orchestration").mkdir(exist_ok=True)
+        spec = ["active_intents:"]
+        for n in range(20):
+            spec += [f"  - id: INT-{n:03d}", f"    name: Intent {n}", "    status: IN_PROGRESS"]
+            spec += ["    owned_scope:", "      - src/**"]
+        (origin / ".orchestration/active_intents.yaml").write_text("\n".join(spec) + "\n")
+        (origin / "src").mkdir(exist_ok=True)
+        (origin / "src/app.py").write_text("def f():\n    return 1\n")
+        with (origin / ".orchestration/agent_trace.jsonl").open("wb") as f:
+            for line in sealed_lines(records, "main"):
+                f.write(line + b"\n")
+        subprocess.run(["git", "add", "-A"], cwd=origin, check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
+            cwd=origin,
+            check=True,
+        )
+    clone = cache / f"check-clone-{records}"
+    if not (clone / ".git").exists():
+        subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+        (clone / "src/app.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return 3\n")
+    return clone
+
+
+#: Runs a command and prints its CPU time and peak RSS (of it and every process it
+#: waited for) on stderr's last line: this script's own children add up over runs.
+_MEASURED = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:]).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r.ru_utime + r.ru_stime, r.ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def timed_check(label: str, python: str, clone: Path) -> None:
+    """``intent-ls check`` as a CI job runs it on a fresh clone: no index cache."""
+    shutil.rmtree(clone / ".orchestration/.local", ignore_errors=True)
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, python, "-m", "intent_ls", "check", "--base", "HEAD"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t0
+    cpu, rss = done.stderr.splitlines()[-1].split()
+    output = (done.stdout + done.stderr).splitlines()
+    summary = [line for line in output if line.startswith("intent-ls check")]
+    print(
+        f"== {label}: check on a fresh clone {wall:.1f} s (CPU {float(cpu):.1f} s over its "
+        f"processes, peak RSS {int(rss) / 1024:.0f} MB, load {load:.1f}), "
+        f"exit {done.returncode}: {summary[-1] if summary else output[-2:]}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -322,7 +395,15 @@ def main() -> None:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "intent-ls-bench"
     )
     parser.add_argument("--baseline-python", default=None)
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if args.check:
+        clone = check_repository(args.cache, args.records)
+        if args.baseline_python is not None:
+            timed_check("baseline", args.baseline_python, clone)
+        timed_check("this tree", sys.executable, clone)
+        return
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """Ledger benchmarks: save → record, append throughput, index build/warm start/RSS, blame.
 
-Run: ``python benchmarks/ledger_bench.py [--records 100000 1000000] [--appends 300]``.
-Prints one line per figure. Index builds run in a subprocess so ``ru_maxrss`` is the
-index's own peak, not this script's; a large cold build parses half the ledger in a
-second process, whose peak and CPU time are reported beside (CPU time is the steadier
-figure when other work shares the machine).
+Run: ``python benchmarks/ledger_bench.py [--records 100000 1000000] [--appends 300]
+[--baseline-tree DIR]``. Prints one line per figure. Index builds run in a subprocess so
+``ru_maxrss`` is the index's own peak, not this script's; a large cold build parses part
+of the ledger in a second process, whose peak and CPU time are reported beside (CPU time
+is the steadier figure when other work shares the machine). ``--baseline-tree`` names
+another checkout's source tree (``git worktree add /tmp/main main``): its cold build of
+the same file runs first, in the same run, for the ratio.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import resource
 import subprocess
@@ -158,17 +161,31 @@ print(json.dumps({
 """
 
 
-def run_child(ledger: Path, cache: Path) -> dict:
+def run_child(ledger: Path, cache: Path, tree: Path | None = None) -> dict:
+    """One build in a fresh interpreter; ``tree`` puts another source tree's intent_ls
+    first on its path."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, str(ledger), str(cache)],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     return json.loads(out.stdout)
 
 
-def bench_index(work: Path, n: int, lookups: int) -> None:
+def show_cold(n: int, label: str, cold: dict) -> None:
+    print(
+        f"[{n:,} records] index cold build{label} {cold['seconds']:.2f} s "
+        f"(CPU {cold['cpu']:.2f} s over both processes), peak RSS {cold['rss_mb']:.0f} MB, "
+        f"second process {cold['worker_rss_mb']:.0f} MB ({cold['records']:,} records)"
+    )
+
+
+def bench_index(work: Path, n: int, lookups: int, baseline: Path | None) -> None:
     ledger = work / f"ledger-{n}.jsonl"
     t0 = time.perf_counter()
     synthetic_ledger(ledger, n)
@@ -178,12 +195,16 @@ def bench_index(work: Path, n: int, lookups: int) -> None:
         f"{time.perf_counter() - t0:.1f} s"
     )
     cache = work / f"index-{n}.sqlite"
+    if baseline is not None:
+        base = run_child(ledger, work / f"baseline-{n}.sqlite", baseline)
+        show_cold(n, f" (baseline {baseline}, load {os.getloadavg()[0]:.1f})", base)
     cold = run_child(ledger, cache)
-    print(
-        f"[{n:,} records] index cold build {cold['seconds']:.2f} s "
-        f"(CPU {cold['cpu']:.2f} s over both processes), peak RSS {cold['rss_mb']:.0f} MB, "
-        f"second process {cold['worker_rss_mb']:.0f} MB ({cold['records']:,} records)"
-    )
+    show_cold(n, f" (this tree, load {os.getloadavg()[0]:.1f})", cold)
+    if baseline is not None:
+        print(
+            f"[{n:,} records] this tree / baseline: wall {cold['seconds'] / base['seconds']:.2f}x"
+            f", CPU {cold['cpu'] / base['cpu']:.2f}x"
+        )
     warm = run_child(ledger, cache)
     print(
         f"[{n:,} records] index warm start {warm['seconds'] * 1000:.1f} ms, "
@@ -227,13 +248,14 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=300)
     parser.add_argument("--saves", type=int, default=100)
     parser.add_argument("--lookups", type=int, default=500)
+    parser.add_argument("--baseline-tree", type=Path, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         bench_save(work, args.saves)
         bench_append(work, args.appends)
         for n in args.records:
-            bench_index(work, n, args.lookups)
+            bench_index(work, n, args.lookups, args.baseline_tree)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"benchmark driver peak RSS {rss:.0f} MB")
 

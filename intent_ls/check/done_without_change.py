@@ -30,22 +30,13 @@ from intent_ls.spec.model import Intent, Status
 from intent_ls.workspace.discover import Workspace
 
 
-def recorded_paths(index: TraceIndex) -> set[str]:
-    # TraceIndex has no public query for this; it reads the documented touches table.
-    rows = index._query(
-        "SELECT DISTINCT t.path FROM touches t JOIN records r ON r.seq = t.seq "
-        "WHERE r.kind = 'mutation' AND t.path IS NOT NULL"
-    )
-    return {row[0] for row in rows}
-
-
 def _named(paths: tuple[str, ...], changed: set[str]) -> bool:
     spec = pathspec.GitIgnoreSpec.from_lines(paths)
     return any(spec.match_file(path) for path in changed)
 
 
 def done_without_change(ws: Workspace, index: TraceIndex) -> list[Finding]:
-    changed = recorded_paths(index)
+    changed = index.mutated_paths()
     findings: list[Finding] = []
     scope = ws.scope()
     for intent in ws.spec().intents:

@@ -166,3 +166,48 @@ def test_a_cache_that_is_not_a_database_is_rebuilt(tmp_path: Path) -> None:
     assert [r.intent_id for r in index.all_records()] == ["INT-001"]
     assert [p.name for p in cache.parent.iterdir() if p.name.endswith(".tmp")] == []
     index.close()
+
+
+def test_build_ahead_leaves_the_cache_an_in_process_build_would(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """``intent-ls check`` builds a fresh clone's index in a child while it verifies the
+    ledger: the cache the child leaves answers like one built in process, and needs
+    no catching up."""
+    from intent_ls.ledger import background
+
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    for i in range(20):
+        ledger.append(mutation(tmp_path, i, intent=f"INT-{i % 3}", path=f"m{i % 4}.py"))
+    assert background.build_ahead(tmp_path) is None  # small: the caller's refresh does it
+    monkeypatch.setattr(background, "PARALLEL_MIN", 1)
+    build = background.build_ahead(tmp_path)
+    assert build is not None
+    seen: list[tuple[int, int]] = []
+    assert build.wait(lambda *p: seen.append(p)) is True
+    build.stop()
+    size = ledger.path.stat().st_size
+    assert build.done == build.total == size
+    assert all(total == size for _, total in seen)
+    warm = TraceIndex.for_workspace(tmp_path)
+    assert warm.refresh() == 0
+    cold = TraceIndex(ledger.path, tmp_path / "cold.sqlite")
+    assert (warm.all_records(), warm.summary()) == (cold.all_records(), cold.summary())
+    assert background.build_ahead(tmp_path) is None  # current: nothing to do
+    warm.close()
+    cold.close()
+
+
+def test_build_ahead_refuses_what_the_index_refuses(tmp_path: Path, monkeypatch) -> None:
+    from intent_ls.ledger import background
+
+    monkeypatch.setattr(background, "PARALLEL_MIN", 1)
+    assert background.build_ahead(tmp_path) is None  # no ledger: no cache directory made
+    assert not (tmp_path / ".orchestration").exists()
+    ledger = Ledger(ledger_path(tmp_path), fsync=False)
+    ledger.append(mutation(tmp_path, 1))
+    local = tmp_path / ".orchestration/.local"
+    local.mkdir(exist_ok=True)
+    (local / "trace-index.sqlite").symlink_to(tmp_path / "elsewhere.sqlite")
+    assert background.build_ahead(tmp_path) is None
+    assert not (tmp_path / "elsewhere.sqlite").exists()

@@ -1,4 +1,4 @@
-"""The index's fast path must read exactly what json.loads + extract_rows reads."""
+"""The index's fast path (msgspec) must read exactly what json.loads + extract_rows reads."""
 
 from __future__ import annotations
 
@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 from ledger_helpers import mutation
 
-import intent_ls.ledger.index as index_module
-from intent_ls.ledger.index import TraceIndex, extract_rows, fast_rows, line_rows
+from intent_ls.ledger.index import (
+    TraceIndex,
+    build,
+    extract_rows,
+    fast_rows,
+    fastpath,
+    json_rows,
+    line_rows,
+)
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
@@ -63,28 +70,73 @@ def test_fast_path_reads_what_json_reads(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "change",
+    ("change", "fast"),
     [
-        lambda r: r,  # control: canonical
-        lambda r: {**r, "extra": 1},  # a key the fast path does not know
-        lambda r: {**r, "files": [*r["files"], {**r["files"][0], "path": "two.py"}]},
-        lambda r: {**r, "files": [{**r["files"][0], "path": 'quo"te.py'}]},  # escapes
+        (lambda r: r, True),  # control: canonical
+        (lambda r: {**r, "extra": 1}, True),  # a key the index does not read
+        (lambda r: {**r, "files": [*r["files"], {**r["files"][0], "path": "two.py"}]}, True),
+        (lambda r: {**r, "files": [{**r["files"][0], "path": 'quo"te.py'}]}, False),  # escape
     ],
 )
-def test_other_shapes_take_the_slow_path(tmp_path: Path, change) -> None:
+def test_other_shapes_read_the_same(tmp_path: Path, change, fast: bool) -> None:
     record = json.loads(_sealed_lines(tmp_path)[0])
     line = canonical_bytes(change(record))
     expected = extract_rows(7, 0, json.loads(line))
     assert line_rows(7, 0, line) == expected
     # the same record, not canonical: spaces and key order
-    loose = json.dumps(change(record), indent=1).replace("\n", "").encode()
-    assert fast_rows(7, 0, loose) is None
+    loose = json.dumps(change(record), indent=1, ensure_ascii=False).replace("\n", "").encode()
+    assert fast_rows(7, 0, loose) == (expected if fast else None)
     assert line_rows(7, 0, loose) == expected
+
+
+_H = "sha256:" + "0123456789abcdef" * 4
+HOSTILE = [
+    b'{"timestamp":"a","timestamp":"b","metadata":{"intent_ls":{"kind":"x","kind":"y"}}}',
+    b'{"x":"\xff","metadata":{"intent_ls":{"intent_id":"I"}}}',  # not UTF-8, skipped field
+    b'{"x":"\xed\xa0\x80"}',  # an encoded surrogate (json.loads passes it)
+    b'\xef\xbb\xbf{"timestamp":"t"}',  # a BOM
+    b'{"n":NaN,"timestamp":"t"}',
+    b'{"n":1e999,"timestamp":"t"}',
+    b'{"metadata":null}',
+    b'{"metadata":{"intent_ls":null}}',
+    b'{"metadata":{}}',
+    b'{"files":{}}',
+    b'{"files":"ab"}',
+    b'{"files":false}',
+    b'{"files":[{"path":1}]}',
+    b'{"files":[{"path":"p","conversations":[{"contributor":{},"related":[{"url":null}]}]}]}',
+    b'{"files":[{"path":"p","conversations":[{"related":[{"type":"specification"}]}]}]}',
+    b'{"files":[{"path":"p","conversations":[{"contributor":null,"related":[{"type":'
+    b'"specification","url":"urn:intent:INT-7"}],"ranges":[{"content_hash":""}]}]}]}',
+    b'{"files":[{"path":"p","conversations":[{"ranges":[{"content_hash":"sha256:xyz"}]}]}]}',
+    b'{"files":[{"path":"p","conversations":[{"ranges":[{"content_hash":5}]}]}]}',
+    b'{"files":[{"path":"p","conversations":[{"ranges":[{"content_hash":"sha256:0x1f"}]}]}]}',
+    b'{"files":[{"conversations":[{"contributor":{"model_id":"m"}},{"contributor":'
+    b'{"type":"ai","model_id":"n"}}]}]}',
+    b'{"metadata":{"intent_ls":{"ast_nodes":[{"content_hash":null,"name":"f"}],"digest":'
+    b'"sha256:0123456789ABCDEF0123"}}}',
+    b'{"metadata":{"intent_ls":{"ast_nodes":{},"digest":"' + _H.encode() + b'"}}}',
+    b'{"metadata":{"intent_ls":{"ast_nodes":[1],"intent_id":3}}}',
+    b'{"metadata":{"intent_ls":{"digest":"sha256:0123456789abcdef\\nx"}}}',
+    b'{"timestamp":"t"} ',
+    b'{"timestamp":"t"}x',
+    b'{"timestamp":"t\x01"}',
+    b"[1,2]",
+    b"",
+]
+
+
+@pytest.mark.parametrize("line", HOSTILE)
+def test_fast_path_agrees_with_json_on_hostile_lines(line: bytes) -> None:
+    """Lines msgspec and json.loads might read differently (encoding, duplicate keys,
+    types, numbers) give the rows json.loads gives, through the fast path or not."""
+    assert line_rows(4, 8, line) == json_rows(4, 8, line)
 
 
 def test_damaged_lines_are_invalid_not_lost(tmp_path: Path) -> None:
     line = _sealed_lines(tmp_path)[0]
-    for bad in (line[:-1], line.replace(b'"files"', b"\xff"), b"[1,2]", b""):
+    deep = b'{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"  # too deep for either parser
+    for bad in (line[:-1], line.replace(b'"files"', b"\xff"), b"[1,2]", b"", deep):
         assert fast_rows(3, 9, bad) is None
         assert line_rows(3, 9, bad) == ((3, 9, None, None, None, None, None, "invalid", None), [])
 
@@ -113,9 +165,9 @@ def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: st
     one = TraceIndex.for_workspace(tmp_path)
     expected = (one.all_records(), one.summary(), one.records_for_path("m1.py"))
     one.close()
-    monkeypatch.setattr(index_module, "_PARALLEL_MIN", 1)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
     if worker == "fails":
-        monkeypatch.setattr(index_module.sys, "executable", "/bin/false")
+        monkeypatch.setattr(build.sys, "executable", "/bin/false")
     seen: list[tuple[int, int]] = []
     split = TraceIndex.for_workspace(tmp_path, progress=lambda *p: seen.append(p))
     assert split.rebuild() == 30
@@ -129,17 +181,17 @@ def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: st
 
 
 def test_small_ledger_is_read_as_json_a_large_one_fast(tmp_path: Path, monkeypatch) -> None:
-    """Compiling the fast path's grammar costs an agent hook ~12 ms: a small ledger is read
-    with json.loads instead, and both ways index exactly the same rows."""
+    """Importing msgspec and building the decoder costs an agent hook ~10 ms: a small
+    ledger is read with json.loads instead, and both ways index exactly the same rows."""
     _sealed_lines(tmp_path)
-    index_module._grammar.cache_clear()
+    fastpath._decoder.cache_clear()
     slow = TraceIndex.for_workspace(tmp_path)
     expected = (slow.all_records(), slow.summary(), slow.records_for_path("cart.py"))
     slow.close()
-    assert index_module._grammar.cache_info().currsize == 0
-    monkeypatch.setattr(index_module, "_FAST_MIN", 0)
+    assert fastpath._decoder.cache_info().currsize == 0
+    monkeypatch.setattr(fastpath, "FAST_MIN", 0)
     fast = TraceIndex.for_workspace(tmp_path)
     assert fast.rebuild() == 5
     assert (fast.all_records(), fast.summary(), fast.records_for_path("cart.py")) == expected
     fast.close()
-    assert index_module._grammar.cache_info().currsize == 1
+    assert fastpath._decoder.cache_info().currsize == 1

@@ -1,0 +1,354 @@
+"""Writing rows into a cache file: from a byte offset on (catch-up), or a cold build.
+
+A cold build writes a fresh file, put in place (:func:`install`) only once complete so
+readers never see half. A large ledger is split at a line boundary and a second process
+parses the part after it into a file of its own, merged in at the end: parsing is most
+of the work and the GIL would keep it on one core. Indexes are created after the bulk
+insert, which is several times cheaper than maintaining them row by row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from intent_ls.common.hashing import bytes_hash
+from intent_ls.common.safe_io import open_sidecar_reader
+from intent_ls.ledger.index import fastpath
+from intent_ls.ledger.index.fastpath import line_rows
+from intent_ls.ledger.index.rows import json_rows
+from intent_ls.ledger.index.schema import (
+    INDEXES,
+    INSERT_RECORDS,
+    INSERT_TOUCHES,
+    SCHEMA_VERSION,
+    Progress,
+    create,
+    write_meta,
+)
+
+if TYPE_CHECKING:
+    import subprocess
+
+_BLOCK = 8 * 1024 * 1024
+_BATCH = 50_000
+#: Below this a second process costs more to start than it saves.
+PARALLEL_MIN = 32 * 1024 * 1024
+#: The share of a parallel cold build this process parses (:func:`_split_point`).
+_OWN_SHARE = 0.375
+
+
+def _scan(
+    ledger: Path, start: int, end: int | None, on_block: Callable[[int], None] | None
+) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of complete lines from ``start`` up to ``end`` (a line boundary, or
+    None for the end of the file); a torn tail is left for later."""
+    with open_sidecar_reader(ledger) as f:
+        f.seek(start)
+        offset = start
+        pending = b""
+        while end is None or offset + len(pending) < end:
+            want = _BLOCK if end is None else min(_BLOCK, end - offset - len(pending))
+            block = f.read(want)
+            if not block:
+                break
+            data = pending + block
+            lines = data.split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                yield offset, line
+                offset += len(line) + 1
+            if on_block is not None:
+                on_block(offset)
+
+
+def index_lines(
+    db: sqlite3.Connection,
+    ledger: Path,
+    offset: int,
+    seq: int,
+    end: int | None,
+    on_block: Callable[[int], None] | None,
+) -> int:
+    """Inserts the rows of the complete lines from ``offset`` (to ``end``) numbered after
+    ``seq``, and records where indexing stopped; returns the number of lines."""
+    records: list[tuple[Any, ...]] = []
+    touches: list[tuple[Any, ...]] = []
+    head: tuple[int, bytes] | None = None
+    first = seq
+    stop = end if end is not None else os.stat(ledger).st_size
+    rows_of = line_rows if stop - offset >= fastpath.FAST_MIN else json_rows
+    # A batch is ~200k live tuples, none of them cyclic: the cyclic collector would
+    # rescan them every few hundred allocations, a third of the build's time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for line_offset, line in _scan(ledger, offset, end, on_block):
+            seq += 1
+            head = (line_offset, line)
+            row, rows = rows_of(seq, line_offset, line)
+            records.append(row)
+            touches.extend(rows)
+            if len(records) >= _BATCH:
+                _flush(db, records, touches)
+        _flush(db, records, touches)
+    finally:
+        if collecting:
+            gc.enable()
+    if head is not None:
+        write_meta(
+            db,
+            {
+                "offset": str(head[0] + len(head[1]) + 1),
+                "seq": str(seq),
+                "head_start": str(head[0]),
+                "head_hash": bytes_hash(head[1]),
+            },
+        )
+    return seq - first
+
+
+def _flush(
+    db: sqlite3.Connection, records: list[tuple[Any, ...]], touches: list[tuple[Any, ...]]
+) -> None:
+    db.executemany(INSERT_RECORDS, records)
+    db.executemany(INSERT_TOUCHES, touches)
+    records.clear()
+    touches.clear()
+
+
+def index_from(
+    db: sqlite3.Connection,
+    ledger: Path,
+    offset: int,
+    seq: int,
+    progress: Progress | None,
+    *,
+    end: int | None = None,
+    extra: Callable[[], int] | None = None,
+) -> int:
+    """:func:`index_lines` reporting ``progress`` over the whole ledger; ``extra`` adds
+    another process's bytes to the progress reported."""
+    on_block = None
+    if progress is not None:
+        size = ledger.stat().st_size
+
+        def on_block(done: int) -> None:
+            progress(done + (extra() if extra is not None else 0), size)
+
+    return index_lines(db, ledger, offset, seq, end, on_block)
+
+
+def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Path, int]:
+    """A complete cache of ``ledger`` in a new file beside ``cache``: (its path, the
+    records indexed). The caller puts it in place with :func:`install`."""
+    # Unguessable names: SQLite follows a symlink planted at a name known in advance.
+    nonce = os.urandom(8).hex()
+    tmp = cache.with_name(f"{cache.name}.{nonce}.tmp")
+    part = cache.with_name(f"{cache.name}.{nonce}.part")
+    for stale in (tmp, part):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+    size = ledger.stat().st_size if ledger.exists() else 0
+    split = _split_point(ledger, size) if size >= PARALLEL_MIN else None
+    worker = _Part.start(ledger, part, split) if split is not None else None
+    if worker is None:
+        split = None
+    try:
+        db = create(tmp)
+    except BaseException:
+        if worker is not None:
+            worker.stop()
+        raise
+    try:
+        db.execute("BEGIN")
+        write_meta(db, {"version": SCHEMA_VERSION, "offset": "0", "seq": "0"})
+        added = 0
+        if size:
+            extra = worker.done if worker is not None else None
+            added = index_from(db, ledger, 0, 0, progress, end=split, extra=extra)
+        db.execute("COMMIT")
+        if worker is not None:
+            added = _merge_part(db, ledger, worker, part, added, progress)
+        db.executescript(INDEXES)
+    except BaseException:
+        db.close()
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    finally:
+        db.close()
+        if worker is not None:
+            worker.stop()
+        with contextlib.suppress(FileNotFoundError):
+            part.unlink()
+    return tmp, added
+
+
+def _merge_part(
+    db: sqlite3.Connection,
+    ledger: Path,
+    worker: _Part,
+    part: Path,
+    added: int,
+    progress: Progress | None,
+) -> int:
+    """Appends the worker's rows after the first half's ``added`` records, shifting their
+    ``seq``; if the worker failed, indexes its half here instead."""
+    if not worker.finish():
+        db.execute("BEGIN")
+        added += index_from(db, ledger, worker.start_offset, added, progress)
+        db.execute("COMMIT")
+        return added
+    db.execute("ATTACH DATABASE ? AS part", (str(part),))
+    meta = dict(db.execute("SELECT key, value FROM part.meta").fetchall())
+    db.execute("BEGIN")
+    db.execute(
+        "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind, "
+        "lkey FROM part.records",
+        (added,),
+    )
+    db.execute(
+        "INSERT INTO touches SELECT seq + ?, path, name, nkind, hkey FROM part.touches",
+        (added,),
+    )
+    if int(meta["seq"]):
+        added += int(meta["seq"])
+        write_meta(
+            db,
+            {
+                "offset": meta["offset"],
+                "seq": str(added),
+                "head_start": meta["head_start"],
+                "head_hash": meta["head_hash"],
+            },
+        )
+    db.execute("COMMIT")
+    db.execute("DETACH DATABASE part")
+    if progress is not None:
+        progress(int(meta["offset"]), ledger.stat().st_size)
+    return added
+
+
+def install(built: Path, cache: Path) -> None:
+    """Puts a cold build in place without ever replacing a cache file another server may
+    have open: a connection left on a replaced file keeps writing its rollback journal
+    under the cache's name, where a connection to the new file takes it for a hot
+    journal of its own and rolls it back into it (corruption, then "disk I/O error" in
+    the other process). A first build is linked in only if no cache exists yet; over an
+    existing cache the pages are copied in through SQLite, under its locks."""
+    try:
+        os.link(built, cache)
+    except FileExistsError:
+        pass
+    else:
+        built.unlink()
+        return
+    try:
+        with (
+            contextlib.closing(sqlite3.connect(built)) as src,
+            contextlib.closing(sqlite3.connect(cache, isolation_level=None)) as live,
+        ):
+            live.execute("PRAGMA busy_timeout=10000")
+            src.backup(live)
+    except sqlite3.DatabaseError:
+        # Not a database at all: nothing can be reading it, so a rename is safe.
+        os.replace(built, cache)
+        return
+    built.unlink()
+
+
+def _split_point(ledger: Path, size: int) -> int | None:
+    """The start of the first line after :data:`_OWN_SHARE` of the ledger, if there is
+    one. Not the middle: after parsing, this process still merges the other's rows and
+    creates the indexes (a third of its work on 1M records) while the other has ended,
+    so the other parses more and both finish parsing as this one would have alone."""
+    with open_sidecar_reader(ledger) as f:
+        f.seek(int(size * _OWN_SHARE))
+        f.readline()
+        split = f.tell()
+    return split if split < size else None
+
+
+class _Part:
+    """The process that indexes the second part of a cold build into its own file
+    (:func:`python_child` running :func:`_part_main`). It prints how many bytes it has
+    indexed after each block, for progress."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], start_offset: int) -> None:
+        self.proc = proc
+        self.start_offset = start_offset
+        self._done = 0
+        self._pending = b""
+        assert proc.stdout is not None
+        self._fd = proc.stdout.fileno()
+        os.set_blocking(self._fd, False)
+
+    @classmethod
+    def start(cls, ledger: Path, part: Path, start_offset: int) -> _Part | None:
+        try:
+            proc = python_child(_PART_CODE, str(ledger), str(part), str(start_offset))
+        except OSError:
+            return None
+        return cls(proc, start_offset)
+
+    def done(self) -> int:
+        """Bytes the worker has indexed so far (reads its reports without blocking)."""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(self._fd, 65536):
+                lines = (self._pending + chunk).split(b"\n")
+                self._pending = lines.pop()
+                if lines:
+                    self._done = int(lines[-1])
+        return self._done
+
+    def finish(self) -> bool:
+        """Waits for the worker; True if it indexed its whole half."""
+        os.set_blocking(self._fd, True)
+        self.proc.communicate()
+        return self.proc.returncode == 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+
+
+_PART_CODE = "from intent_ls.ledger.index.build import _part_main; _part_main()"
+
+
+def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
+    """This interpreter running ``code`` with this package importable, its stdout piped
+    (a plain interpreter: multiprocessing's spawn would re-import the caller's
+    ``__main__``, which for ``python -m intent_ls`` runs the CLI)."""
+    import subprocess
+
+    package_root = str(Path(__file__).resolve().parents[3])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+
+
+def _part_main() -> None:
+    """Worker entry point: ``ledger part start`` — index ``ledger`` from byte ``start``
+    into the new file ``part``, numbering records from 1."""
+    ledger, part, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    db = create(part)
+    db.execute("BEGIN")
+    write_meta(db, {"offset": str(start), "seq": "0"})
+    index_lines(db, ledger, start, 0, None, lambda done: print(done - start, flush=True))
+    db.execute("COMMIT")
+    db.close()

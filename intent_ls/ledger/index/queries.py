@@ -1,0 +1,195 @@
+"""What the index answers: records by content hash, path, intent, definition, and the
+aggregates the intent map and code lenses show. Each query reads the ledger's lines only
+through the index's rows; :meth:`TraceIndex.load_record` reads a whole record back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from intent_ls.common.hashing import hash_key
+from intent_ls.common.safe_io import open_sidecar_reader
+from intent_ls.ledger.index.cache import IndexCache
+from intent_ls.syntax.model import AstNode
+
+#: The ``records`` columns a :class:`RecordRef` is made of (``lkey`` is internal).
+_REF = "r.seq, r.offset, r.ts, r.intent, r.ctype, r.model, r.mclass, r.kind"
+
+
+@attrs.frozen
+class RecordRef:
+    """One ledger record as the index knows it; ``offset`` locates its line."""
+
+    seq: int
+    offset: int
+    timestamp: str
+    intent_id: str | None
+    contributor: str | None
+    model_id: str | None
+    mutation_class: str | None
+    kind: str | None
+
+
+@attrs.frozen
+class BlameEntry:
+    """One record behind a line or definition; ``via`` says how it matched: "definition"
+    (same path and qualified name), "content" (same content hash, wherever it was)."""
+
+    record: RecordRef
+    path: str
+    name: str | None
+    via: str
+
+
+@attrs.frozen
+class DefinitionStats:
+    changes: int
+    intents: tuple[str, ...]
+    last_timestamp: str | None
+
+
+@attrs.frozen
+class SummaryRow:
+    """Per (intent, path, definition) aggregate for the intent map; ``name`` None is the
+    file-level row (records that touched the file at all)."""
+
+    intent_id: str
+    path: str
+    name: str | None
+    kind: str | None
+    changes: int
+    last_timestamp: str
+    contributors: tuple[str, ...]
+
+
+class TraceIndex(IndexCache):
+    """Query the ledger's history; every query first picks up new appends (cheap stat)."""
+
+    @property
+    def record_count(self) -> int:
+        return int(self._rows("SELECT count(*) FROM records")[0][0])
+
+    def records_for_hash(self, digest: str, limit: int = 100) -> list[RecordRef]:
+        return self._refs(
+            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
+            "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
+            (hash_key(digest), limit),
+        )
+
+    def records_for_path(self, path: str, limit: int | None = None) -> list[RecordRef]:
+        return self._refs(
+            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
+            "WHERE t.path = ? ORDER BY r.seq DESC LIMIT ?",
+            (path, -1 if limit is None else limit),
+        )
+
+    def records_for_intent(self, intent_id: str, limit: int | None = None) -> list[RecordRef]:
+        return self._refs(
+            f"SELECT {_REF} FROM records r WHERE intent = ? ORDER BY seq DESC LIMIT ?",
+            (intent_id, -1 if limit is None else limit),
+        )
+
+    def all_records(self) -> list[RecordRef]:
+        return self._refs(f"SELECT {_REF} FROM records r ORDER BY seq")
+
+    def _refs(self, sql: str, params: Sequence[Any] = ()) -> list[RecordRef]:
+        return [RecordRef(*row) for row in self._rows(sql, params)]
+
+    def blame(
+        self,
+        path: str,
+        *,
+        definition: AstNode | None = None,
+        content_hash: str | None = None,
+        limit: int = 20,
+    ) -> list[BlameEntry]:
+        """Who changed this: records that touched ``definition`` by name in ``path``, or
+        whose ranges or nodes had the same content hash anywhere (code that moved keeps
+        its history). ``content_hash`` is the hover line's (or selection's) hash. Newest
+        first, one entry per record."""
+        found: dict[int, BlameEntry] = {}
+        if definition is not None:
+            for row in self._rows(
+                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
+                "WHERE t.path = ? AND t.name = ? ORDER BY r.seq DESC LIMIT ?",
+                (path, definition.name, limit),
+            ):
+                entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "definition")
+                found.setdefault(row[0], entry)
+        for digest in (definition.content_hash if definition else None, content_hash):
+            if digest is None:
+                continue
+            for row in self._rows(
+                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
+                "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
+                (hash_key(digest), limit),
+            ):
+                entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "content")
+                found.setdefault(row[0], entry)
+        return [found[seq] for seq in sorted(found, reverse=True)][:limit]
+
+    def definition_stats(self, path: str, definitions: Sequence[AstNode]) -> list[DefinitionStats]:
+        """Per definition (aligned with ``definitions``): mutation records that touched it
+        by name here or by content hash anywhere — the code lens "INT-001 · 3 changes"."""
+        out = []
+        for d in definitions:
+            rows = self._rows(
+                "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
+                "WHERE t.path = ? AND t.name = ? AND r.kind = 'mutation' "
+                "UNION "
+                "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
+                "WHERE t.hkey = ? AND t.name IS NOT NULL AND r.kind = 'mutation'",
+                (path, d.name, hash_key(d.content_hash)),
+            )
+            last = max(rows, key=lambda r: r[0]) if rows else None
+            out.append(
+                DefinitionStats(
+                    changes=len(rows),
+                    intents=tuple(sorted({r[1] for r in rows if r[1]})),
+                    last_timestamp=last[2] if last else None,
+                )
+            )
+        return out
+
+    def summary(self) -> list[SummaryRow]:
+        """Aggregates per (intent, path, definition) and per (intent, path), sorted."""
+        rows = self._rows(
+            "SELECT r.intent, t.path, t.name, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
+            "group_concat(DISTINCT r.ctype || coalesce(':' || r.model, '')) "
+            "FROM touches t JOIN records r ON r.seq = t.seq "
+            "WHERE r.kind = 'mutation' AND r.intent IS NOT NULL "
+            "GROUP BY r.intent, t.path, t.name"
+        )
+        out = [
+            SummaryRow(
+                intent, path, name, kind, changes, last, tuple(sorted(set((who or "").split(","))))
+            )
+            for intent, path, name, kind, changes, last, who in rows
+        ]
+        out.sort(key=lambda r: (r.intent_id, r.path or "", r.name or ""))
+        return out
+
+    def content_keys(self) -> set[int]:
+        """The key (:func:`~intent_ls.common.hashing.hash_key`) of every range and node
+        content hash on the ledger: lets a caller hashing many candidate windows ask
+        about only those that can match."""
+        rows = self._rows("SELECT DISTINCT hkey FROM touches WHERE hkey IS NOT NULL")
+        return {row[0] for row in rows}
+
+    def mutated_paths(self) -> set[str]:
+        """Every path a mutation record touched (by a range or an AST node)."""
+        rows = self._rows(
+            "SELECT DISTINCT t.path FROM touches t JOIN records r ON r.seq = t.seq "
+            "WHERE r.kind = 'mutation' AND t.path IS NOT NULL"
+        )
+        return {row[0] for row in rows}
+
+    def load_record(self, ref: RecordRef) -> dict[str, Any]:
+        """The full record behind ``ref``, read from the ledger (the source of truth)."""
+        with open_sidecar_reader(self.ledger) as f:
+            f.seek(ref.offset)
+            return json.loads(f.readline())

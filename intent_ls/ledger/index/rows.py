@@ -1,0 +1,83 @@
+"""The rows one ledger line gives the index: a ``records`` row and its ``touches`` rows.
+
+Every way of reading a line (json.loads here, msgspec in :mod:`.fastpath`) yields exactly
+what :func:`extract_rows` makes of the parsed record; tests compare them line by line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from intent_ls.common.hashing import hash_key
+from intent_ls.ledger.records import METADATA_KEY, intent_urn
+
+#: A ``records`` row and the ``touches`` rows of one line.
+Rows = tuple[tuple[Any, ...], list[tuple[Any, ...]]]
+URN = intent_urn("")
+_DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}.*").fullmatch
+
+
+def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
+    """The ``records`` row and ``touches`` rows of one parsed record (any shape: foreign
+    and hand-edited records are indexed too, as far as they carry the fields)."""
+    meta = record.get("metadata", {}).get(METADATA_KEY, {}) if isinstance(record, dict) else {}
+    intent = meta.get("intent_id")
+    ctype = model = None
+    touches: list[tuple[Any, ...]] = []
+    for file in record.get("files") or ():
+        path = file.get("path")
+        for conv in file.get("conversations") or ():
+            contributor = conv.get("contributor") or {}
+            ctype = ctype or contributor.get("type")
+            model = model or contributor.get("model_id")
+            if intent is None:
+                for rel in conv.get("related") or ():
+                    url = rel.get("url", "")
+                    if rel.get("type") == "specification" and url.startswith(URN):
+                        intent = url[len(URN) :]
+            for rng in conv.get("ranges") or ():
+                digest = rng.get("content_hash")
+                touches.append((seq, path, None, None, hash_key(digest) if digest else None))
+    for node in meta.get("ast_nodes") or ():
+        digest = node.get("content_hash")
+        touches.append(
+            (
+                seq,
+                node.get("path"),
+                node.get("name"),
+                node.get("kind"),
+                hash_key(digest) if digest else None,
+            )
+        )
+    digest = meta.get("digest")
+    row = (
+        seq,
+        offset,
+        record.get("timestamp"),
+        intent,
+        ctype,
+        model,
+        meta.get("mutation_class"),
+        meta.get("kind"),
+        digest_key(digest),
+    )
+    return row, touches
+
+
+def digest_key(digest: Any) -> int | None:
+    """The line key of a record: its own ``digest``, which already identifies it, so a
+    cold build does not hash every line to be able to find it again after a merge."""
+    if isinstance(digest, str) and _DIGEST_FORM(digest):
+        return hash_key(digest)
+    return None
+
+
+def json_rows(seq: int, offset: int, line: bytes) -> Rows:
+    """The rows of one line read by json.loads; "invalid" if it is not a JSON object (a
+    damaged line still takes a ``seq`` so later records keep theirs)."""
+    try:
+        return extract_rows(seq, offset, json.loads(line))
+    except (ValueError, AttributeError, TypeError, RecursionError):  # nested too deep
+        return (seq, offset, None, None, None, None, None, "invalid", None), []
