@@ -32,6 +32,9 @@ DEFAULT_ENDPOINT = "http://localhost:4318/v1/logs"
 _LOGS_PATH = "/v1/logs"
 #: Records per request: the SDK batch processor's default size.
 BATCH = 512
+#: Fewer records when their lines add up to this: well below what a collector takes in one
+#: request (the Collector's gRPC receiver: 4 MiB; the SDK refuses over 64 MiB).
+_BATCH_BYTES = 2 * 1024 * 1024
 _ATTEMPTS = 3
 _READ = 8 * 1024 * 1024
 
@@ -164,7 +167,7 @@ def _deliver(
 ) -> tuple[int, int]:
     keys: list[bytes] = []
     logs: list[LogFields] = []
-    records = sent_logs = 0
+    size = records = sent_logs = 0
     for line in lines:
         fields = log_fields(line)
         key = digest_key(str(fields[0].attributes["intent_ls.digest"]))
@@ -172,11 +175,12 @@ def _deliver(
             continue
         keys.append(key)
         logs.extend(fields)
-        if len(keys) >= batch:
+        size += len(line) * len(fields)
+        if len(keys) >= batch or size >= _BATCH_BYTES:
             _request(exporter, logs, where, records)
             state.record_sent(keys)
             records, sent_logs = records + len(keys), sent_logs + len(logs)
-            keys, logs = [], []
+            keys, logs, size = [], [], 0
     if keys:
         _request(exporter, logs, where, records)
         state.record_sent(keys)
