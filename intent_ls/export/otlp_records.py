@@ -31,14 +31,15 @@ class LogFields:
     timestamp_ns: int | None
     severity_number: int
     severity_text: str
-    body: str
+    body: str | None
     attributes: Mapping[str, AttributeValue]
 
 
 def log_fields(line: bytes) -> list[LogFields]:
     """The log records of one verified ledger line (without its newline): one per file the
     record touched (``code.file.path`` tells them apart), one for a record without files
-    (a merge record)."""
+    (a merge record). The line is the body of the first only: a foreign record of many
+    files must not multiply its bytes by their number (the others share its digest)."""
     record = json.loads(line)
     meta = intent_meta(record)
     verdicts = [v for v in _list(meta.get("verdicts")) if isinstance(v, dict)]
@@ -58,7 +59,7 @@ def log_fields(line: bytes) -> list[LogFields]:
     timestamp = _timestamp_ns(record.get("timestamp"))
     body = line.decode("utf-8")
     files = [f for f in _list(record.get("files")) if isinstance(f, dict)]
-    out = []
+    out: list[LogFields] = []
     for file in files or [{}]:
         attributes = dict(common)
         _put(attributes, "code.file.path", file.get("path"))
@@ -67,7 +68,7 @@ def log_fields(line: bytes) -> list[LogFields]:
         _put(attributes, "intent_ls.contributor.type", kind)
         if kind == "ai":
             _put(attributes, "gen_ai.request.model", contributor.get("model_id"))
-        out.append(LogFields(timestamp, severity, text, body, attributes))
+        out.append(LogFields(timestamp, severity, text, None if out else body, attributes))
     return out
 
 

@@ -354,7 +354,8 @@ def test_a_record_with_several_files_is_one_log_record_per_file() -> None:
     assert "gen_ai.request.model" not in first.attributes
     assert second.attributes["gen_ai.request.model"] == "m"
     assert first.timestamp_ns == nanos(record["timestamp"])
-    assert first.body == second.body == line.decode()
+    assert first.body == line.decode()
+    assert second.body is None  # the line once per record, not once per file
     (merge,) = log_fields(json.dumps({**record, "files": []}).encode())
     assert "code.file.path" not in merge.attributes
 
@@ -368,3 +369,28 @@ def test_usage_errors(ws: Workspace, tmp_path: Path) -> None:
         done = ws.cli("export", *args)
         assert done.returncode == 2, args
         assert says in done.stderr, done.stderr
+
+
+def test_a_two_file_record_reaches_the_collector_once_per_file(ws: Workspace) -> None:
+    """A record of several files (another Agent Trace writer's shape) verifies, and
+    arrives as one log record per file, the line as the first one's body."""
+    record = ws.save("src/billing/a.py", "x = 1\n")
+    second = json.loads(json.dumps(record["files"][0]))
+    second["path"] = "src/billing/b.py"
+    second["conversations"][0]["contributor"] = {"type": "human"}
+    two = json.loads(json.dumps(record))
+    two["id"] = "6f1d3c1e-0000-4000-8000-000000000001"
+    two["files"].append(second)
+    ws.ledger.append(two)
+    with receiver() as rx:
+        done = send(ws, rx.url)
+        assert done.returncode == 0, done.stderr
+    assert "sent 2 record(s) as 3 log record(s)" in done.stdout
+    line = ws.lines()[-1].decode()
+    mine = [log for log in rx.logs if log.attributes["intent_ls.id"] == two["id"]]
+    assert [(log.attributes["code.file.path"], log.body) for log in mine] == [
+        ("src/billing/a.py", line),
+        ("src/billing/b.py", None),
+    ]
+    assert mine[1].attributes["intent_ls.contributor.type"] == "human"
+    assert "gen_ai.request.model" not in mine[1].attributes
