@@ -111,24 +111,24 @@ def send_ledger(
     Raises :class:`~intent_ls.export.source.TamperedLedger` (nothing sent) when the ledger
     does not verify, :class:`DeliveryFailed` when the collector refuses or cannot be
     reached."""
-    sdk = _Sdk.load()
     resource = {"service.name": "intent-ls", "vcs.repository.name": repo}
     if repo_url:
         resource["vcs.repository.url.full"] = repo_url
-    with locked_state(root, shown(endpoint), repo) as state:
-        for _ in range(_ATTEMPTS):
-            with open_ledger(ledger, state.checkpoint, []) as snap:
-                lines, verified = _verified(snap)
-                if lines is None:
-                    continue
-                exporter = sdk.exporter(endpoint, resource)
-                try:
+    # Set up before anything is read: a configuration the SDK refuses costs no verification.
+    exporter = _Exporter(_Sdk.load(), endpoint, resource)
+    try:
+        with locked_state(root, shown(endpoint), repo) as state:
+            for _ in range(_ATTEMPTS):
+                with open_ledger(ledger, state.checkpoint, []) as snap:
+                    lines, verified = _verified(snap)
+                    if lines is None:
+                        continue
                     records, logs = _deliver(lines, state, exporter, batch, shown(endpoint))
-                finally:
-                    exporter.close()
-                if snap.size:
-                    state.save_checkpoint(snap.checkpoint(()))
-                return OtlpResult(shown(endpoint), records, logs, verified)
+                    if snap.size:
+                        state.save_checkpoint(snap.checkpoint(()))
+                    return OtlpResult(shown(endpoint), records, logs, verified)
+    finally:
+        exporter.close()
     raise ExportError(
         f"{ledger} kept changing while it was read ({_ATTEMPTS} attempts); run the export again"
     )
@@ -203,8 +203,11 @@ class _Exporter:
 
     def __init__(self, sdk: _Sdk, endpoint: str, resource: dict[str, str]) -> None:
         self._sdk = sdk
-        self._exporter = sdk.OTLPLogExporter(endpoint=endpoint)
-        self._resource = sdk.Resource.create(resource)
+        try:
+            self._exporter = sdk.OTLPLogExporter(endpoint=endpoint)
+            self._resource = sdk.Resource.create(resource)
+        except Exception as exc:  # the SDK reads OTEL_* variables, and raises on some
+            raise ExportError(f"OpenTelemetry's OTLP exporter cannot be set up: {exc}") from None
         self._scope = sdk.InstrumentationScope("intent-ls", __version__)
         self._messages = _Collected()
         self._logger = logging.getLogger("opentelemetry")
@@ -295,6 +298,3 @@ class _Sdk:
             SeverityNumber,
             LogRecordExportResult.SUCCESS,
         )
-
-    def exporter(self, endpoint: str, resource: dict[str, str]) -> _Exporter:
-        return _Exporter(self, endpoint, resource)

@@ -12,11 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from export_helpers import Workspace
 from otlp_receiver import Received, receiver
 
-from intent_ls.export import ExportError
+from intent_ls.export import ExportError, otlp
 from intent_ls.export.layout import repo_url
 from intent_ls.export.otlp import DeliveryFailed, resolve_endpoint, send_ledger, shown
 from intent_ls.export.otlp_records import log_fields
@@ -394,3 +395,19 @@ def test_a_two_file_record_reaches_the_collector_once_per_file(ws: Workspace) ->
     ]
     assert mine[1].attributes["intent_ls.contributor.type"] == "human"
     assert "gen_ai.request.model" not in mine[1].attributes
+
+
+def test_an_exporter_the_sdk_refuses_to_set_up_is_one_line_before_any_reading(
+    recorded: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK reads OTEL_* variables when the exporter is made, and raises on some (an
+    unknown credential provider): a message, and the ledger is not even verified."""
+
+    def refused(**_: object) -> None:
+        raise RuntimeError("Requested component 'nonexistent' not found")
+
+    sdk = otlp._Sdk.load()
+    monkeypatch.setattr(otlp._Sdk, "load", lambda: attrs.evolve(sdk, OTLPLogExporter=refused))
+    monkeypatch.setattr(otlp.Snapshot, "verify", lambda self: pytest.fail("verified"))
+    with pytest.raises(ExportError, match="exporter cannot be set up: Requested component"):
+        send_ledger(recorded.root, recorded.ledger.path, REPO, "http://127.0.0.1:9", None)
