@@ -112,11 +112,7 @@ def _export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    checked = (
-        "the whole ledger verified"
-        if result.verified_lines is None
-        else f"{result.verified_lines} appended line(s) verified"
-    )
+    checked = _checked(result.verified_lines)
     if result.part is None:
         print(f"{result.repo}: nothing new to export ({checked})")
     else:
@@ -153,11 +149,7 @@ def _otlp(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    checked = (
-        "the whole ledger verified"
-        if result.verified_lines is None
-        else f"{result.verified_lines} appended line(s) verified"
-    )
+    checked = _checked(result.verified_lines)
     if result.records == 0:
         print(f"{repo}: nothing new to send to {result.endpoint} ({checked})")
     else:
@@ -166,6 +158,12 @@ def _otlp(args: argparse.Namespace) -> int:
             f"to {result.endpoint} ({checked})"
         )
     return 0
+
+
+def _checked(verified_lines: int | None) -> str:
+    if verified_lines is None:
+        return "the whole ledger verified"
+    return f"{verified_lines} appended line(s) verified"
 
 
 def _query(args: argparse.Namespace) -> int:

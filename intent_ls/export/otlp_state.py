@@ -5,7 +5,8 @@
 appended after each acknowledged request: a re-run sends exactly the records not in it,
 wherever a git merge put them in the ledger. ``checkpoint.json`` is the Parquet export's
 checkpoint (:mod:`~intent_ls.export.source`), written once everything up to it was
-delivered, so a re-run verifies only the appended lines.
+delivered (with how many digests ``sent`` held then), so a re-run verifies only the
+appended lines.
 
 The state decides what is verified and what is sent, so a repository must not be able to
 bring its own: state that git tracks is refused.
@@ -32,6 +33,7 @@ from intent_ls.export.source import Checkpoint, parse_checkpoint
 _DIGEST_PREFIX = "sha256:"
 _DIGEST_BYTES = 32
 _MAX_CHECKPOINT = 1024 * 1024
+_SENT_KEY = "sent_entries"
 _READ = 8 * 1024 * 1024
 
 
@@ -59,11 +61,10 @@ class SendState:
         self.sent.update(data[i : i + _DIGEST_BYTES] for i in range(0, len(data), _DIGEST_BYTES))
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
-        write_atomic(
-            self.directory / "checkpoint.json",
-            json.dumps(checkpoint.to_json()).encode(),
-            fsync=True,
-        )
+        """Everything up to the checkpoint was delivered: true while ``sent`` still holds
+        the digests it held now, so their number is kept with it."""
+        data = {**checkpoint.to_json(), _SENT_KEY: len(self.sent)}
+        write_atomic(self.directory / "checkpoint.json", json.dumps(data).encode(), fsync=True)
 
 
 def state_key(endpoint: str, repo: str) -> str:
@@ -85,7 +86,7 @@ def locked_state(root: Path, endpoint: str, repo: str) -> Iterator[SendState]:
         fd = open_sidecar(directory / "sent", os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
             sent = _read_sent(fd)
-            yield SendState(directory, fd, sent, _read_checkpoint(directory))
+            yield SendState(directory, fd, sent, _read_checkpoint(directory, len(sent)))
         finally:
             os.close(fd)
     finally:
@@ -110,13 +111,18 @@ def _read_sent(fd: int) -> set[bytes]:
     return sent
 
 
-def _read_checkpoint(directory: Path) -> Checkpoint | None:
+def _read_checkpoint(directory: Path, sent: int) -> Checkpoint | None:
+    """The checkpoint, unless ``sent`` lost entries since it was written (a hand-edited or
+    removed file): then the whole ledger is verified and checked against ``sent`` again."""
     try:
         raw = read_sidecar(directory / "checkpoint.json", _MAX_CHECKPOINT)
-    except FileNotFoundError:
+        covered = json.loads(raw).get(_SENT_KEY)
+    except (FileNotFoundError, ValueError, AttributeError, RecursionError):
         return None
     checkpoint = parse_checkpoint(raw)
-    return checkpoint if checkpoint is not None and not checkpoint.parts else None
+    if checkpoint is None or checkpoint.parts or type(covered) is not int or covered > sent:
+        return None
+    return checkpoint
 
 
 def _refuse_tracked(root: Path, base: Path) -> None:

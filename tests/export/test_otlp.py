@@ -411,3 +411,17 @@ def test_an_exporter_the_sdk_refuses_to_set_up_is_one_line_before_any_reading(
     monkeypatch.setattr(otlp.Snapshot, "verify", lambda self: pytest.fail("verified"))
     with pytest.raises(ExportError, match="exporter cannot be set up: Requested component"):
         send_ledger(recorded.root, recorded.ledger.path, REPO, "http://127.0.0.1:9", None)
+
+
+def test_a_removed_delivery_record_sends_everything_again(recorded: Workspace) -> None:
+    """The checkpoint alone must not stand for "delivered": without ``sent`` the whole
+    ledger is verified and sent again (at least once, never lost)."""
+    with receiver() as rx:
+        assert send(recorded, rx.url).returncode == 0
+        (sent,) = (recorded.root / ".orchestration" / ".local" / "otlp").glob("*/sent")
+        sent.unlink()
+        assert (sent.parent / "checkpoint.json").exists()
+        done = send(recorded, rx.url)
+        assert done.returncode == 0, done.stderr
+        assert f"sent {len(recorded.lines())} record(s)" in done.stdout
+        assert "the whole ledger verified" in done.stdout
