@@ -1,7 +1,9 @@
 """``intent-ls export`` on a big ledger: first export, re-run with appended records, query.
 
-Run: ``python benchmarks/export_bench.py [--records 1000000] [--appended 1000]``. Prints one
-line per figure. The ledger (valid, chained records in the writer's exact shape, from
+Run: ``python benchmarks/export_bench.py [--records 1000000] [--appended 1000] [--otlp]``.
+Prints one line per figure; with ``--otlp``, the figures of ``export --otlp`` to a receiver
+on 127.0.0.1 (in this process: it decodes each request and counts its log records) instead
+of the Parquet ones. The ledger (valid, chained records in the writer's exact shape, from
 ``merge_bench.sealed_lines``) is cached under ``/tmp/intent-ls-export-bench``; every run
 exports into a fresh directory. Each figure is the wall time of the real CLI in a
 subprocess, as a CI job runs it. The baseline, measured in the same run on the same file,
@@ -12,12 +14,16 @@ meaningful when other work shares the machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -85,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--appended", type=int, default=1000)
+    parser.add_argument("--otlp", action="store_true", help="measure export --otlp instead")
     args = parser.parse_args()
     source = cached_ledger(args.records)
     work = CACHE / "run"
@@ -103,6 +110,10 @@ def main() -> None:
     floor = hash_floor(ledger)
     startup, _ = timed("--version", cwd=ws)
     print(f"baseline sha256 of the ledger: {floor:.2f} s; `intent-ls --version`: {startup:.2f} s")
+    if args.otlp:
+        otlp_figures(ws, ledger, args.records, args.appended, verify, verify_cpu)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     first, said = timed("export", "--out", str(out), "--repo", "bench/repo", cwd=ws)
     print(
         f"first export: {first:.1f} s, CPU {LAST_CPU[0]:.1f} s ({first / verify:.2f}x verify's "
@@ -128,6 +139,63 @@ def main() -> None:
         print(f"query {name} over {args.records + args.appended:,} records: {elapsed:.2f} s")
     spark_count(out)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def otlp_figures(
+    ws: Path, ledger: Path, records: int, appended: int, verify: float, verify_cpu: float
+) -> None:
+    with otlp_receiver() as (url, counts):
+        first, said = timed("export", "--otlp", url, "--repo", "bench/repo", cwd=ws)
+        print(
+            f"first send: {first:.1f} s, CPU {LAST_CPU[0]:.1f} s ({first / verify:.2f}x "
+            f"verify's wall time, {LAST_CPU[0] / verify_cpu:.2f}x its CPU) — {said}"
+        )
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(
+            f"receiver: {counts['requests']:,} requests, {counts['logs']:,} log records, "
+            f"{counts['bytes'] / 1e6:,.0f} MB; peak RSS of the sender {peak:,.0f} MB"
+        )
+        assert counts["logs"] == records, counts
+        with ledger.open("ab") as f:
+            for line in sealed_lines(appended, f"run{time.time_ns()}", last_line_hash(ledger)):
+                f.write(line + b"\n")
+        rerun, said = timed("export", "--otlp", url, "--repo", "bench/repo", cwd=ws)
+        print(f"re-run, {appended:,} appended: {rerun:.2f} s, CPU {LAST_CPU[0]:.2f} s — {said}")
+        idle, said = timed("export", "--otlp", url, "--repo", "bench/repo", cwd=ws)
+        print(f"re-run, nothing new: {idle:.2f} s — {said}")
+        assert counts["logs"] == records + appended, counts
+
+
+@contextlib.contextmanager
+def otlp_receiver() -> Iterator[tuple[str, dict[str, int]]]:
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    counts = {"requests": 0, "logs": 0, "bytes": 0}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["content-length"]))
+            request = ExportLogsServiceRequest.FromString(body)
+            counts["requests"] += 1
+            counts["bytes"] += len(body)
+            counts["logs"] += sum(
+                len(s.log_records) for r in request.resource_logs for s in r.scope_logs
+            )
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", counts
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def spark_count(out: Path) -> None:

@@ -34,12 +34,13 @@ _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 
 def runtime_distributions() -> list[str]:
-    """The installed intent-ls's own runtime requirements (extras left out)."""
+    """The installed intent-ls's own runtime requirements, the optional features' extras
+    (``otlp``) included; the ``test`` extra's tools left out."""
     requirements = metadata.requires("intent-ls") or []
     return [
         match.group()
         for requirement in requirements
-        if "extra ==" not in requirement
+        if 'extra == "test"' not in requirement
         and (match := _REQUIREMENT_NAME.match(requirement)) is not None
     ]
 

@@ -20,11 +20,22 @@ def register(subparsers: Any) -> None:
         help="export the verified ledger as Parquet, or query exports with SQL",
         description="With --out: write the ledger's records not exported yet as Parquet "
         "under DIR/records/repo=NAME/ and DIR/touches/repo=NAME/ (the ledger must verify; "
-        "exit 1 otherwise, nothing written). With --query: run DuckDB SQL, or a named "
+        "exit 1 otherwise, nothing written). With --otlp: send the records a collector has "
+        "not acknowledged yet as OpenTelemetry log records (the ledger must verify; exit 1 "
+        "otherwise, nothing sent). With --query: run DuckDB SQL, or a named "
         "query, over the views `records` and `touches` of the exports under each --from DIR.",
         epilog=f"Named queries: {named}.",
     )
     parser.add_argument("--out", metavar="DIR", type=Path, help="the export root to write to")
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        nargs="?",
+        const="",
+        help="send the records not sent yet as OpenTelemetry log records over OTLP/HTTP "
+        "(URL: the collector, e.g. http://collector:4318; default: the OTEL_EXPORTER_OTLP_* "
+        "variables, else a collector on localhost:4318); needs the 'otlp' extra",
+    )
     parser.add_argument(
         "--repo",
         metavar="NAME",
@@ -63,11 +74,16 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.cli.errors import CliError
     from intent_ls.export import ExportError
 
-    if (args.out is None) == (args.query is None):
-        raise CliError("give either --out DIR (export) or --query SQL --from DIR (query)")
+    modes = [args.out is not None, args.otlp is not None, args.query is not None]
+    if sum(modes) != 1:
+        raise CliError(
+            "give one of --out DIR (export), --otlp [URL] (send) or --query SQL --from DIR (query)"
+        )
     try:
         if args.query is not None:
             return _query(args)
+        if args.otlp is not None:
+            return _otlp(args)
         return _export(args)
     except ExportError as exc:
         raise CliError(str(exc)) from None
@@ -96,11 +112,7 @@ def _export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    checked = (
-        "the whole ledger verified"
-        if result.verified_lines is None
-        else f"{result.verified_lines} appended line(s) verified"
-    )
+    checked = _checked(result.verified_lines)
     if result.part is None:
         print(f"{result.repo}: nothing new to export ({checked})")
     else:
@@ -111,6 +123,49 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _otlp(args: argparse.Namespace) -> int:
+    import os
+
+    from intent_ls.cli.errors import CliError
+    from intent_ls.export.layout import repo_name, repo_url
+    from intent_ls.export.otlp import resolve_endpoint, send_ledger
+    from intent_ls.export.source import TamperedLedger
+
+    if args.roots or args.param:
+        raise CliError("--from and --param go with --query, not with --otlp")
+    endpoint = resolve_endpoint(args.otlp, os.environ)
+    root = workspace_root(args)
+    ledger = check_ledger_file(root)
+    if not ledger.exists():
+        print(f"intent-ls: nothing to send: no ledger at {ledger}", file=sys.stderr)
+        return 0
+    repo = args.repo if args.repo is not None else repo_name(root)
+    try:
+        result = send_ledger(root, ledger, repo, endpoint, repo_url(root))
+    except TamperedLedger as exc:
+        print(
+            f"{ledger}:{exc.problem.line}: {exc.problem.reason}\n"
+            "intent-ls: the ledger does not verify; nothing was sent",
+            file=sys.stderr,
+        )
+        return 1
+    checked = _checked(result.verified_lines)
+    if result.records == 0:
+        print(f"{repo}: nothing new to send to {result.endpoint} ({checked})")
+    else:
+        print(
+            f"{repo}: sent {result.records} record(s) as {result.log_records} log record(s) "
+            f"to {result.endpoint} ({checked})"
+        )
+    return 0
+
+
+def _checked(verified_lines: int | None) -> str:
+    if verified_lines is None:
+        return "the whole ledger verified"
+    return f"{verified_lines} appended line(s) verified"
+
+
 def _query(args: argparse.Namespace) -> int:
     from intent_ls.cli.errors import CliError
     from intent_ls.export.query import render, run_query
@@ -118,7 +173,7 @@ def _query(args: argparse.Namespace) -> int:
     if not args.roots:
         raise CliError("--query needs --from DIR (an export root; repeatable)")
     if args.repo is not None:
-        raise CliError("--repo goes with --out; filter on the repo column in the query")
+        raise CliError("--repo goes with --out or --otlp; filter on the repo column in the query")
     params = {}
     for item in args.param:
         name, sep, value = item.partition("=")

@@ -18,7 +18,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import attrs
 
@@ -36,19 +36,47 @@ _SCP_URL = re.compile(r"^[^/:]+@[^/:]+:(?P<path>.+)$")
 def repo_name(root: Path) -> str:
     """The repository's name for ``--repo``'s default: ``owner/name`` from the ``origin``
     remote when there is one (credentials and host dropped), else the directory's name."""
+    url = _origin(root)
+    name = _name_from_url(url) if url else None
+    return name or root.name
+
+
+def repo_url(root: Path) -> str | None:
+    """The ``origin`` remote as a URL without credentials (``git@host:path`` becomes
+    ``ssh://host/path``), None without one."""
+    url = _origin(root)
+    if not url:
+        return None
+    scp = _SCP_URL.match(url)
+    if scp and "://" not in url:
+        host = url.split("@", 1)[1].split(":", 1)[0]
+        return f"ssh://{host}/{scp.group('path').lstrip('/')}"
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if not parts.scheme or not host:
+        return None
+    netloc = f"[{host}]" if ":" in host else host
+    netloc = netloc if port is None else f"{netloc}:{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _origin(root: Path) -> str | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "config", "--get", "remote.origin.url"],
             capture_output=True,
             text=True,
+            errors="replace",
             timeout=10,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return root.name
+        return None
     url = done.stdout.strip()
-    name = _name_from_url(url) if done.returncode == 0 and url else None
-    return name or root.name
+    return url if done.returncode == 0 and url else None
 
 
 def _name_from_url(url: str) -> str | None:

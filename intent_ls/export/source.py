@@ -74,7 +74,14 @@ def read_checkpoint(path: Path) -> Checkpoint | None:
     """The checkpoint, or None when there is none or it is not one this version wrote
     (then the run verifies everything: a checkpoint only ever saves time)."""
     try:
-        data = json.loads(path.read_bytes())
+        return parse_checkpoint(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse_checkpoint(raw: bytes) -> Checkpoint | None:
+    try:
+        data = json.loads(raw)
         if data.get("version") != _CHECKPOINT_VERSION:
             return None
         checkpoint = Checkpoint(
@@ -83,7 +90,7 @@ def read_checkpoint(path: Path) -> Checkpoint | None:
             str(data["tip"]),
             tuple(str(p) for p in data["parts"]),
         )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
     return checkpoint if len(checkpoint.chunks) == _chunk_count(checkpoint.size) else None
 

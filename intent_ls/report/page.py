@@ -31,6 +31,10 @@ TABLE_LIMIT = 500
 MAP_TARGETS = 20
 OTHER_DIRS = "(other directories)"
 
+#: ``content-visibility: auto`` on each intent's article: the browser lays out and paints
+#: only the articles near the viewport (they stay in the page's text, its search and its
+#: accessibility tree), so a page of a thousand intents opens as fast as one of twenty
+#: (``benchmarks/report_bench.py --intents 1000``).
 _STYLE = """
 :root{color-scheme:light;--fg:#1d1d1f;--muted:#555;--line:#d0d4da;--bg:#fff;--soft:#f4f6f9}
 *{box-sizing:border-box}
@@ -61,7 +65,8 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 figure{margin:0 0 16px;max-width:560px}
 svg.chart{width:100%;height:auto;max-width:560px;display:block}
 svg.chart text{font:13px system-ui,sans-serif;fill:#1d1d1f}
-article.intent{border:1px solid var(--line);border-radius:8px;padding:8px 14px;margin:12px 0}
+article.intent{border:1px solid var(--line);border-radius:8px;padding:8px 14px;margin:12px 0;
+content-visibility:auto;contain-intrinsic-size:auto 320px}
 .status{display:inline-block;padding:0 6px;border-radius:4px;font-size:.8rem;
 background:#e8eaed}
 .status-IN_PROGRESS{background:#dbe8fb}.status-COMPLETED{background:#dcefe1}

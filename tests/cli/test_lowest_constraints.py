@@ -22,9 +22,12 @@ def load_tool() -> ModuleType:
 
 def test_every_runtime_dependency_is_pinned_to_its_lower_bound() -> None:
     pins = load_tool().lowest_pins(REPO / "pyproject.toml")
-    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert len(pins) == len(dependencies)
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    optional = project["optional-dependencies"]
+    assert len(pins) == len(project["dependencies"]) + len(optional["otlp"])
     assert "pyyaml==6.0" in pins
+    assert "opentelemetry-sdk==1.39" in pins  # the otlp extra's, which the test extra pulls in
+    assert "intent-ls[otlp]" in optional["test"]
     assert all("==" in pin and ">" not in pin for pin in pins)
 
 

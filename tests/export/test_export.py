@@ -364,8 +364,8 @@ def test_usage_errors_exit_2_with_one_line(ws: Workspace, tmp_path: Path) -> Non
     ws.save("src/billing/a.py", "x = 1\n")
     (tmp_path / "file").write_text("x")
     for args, says in (
-        ((), "give either --out DIR"),
-        (("--out", str(tmp_path / "o"), "--query", "x"), "give either --out DIR"),
+        ((), "give one of --out DIR"),
+        (("--out", str(tmp_path / "o"), "--query", "x"), "give one of --out DIR"),
         (("--out", str(tmp_path / "file")), "exists and is not a directory"),
         (("--query", "SELECT 1"), "--query needs --from DIR"),
         (("--out", str(tmp_path / "o"), "--param", "a=b"), "--from and --param go with"),

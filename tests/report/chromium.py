@@ -2,9 +2,10 @@
 
 No driver library and no port: Chromium reads NUL-terminated JSON commands on fd 3 and
 writes replies and events on fd 4. Enough of the protocol for the report tests and the
-benchmark: open a file at a viewport width, wait for its load event, evaluate an
-expression, take a screenshot, and collect console messages and log errors (a page whose
-Content-Security-Policy blocks something logs it there).
+benchmark: open a file at a viewport width, wait for its load event (and for a frame
+painted after it), evaluate an expression, take a screenshot, and collect console
+messages and log errors (a page whose Content-Security-Policy blocks something logs it
+there).
 """
 
 from __future__ import annotations
@@ -145,8 +146,27 @@ class Chromium:
         self.wait_event("Page.loadEventFired")
         return time.monotonic() - start
 
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+    def rendered(self, path: Path) -> tuple[float, float]:
+        """Opens ``path``; returns the seconds until its load event and until a frame was
+        painted after it (the second animation frame after load: the first is the one laid
+        out and painted, the second comes once it was presented)."""
+        start = time.monotonic()
+        self.call("Page.navigate", url=path.resolve().as_uri())
+        self.wait_event("Page.loadEventFired")
+        loaded = time.monotonic() - start
+        self.evaluate(
+            "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))",
+            await_promise=True,
+        )
+        return loaded, time.monotonic() - start
+
+    def evaluate(self, expression: str, await_promise: bool = False) -> Any:
+        result = self.call(
+            "Runtime.evaluate",
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=await_promise,
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")

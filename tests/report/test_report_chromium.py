@@ -106,7 +106,7 @@ def test_a_many_repository_page_renders_cleanly_on_a_phone(
     export = tmp_path / "export"
     for name in ("acme/shop", "acme/a-repository-with-a-rather-long-name-indeed"):
         ws = build_ledger_workspace(tmp_path / name.replace("/", "_"))
-        write_export(export, name, ws.ledger.path)
+        write_export(export, name, ws.root)
     out = tmp_path / "org.html"
     assert main(["report", "--from", str(export), "--out", str(out)]) == 0
     browser.open_page(390, 900, mobile=True)

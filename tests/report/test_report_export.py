@@ -1,17 +1,16 @@
 """``intent-ls report --from``: many repositories' Parquet exports on one page.
 
-The exports are written here with DuckDB in the layout and columns ``intent-ls export``
-writes (``records/repo=NAME/part-*.parquet``, NAME percent-encoded, the canonical ``line``
-kept), with every record exported twice, as a retried export would.
+The exports are written by the real ``intent-ls export`` (incrementally: a second run adds
+a second part), and one part is copied under a second name, as an at-least-once upload to
+a bucket can leave it: the report counts each record once.
 """
 
 from __future__ import annotations
 
-import json
+import shutil
 from pathlib import Path
 from urllib.parse import quote
 
-import duckdb
 import pytest
 
 from intent_ls.cli.main import main
@@ -21,23 +20,17 @@ from tests.report.page_figures import read_figures
 from tests.report.test_report_numbers import expected_from_jsonl
 
 
-def write_export(out: Path, repo: str, ledger: Path) -> None:
-    rows = []
-    for line in ledger.read_text().splitlines():
-        record = json.loads(line)
-        meta = record["metadata"]["intent_ls"]
-        rows.append((meta["digest"], record["id"], record["timestamp"], meta["kind"], line))
-    part_dir = out / "records" / f"repo={quote(repo, safe='-._')}"
-    part_dir.mkdir(parents=True)
-    con = duckdb.connect()
-    con.execute(
-        "CREATE TABLE r(digest VARCHAR, id VARCHAR, ts TIMESTAMPTZ, kind VARCHAR, line VARCHAR)"
-    )
-    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)", rows)
-    for n in range(2):
-        target = part_dir / f"part-{n:016x}.parquet"
-        con.execute(f"COPY r TO '{target}' (FORMAT parquet)")
-    con.close()
+def write_export(out: Path, repo: str, root: Path) -> None:
+    """``intent-ls export --out OUT --repo REPO`` of the workspace at ``root``."""
+    assert main(["export", "--out", str(out), "--repo", repo, "--workspace", str(root)]) == 0
+
+
+def uploaded_twice(out: Path, repo: str) -> None:
+    """Every part of ``repo`` copied under a second part name: the same records twice."""
+    for table in ("records", "touches"):
+        partition = out / table / f"repo={quote(repo, safe='-._')}"
+        for n, part in enumerate(sorted(partition.glob("part-*.parquet"))):
+            shutil.copyfile(part, partition / f"part-ffffffffffff{n:04x}.parquet")
 
 
 def test_report_from_exports_covers_each_repository_with_its_ledgers_figures(
@@ -45,10 +38,14 @@ def test_report_from_exports_covers_each_repository_with_its_ledgers_figures(
 ) -> None:
     shop = build_ledger_workspace(tmp_path / "shop")
     other = build_ledger_workspace(tmp_path / "other")
-    other.save("extra/new.py", "a = 1\nb = 2\n", "INT-EXTRA", Contributor("ai", "google/gemini"))
     export = tmp_path / "export"
-    write_export(export, "acme/shop", shop.ledger.path)
-    write_export(export, "12345", other.ledger.path)
+    write_export(export, "acme/shop", shop.root)
+    write_export(export, "12345", other.root)
+    other.save("extra/new.py", "a = 1\nb = 2\n", "INT-EXTRA", Contributor("ai", "google/gemini"))
+    write_export(export, "12345", other.root)
+    assert len(list((export / "records" / "repo=12345").glob("part-*.parquet"))) == 2
+    uploaded_twice(export, "acme/shop")
+    assert len(list((export / "records" / "repo=acme%2Fshop").glob("part-*.parquet"))) == 2
     out = tmp_path / "org.html"
     assert main(["report", "--from", str(export), "--out", str(out)]) == 0
     page = out.read_text()
