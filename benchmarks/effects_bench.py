@@ -95,10 +95,12 @@ def main() -> None:
     parser.add_argument("--peer", default="")
     args = parser.parse_args()
 
-    from intent_ls.agents import gate, sessions
+    from intent_ls.agents import sessions
     from intent_ls.agents.effects import verify
     from intent_ls.agents.effects.attribute import judge_files
     from intent_ls.agents.events import HookEvent, Phase, ToolCall, ToolKind
+    from intent_ls.agents.gate.effects import wording
+    from intent_ls.agents.gate.governance import load_governance
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(os.path.realpath(tmp)) / "repo"
@@ -130,9 +132,9 @@ def main() -> None:
             )
             c3, t3 = cpu(), time.perf_counter()
             restored = verify.restore_protected(root, after)
-            gov = gate.load_governance(root)
+            gov = load_governance(root)
             assert restored is not None and gov is not None
-            told = judge_files(gov, after, restored, set(), gate._wording(gov, after))
+            told = judge_files(gov, after, restored, set(), wording(gov, after))
             c4, t4 = cpu(), time.perf_counter()
             status_cpu.append((c1 - c0) * 1000)
             before_cpu.append((c2 - c1) * 1000)
