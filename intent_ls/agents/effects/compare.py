@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from intent_ls.agents.effects import protected_set
-from intent_ls.agents.effects.snapshot import GIT_SAFE, git, status, tail_digest
+from intent_ls.agents.effects.snapshot import GIT_SAFE, GitStatus, git, tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
 
@@ -87,13 +87,16 @@ def protected_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> lis
     return found
 
 
-def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Effect]:
-    """Changed files git can see (tracked, or untracked and not ignored)."""
+def file_changes(
+    store: Store, root: Path, snapshot: dict[str, Any], status: GitStatus | None = None
+) -> list[Effect]:
+    """Changed files git can see (tracked, or untracked and not ignored); ``status`` is
+    the workspace's ``git status`` after the call, when already started."""
     info = snapshot.get("git")
     if not isinstance(info, dict):
         return []
     top = Path(info["top"])
-    after = status(top, info["prefix"])
+    after = (status or GitStatus(top, info["prefix"])).result()
     if after is None:
         return []
     head1, dirty1 = after
@@ -127,6 +130,14 @@ def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Eff
             before = Before(False)
         effects.append(Effect(full, before, ws_rel))
     return effects
+
+
+def status_after(snapshot: dict[str, Any]) -> GitStatus | None:
+    """The ``git status`` :func:`file_changes` compares the snapshot with, started now."""
+    info = snapshot.get("git")
+    if not isinstance(info, dict):
+        return None
+    return GitStatus(Path(info["top"]), info["prefix"])
 
 
 def _descends(top: Path, old: str, new: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from intent_ls.agents import SELECT_TOOL, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
@@ -28,6 +29,10 @@ from intent_ls.policy.session import SelectionRefused, check_selectable
 from intent_ls.policy.verdicts import GOVERNANCE_ERROR
 from intent_ls.scope import glob_cache
 
+if TYPE_CHECKING:
+    from intent_ls.agents.effects.snapshot import GitStatus
+    from intent_ls.agents.effects.verify import Restored
+
 #: Tool calls whose effects on disk are verified after they ran (:mod:`.effects`).
 VERIFIED = frozenset({ToolKind.WRITE, ToolKind.SHELL, ToolKind.OTHER})
 #: Claude Code permission modes in which an ``ask`` may be answered without a human
@@ -39,28 +44,75 @@ def answer(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     from intent_ls.agents.effects import verify
 
     verified = event.tool is not None and event.tool.kind in VERIFIED
+    real = Path(os.path.realpath(root))
     restored = None
+    status = None
     if verified and event.phase is Phase.AFTER_TOOL:
         # Before the spec or any cache is read: they are judged as they were.
-        restored = verify.restore_protected(Path(os.path.realpath(root)), event)
+        restored = verify.restore_protected(real, event)
+        if restored is not None:
+            from intent_ls.agents.effects.compare import status_after
+
+            status = status_after(restored.snapshot)
+    elif verified and event.phase is Phase.BEFORE_TOOL and (real / ".orchestration").is_dir():
+        from intent_ls.agents.effects.snapshot import start_status
+
+        status = start_status(real)
+    try:
+        return _answer(event, root, ask_supported, restored, status)
+    finally:
+        if status is not None:
+            status.cancel()
+
+
+def _answer(
+    event: HookEvent,
+    root: Path,
+    ask_supported: bool,
+    restored: Restored | None,
+    status: GitStatus | None,
+) -> Outcome:
     gov = load_governance(root)
     if gov is None:
         return Outcome(context=effects_told(restored.told if restored else ()))
-    outcome = _dispatch(gov, event, ask_supported)
+    verified = event.tool is not None and event.tool.kind in VERIFIED
+    written: list[str] = []
+    if verified and event.tool is not None and event.phase is Phase.AFTER_TOOL:
+        # What the tool's input says it writes: recorded as the call's own, and not
+        # judged again among its effects.
+        kept = restored.declared if restored is not None else None
+        written = kept if kept is not None else _declared(gov, event, event.tool)
+    outcome = _dispatch(gov, event, ask_supported, written)
     glob_cache.save(gov.root)
-    if verified and event.phase is Phase.BEFORE_TOOL and outcome.decision is not Decision.DENY:
+    if (
+        verified
+        and event.tool is not None
+        and event.phase is Phase.BEFORE_TOOL
+        and outcome.decision is not Decision.DENY
+    ):
+        from intent_ls.agents.effects import verify
         from intent_ls.agents.gate.shell_barrier import behind_barrier
 
-        verify.before_call(gov.root, event)
+        # The barrier may note in the session's state whether it can be set up: before
+        # the snapshot, which would otherwise see that as the call's change.
         outcome = behind_barrier(gov, event, outcome)
+        verify.before_call(gov.root, event, status, _declared(gov, event, event.tool))
     if restored is not None:
         from intent_ls.agents.gate.effects import tell_effects
 
-        outcome = tell_effects(gov, event, restored, outcome)
+        outcome = tell_effects(gov, event, restored, outcome, set(written), status)
     return outcome
 
 
-def _dispatch(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome:
+def _declared(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
+    from intent_ls.agents.gate.record import files_of
+
+    return files_of(gov, event, tool)
+
+
+def _dispatch(
+    gov: Governance, event: HookEvent, ask_supported: bool, written: list[str]
+) -> Outcome:
     tool = event.tool
     if event.phase in (Phase.SESSION_START, Phase.PROMPT):
         from intent_ls.agents.gate.context import clone_setup_note, session_context
@@ -70,7 +122,7 @@ def _dispatch(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome
         if event.phase is Phase.SESSION_START:
             from intent_ls.agents.gate.shell_barrier import barrier_note
 
-            context += clone_setup_note(gov.root) + barrier_note(event.agent)
+            context += clone_setup_note(gov.root) + barrier_note(gov.root, event)
         return Outcome(context=context)
     if event.phase is Phase.BEFORE_MODEL:
         if event.model:
@@ -82,7 +134,7 @@ def _dispatch(gov: Governance, event: HookEvent, ask_supported: bool) -> Outcome
     if event.phase is Phase.BEFORE_TOOL:
         return _before_tool(gov, event, tool, ask_supported)
     if event.phase is Phase.AFTER_TOOL:
-        return _after_tool(gov, event, tool)
+        return _after_tool(gov, event, tool, written)
     return Outcome()
 
 
@@ -142,7 +194,7 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
     return judged.outcome
 
 
-def _after_tool(gov: Governance, event: HookEvent, tool: ToolCall) -> Outcome:
+def _after_tool(gov: Governance, event: HookEvent, tool: ToolCall, written: list[str]) -> Outcome:
     if tool.kind is ToolKind.READ:
         rels = [r for r in (rel_path(gov, event.cwd, c.path) for c in tool.files) if r]
         if rels:
@@ -154,9 +206,9 @@ def _after_tool(gov: Governance, event: HookEvent, tool: ToolCall) -> Outcome:
         return Outcome()
     if tool.kind not in (ToolKind.WRITE, ToolKind.SHELL):
         return Outcome()
-    from intent_ls.agents.gate.record import files_of, record
+    from intent_ls.agents.gate.record import record
 
-    problems = record(gov, event, files_of(gov, event, tool))
+    problems = record(gov, event, written)
     if problems:
         return Outcome(
             context="intent-ls could not record this change in the trace ledger: "

@@ -10,12 +10,13 @@ from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Outcome
 from intent_ls.agents.gate.governance import SPEC_RELPATH, Governance, session_of
 from intent_ls.agents.gate.messages import approve_command, effects_told, select_step
-from intent_ls.agents.gate.record import files_of, model_of
+from intent_ls.agents.gate.record import model_of
 from intent_ls.policy.verdicts import NO_ACTIVE_INTENT
 from intent_ls.spec.model import labels
 
 if TYPE_CHECKING:
     from intent_ls.agents.effects.attribute import Wording
+    from intent_ls.agents.effects.snapshot import GitStatus
     from intent_ls.agents.effects.verify import Restored
 
 
@@ -45,15 +46,22 @@ def wording(gov: Governance, event: HookEvent) -> Wording:
 
 
 def tell_effects(
-    gov: Governance, event: HookEvent, restored: Restored, outcome: Outcome
+    gov: Governance,
+    event: HookEvent,
+    restored: Restored,
+    outcome: Outcome,
+    declared: set[str],
+    status: GitStatus | None = None,
 ) -> Outcome:
-    """The after-tool answer, with what the call changed and was put back (or recorded)."""
+    """The after-tool answer, with what the call changed and was put back (or recorded).
+    ``declared``: what the tool's input says it writes (recorded by the gate itself);
+    ``status``: the ``git status`` after the call, when already started."""
     from intent_ls.agents.effects.attribute import judge_files
 
     if event.tool is None:
         return outcome
-    declared = set(files_of(gov, event, event.tool))
-    told = [*restored.told, *judge_files(gov, event, restored, declared, wording(gov, event))]
+    found = judge_files(gov, event, restored, declared, wording(gov, event), status)
+    told = [*restored.told, *found]
     if not told:
         return outcome
     context = "\n".join(filter(None, [outcome.context, effects_told(told)]))

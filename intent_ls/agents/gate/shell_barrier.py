@@ -4,9 +4,11 @@ where the agent lets a hook rewrite it; elsewhere it is verified after it ran, o
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import attrs
 
+from intent_ls.agents import sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
 from intent_ls.agents.gate.governance import Governance
 
@@ -14,6 +16,24 @@ from intent_ls.agents.gate.governance import Governance
 #: Claude Code's ``updatedInput``, honoured with no decision, so that its own permission
 #: rules still apply). Elsewhere shell commands are verified after they ran, only.
 REWRITES_COMMANDS = frozenset({"claude-code"})
+
+
+#: Session-state key: whether this session's shell commands can run under the barrier.
+#: Trying costs a fork, so it is tried once per session (at its start, or its first
+#: command) and kept where agents cannot change it: the state file is a protected path.
+AVAILABLE = "barrier"
+
+
+def barrier_available(root: Path, event: HookEvent) -> bool:
+    known = sessions.read_state(root, event.agent, event.session_id).get(AVAILABLE)
+    if isinstance(known, bool):
+        return known
+    from intent_ls.agents import barrier
+
+    found = barrier.available()
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        state[AVAILABLE] = found
+    return found
 
 
 def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
@@ -25,14 +45,13 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         or outcome.decision is not Decision.PASS
         or event.agent not in REWRITES_COMMANDS
         or not tool.command
+        or not barrier_available(gov.root, event)
     ):
         return outcome
     import sys
 
     from intent_ls.agents import barrier
 
-    if not barrier.available():
-        return outcome
     cwd_out = os.path.join(
         os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
     )
@@ -40,11 +59,9 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
     return attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
 
 
-def barrier_note(agent: str) -> str:
+def barrier_note(root: Path, event: HookEvent) -> str:
     """Said once, at session start: whether shell commands run under a write barrier."""
-    from intent_ls.agents import barrier
-
-    if agent in REWRITES_COMMANDS and barrier.available():
+    if event.agent in REWRITES_COMMANDS and barrier_available(root, event):
         return (
             "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
             "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
