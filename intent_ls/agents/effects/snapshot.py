@@ -168,8 +168,10 @@ def tail_digest(path: str, size: int) -> str | None:
         return None
 
 
-def protected_state(store: Store, root: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    files, trees = protected_set.roots(root, extra)
+def protected_state(
+    store: Store, root: Path, policy: protected_set.PolicyPaths | None = None
+) -> dict[str, Any]:
+    files, trees = protected_set.roots(root)
     lock = str(root / protected_set.LEDGER_LOCK)
     found: dict[str, Any] = {}
     for path in files:
@@ -181,15 +183,25 @@ def protected_state(store: Store, root: Path, extra: tuple[str, ...] = ()) -> di
         for path, st in protected_set.walk(tree):
             if path != lock and not path.startswith(str(store.dir)):
                 found[path] = protected_entry(store, path, st)
+    for path, _, st in policy.walk(root) if policy is not None else ():
+        found.setdefault(path, protected_entry(store, path, st))
     return found
 
 
 def take(
-    store: Store, root: Path, extra: tuple[str, ...] = (), status: GitStatus | None = None
+    store: Store,
+    root: Path,
+    policy: protected_set.PolicyPaths | None = None,
+    status: GitStatus | None = None,
 ) -> dict[str, Any]:
-    """The snapshot the after-tool event compares with (JSON-serialisable); ``status``
-    is the workspace's ``git status`` when already started."""
-    snapshot: dict[str, Any] = {"root": str(root), "protected": protected_state(store, root, extra)}
+    """The snapshot the after-tool event compares with (JSON-serialisable): ``policy``
+    is what the repository adds to the protected set, kept in it (``agentProtected``) for
+    the after-tool event; ``status`` the workspace's ``git status``, when already started."""
+    snapshot: dict[str, Any] = {
+        "root": str(root),
+        "protected": protected_state(store, root, policy),
+        "agentProtected": list(policy.globs) if policy is not None else [],
+    }
     run = status or start_status(root)
     if run is not None:
         found = run.result()

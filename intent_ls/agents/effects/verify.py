@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,11 +62,17 @@ VERIFYING = "verifying"
 
 
 def before_call(
-    root: Path, event: HookEvent, status: GitStatus | None = None, declared: Sequence[str] = ()
+    root: Path,
+    event: HookEvent,
+    status: GitStatus | None = None,
+    declared: Sequence[str] = (),
+    agent_protected: Sequence[str] = (),
 ) -> None:
     """Keeps the workspace's state for the call. ``status`` is its ``git status``, when
     the caller started it early (:class:`.snapshot.GitStatus`); ``declared``, the files
-    the tool's input says it writes, kept for the after-tool event (:attr:`Restored.declared`)."""
+    the tool's input says it writes (:attr:`Restored.declared`); ``agent_protected``, the
+    spec's ``policy.agentProtectedPaths``, protected from here to the after-tool event
+    whatever the call does to the spec."""
     from intent_ls.agents import sessions
 
     name = _name(event)
@@ -75,7 +81,8 @@ def before_call(
         if isinstance(waiting, dict):
             waiting[name] = log.entry()["time"]
     store = Store(root)
-    taken = snapshot.take(store, root, status=status)
+    policy = protected_set.PolicyPaths(agent_protected)
+    taken = snapshot.take(store, root, policy, status)
     taken["declared"] = list(declared)
     store.save_snapshot(name, taken)
 
@@ -91,7 +98,6 @@ def _done(root: Path, event: HookEvent) -> bool:
 
 def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     """Puts every protected path back; None when no snapshot was taken for the call."""
-    from intent_ls.agents.effects.compare import protected_changes
     from intent_ls.agents.effects.restore import Unrestorable, put_back
 
     store = Store(root)
@@ -110,7 +116,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     others: set[str] = set()
-    for effect in protected_changes(store, root, taken):
+    for effect in _protected_effects(store, root, taken):
         shown = effect.rel or effect.path
         if effect.rel == LEDGER_REL:
             kept = _ledger(store, root, effect, event, taken)
@@ -138,6 +144,23 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
 
 
 LEDGER_REL = ".orchestration/agent_trace.jsonl"
+
+
+def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:
+    """Every protected path the call changed. Those the snapshot holds come first; files
+    the call created where the repository's policy protects are looked for only once
+    those are put back (the caller puts each back before asking for the next), so the
+    policy's globs are matched with the workspace's own glob translations, never with a
+    cache the call could have forged."""
+    from intent_ls.agents.effects.compare import policy_created, policy_of, protected_changes
+
+    yield from protected_changes(store, root, taken)
+    policy = policy_of(taken)
+    if policy.globs:
+        from intent_ls.scope import glob_cache
+
+        glob_cache.load(root)
+        yield from policy_created(root, taken, policy)
 
 
 def _exists(effect: Effect) -> bool:

@@ -70,6 +70,8 @@ def judge_file(
                 "the human to edit the spec.",
             )
         )
+    if _policy_protects(gov, rel):
+        return Judged(_policy_refusal(rel))
     linked = hard_links(gov, rel)
     if linked:
         return Judged(
@@ -87,7 +89,7 @@ def judge_file(
     targets = [rel]
     if change.move_to is not None:
         moved = rel_path(gov, event.cwd, change.move_to)
-        if moved is not None and is_sidecar(moved):
+        if moved is not None and (is_sidecar(moved) or _policy_protects(gov, moved)):
             return judge_file(gov, session, state, event, FileChange(change.move_to), ask_supported)
         if moved is not None:
             targets.append(moved)
@@ -161,6 +163,26 @@ def judge_file(
         return Judged(Outcome(Decision.DENY, reason))
     asked = () if new is None else ((rel, asked_about(rel, old, new, findings)),)
     return Judged(Outcome(Decision.ASK, reason), pending, asked)
+
+
+def _policy_protects(gov: Governance, rel: str) -> bool:
+    """Whether the repository's ``policy.agentProtectedPaths`` keeps ``rel`` from agents."""
+    globs = gov.spec.policy.agent_protected_paths
+    if not globs:
+        return False
+    from intent_ls.agents.effects.protected_set import PolicyPaths
+
+    return PolicyPaths(globs).match(rel)
+
+
+def _policy_refusal(rel: str) -> Outcome:
+    return deny(
+        PROTECTED_PATH,
+        f"{rel} is protected from agents by the repository's policy (policy."
+        f"agentProtectedPaths in {SPEC_RELPATH}): no agent tool call may change it, and a "
+        "change made any other way is put back.",
+        "leave it alone, or ask the human to change it.",
+    )
 
 
 def asked_about(rel: str, old: str | None, new: str, findings: Sequence[Any]) -> dict[str, Any]:
