@@ -118,6 +118,8 @@ def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> 
         out: dict[str, Any] = {"hookEventName": event_name, "permissionDecision": decision.value}
         if outcome.reason:
             out["permissionDecisionReason"] = outcome.reason
+        if outcome.updated_input is not None and decision is not Decision.DENY:
+            out["updatedInput"] = outcome.updated_input
         return {"hookSpecificOutput": out}
     if outcome.context and event_name in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
         return {

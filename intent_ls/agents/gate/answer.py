@@ -96,9 +96,10 @@ def _answer(
         # The barrier may note in the session's state whether it can be set up: before
         # the snapshot, which would otherwise see that as the call's change.
         outcome = behind_barrier(gov, event, outcome)
-        declared = _declared(gov, event, event.tool)
-        protected = gov.spec.policy.agent_protected_paths
-        verify.before_call(gov.root, event, status, declared, protected)
+        if outcome.decision is not Decision.DENY:  # the user's own rules may refuse it
+            declared = _declared(gov, event, event.tool)
+            protected = gov.spec.policy.agent_protected_paths
+            verify.before_call(gov.root, event, status, declared, protected)
     if restored is not None:
         from intent_ls.agents.gate.effects import tell_effects
 

@@ -72,6 +72,16 @@ def judge_file(
         )
     if _policy_protects(gov, rel):
         return Judged(_policy_refusal(rel))
+    if _always_protected(rel):
+        return Judged(
+            deny(
+                PROTECTED_PATH,
+                f"{rel} is protected from agents (the agents' settings and intent-ls's own "
+                "files: .claude/settings*.json, .mcp.json, .codex/, .gemini/, .intentignore, "
+                ".gitattributes): a change made any other way is put back.",
+                "leave it alone; ask the human to change it if it must change.",
+            )
+        )
     linked = hard_links(gov, rel)
     if linked:
         return Judged(
@@ -89,7 +99,9 @@ def judge_file(
     targets = [rel]
     if change.move_to is not None:
         moved = rel_path(gov, event.cwd, change.move_to)
-        if moved is not None and (is_sidecar(moved) or _policy_protects(gov, moved)):
+        if moved is not None and (
+            is_sidecar(moved) or _policy_protects(gov, moved) or _always_protected(moved)
+        ):
             return judge_file(gov, session, state, event, FileChange(change.move_to), ask_supported)
         if moved is not None:
             targets.append(moved)
@@ -173,6 +185,12 @@ def _policy_protects(gov: Governance, rel: str) -> bool:
     from intent_ls.agents.effects.protected_set import PolicyPaths
 
     return PolicyPaths(globs).match(rel)
+
+
+def _always_protected(rel: str) -> bool:
+    from intent_ls.agents.effects.protected_set import is_protected_rel
+
+    return is_protected_rel(rel)
 
 
 def _policy_refusal(rel: str) -> Outcome:

@@ -13,8 +13,10 @@ from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
 from intent_ls.agents.gate.governance import Governance
 
 #: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
-#: Claude Code's ``updatedInput``, honoured with no decision, so that its own permission
-#: rules still apply). Elsewhere shell commands are verified after they ran, only.
+#: Claude Code's ``updatedInput``). Claude Code matches its permission rules on the
+#: rewritten command, so the user's rules are matched here on the command as written and
+#: answered with a decision beside it. Elsewhere shell commands are verified after they
+#: ran, only.
 REWRITES_COMMANDS = frozenset({"claude-code"})
 
 
@@ -56,7 +58,36 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
     )
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
-    return attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    return _as_the_user_rules(gov, tool.command, rewritten)
+
+
+def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Outcome:
+    """Claude Code matches its permission rules on the rewritten command, so the user's
+    own rules are applied here to the command as written (:mod:`..claude_rules`)."""
+    from intent_ls.agents import claude_rules
+
+    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or gov.root)
+    found = claude_rules.decide(
+        command, claude_rules.bash_rules(claude_rules.settings_files(project))
+    )
+    if found is None:
+        return rewritten
+    kind, rule = found
+    if kind == "deny":
+        return Outcome(
+            Decision.DENY,
+            f"[intent-ls] Your Claude Code settings deny this command ({rule}), so it is "
+            "refused. Next step: do it another way, or ask the human.",
+        )
+    if kind == "ask":
+        reason = (
+            f"Your Claude Code settings ask before this command ({rule}). intent-ls runs it "
+            f"under its write barrier: {command}"
+        )
+        return attrs.evolve(rewritten, decision=Decision.ASK, reason=reason)
+    reason = f"allowed by your Claude Code settings ({rule}); run under intent-ls's write barrier"
+    return attrs.evolve(rewritten, decision=Decision.ALLOW, reason=reason)
 
 
 def barrier_note(root: Path, event: HookEvent) -> str:
