@@ -23,11 +23,11 @@ from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 
 def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
     """Workspace-relative paths the tool call writes (for the after-tool record)."""
-    from intent_ls.agents.shell.classify import classify_command
-
     paths = [c.path for c in tool.files] + [c.move_to for c in tool.files if c.move_to]
     cwd = command_cwd(gov, event, tool)
     if tool.kind is ToolKind.SHELL and tool.command and cwd is not None:
+        from intent_ls.agents.shell.classify import classify_command
+
         found = classify_command(tool.command, gov.root, cwd)
         paths += [os.path.join(str(gov.root), w) for w in found.writes]
     rels = [rel_path(gov, event.cwd, p) for p in paths]
