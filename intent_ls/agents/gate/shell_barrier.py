@@ -59,12 +59,15 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
     )
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
     rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    if event.agent != "claude-code":
+        return rewritten
     return _as_the_user_rules(gov, tool.command, rewritten)
 
 
 def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Outcome:
     """Claude Code matches its permission rules on the rewritten command, so the user's
-    own rules are applied here to the command as written (:mod:`..claude_rules`)."""
+    own rules are applied here to the command as written
+    (:mod:`intent_ls.agents.claude_rules`)."""
     from intent_ls.agents import claude_rules
 
     project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or gov.root)
