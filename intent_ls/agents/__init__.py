@@ -1,10 +1,14 @@
 """Agent front doors: hook adapters per agent CLI, the gate they share, per-session state.
 
-The agent names and the hook's time budget are defined here, where the CLI's fast hook
-path can read them without loading any adapter.
+The agent names, the hook's time budget and the MCP server's names are defined here,
+where the CLI's fast hook path and every adapter can read them without loading the gate.
 """
 
 #: The agents with a hook adapter, as ``intent-ls hook`` and ``hooks install`` name them.
 AGENTS = ("claude-code", "codex", "gemini")
 #: Seconds a hook may take before it answers (failing closed) on its own.
 DEFAULT_BUDGET = 8.0
+#: The MCP server ``hooks install`` registers, as every agent's settings name it.
+MCP_SERVER = "intent-ls"
+#: Its tool that selects the session's intent.
+SELECT_TOOL = "select_active_intent"

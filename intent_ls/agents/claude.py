@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.events import (
     Decision,
     FileChange,
@@ -22,7 +23,6 @@ from intent_ls.agents.events import (
     ToolKind,
     text_of,
 )
-from intent_ls.agents.gate import MCP_SERVER
 
 AGENT = "claude-code"
 PHASES = {
@@ -118,6 +118,8 @@ def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> 
         out: dict[str, Any] = {"hookEventName": event_name, "permissionDecision": decision.value}
         if outcome.reason:
             out["permissionDecisionReason"] = outcome.reason
+        if outcome.updated_input is not None and decision is not Decision.DENY:
+            out["updatedInput"] = outcome.updated_input
         return {"hookSpecificOutput": out}
     if outcome.context and event_name in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
         return {

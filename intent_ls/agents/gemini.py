@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.events import (
     Decision,
     FileChange,
@@ -22,7 +23,6 @@ from intent_ls.agents.events import (
     ToolKind,
     text_of,
 )
-from intent_ls.agents.gate import MCP_SERVER
 
 AGENT = "gemini"
 ASK_SUPPORTED = True

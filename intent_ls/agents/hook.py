@@ -73,7 +73,7 @@ def refusal(agent: str, event_name: str, reason: str) -> dict[str, Any]:
 
 def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str, Any], int]:
     """The answer to one payload and the exit status."""
-    from intent_ls.agents import gate
+    from intent_ls.agents.gate.answer import answer
 
     try:
         if len(raw) > MAX_PAYLOAD:
@@ -89,7 +89,7 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
         parse, render, ask = _adapter(agent)
         event = parse(payload)
         root = _root(agent, event.cwd, workspace)
-        outcome = gate.handle(event, root, ask_supported=ask)
+        outcome = answer(event, root, ask_supported=ask)
         return render(event_name, outcome), 0
     except HookTimeout:
         reason = "the governance check took too long"

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents.gate import MCP_SERVER
+from intent_ls.agents import MCP_SERVER
 
 #: Seconds every agent gives a hook; the hook refuses on its own before (8 s budget).
 TIMEOUT_S = 10

@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents.gate import MCP_SERVER, SELECT_TOOL
+from intent_ls.agents import MCP_SERVER, SELECT_TOOL
 
 INSTRUCTIONS = (
     "intent-ls governs this workspace. Before changing any file, call "

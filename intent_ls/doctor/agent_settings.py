@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from intent_ls.agents.gate import MCP_SERVER
+from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.install import CLAUDE_EVENTS, CODEX_EVENTS, GEMINI_EVENTS
 
 #: A destructive command that writes no file: every agent's hook holds it for a human.

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from intent_ls import __version__
-from intent_ls.agents.gate import MCP_SERVER
+from intent_ls.agents import MCP_SERVER
 from intent_ls.doctor.agent_settings import (
     CLAUDE,
     CODEX,

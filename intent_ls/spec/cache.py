@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from intent_ls.spec.model import Problem
 
 CACHE_FILE = "spec-cache.json"
-_FORMAT = 2
+_FORMAT = 3
 #: :data:`intent_ls.spec.load.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
 #: YAML parser (a test keeps the two equal).
 MAX_SPEC_BYTES = 1024 * 1024
@@ -61,12 +61,17 @@ def _encode_policy(policy: RepoPolicy) -> dict[str, Any]:
     return {
         "maxDeletedLines": policy.max_deleted_lines,
         "protectedPaths": None if protected is None else list(protected),
+        "agentProtectedPaths": list(policy.agent_protected_paths),
     }
 
 
 def _decode_policy(saved: dict[str, Any]) -> RepoPolicy:
     protected = saved["protectedPaths"]
-    return RepoPolicy(saved["maxDeletedLines"], None if protected is None else tuple(protected))
+    return RepoPolicy(
+        saved["maxDeletedLines"],
+        None if protected is None else tuple(protected),
+        tuple(saved["agentProtectedPaths"]),
+    )
 
 
 def _decode(

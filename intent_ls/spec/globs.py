@@ -56,6 +56,26 @@ def check_glob(pattern: str) -> GlobIssue | None:
     return None
 
 
+_WILD = re.compile(r"[*?\[\\]")
+
+
+def literal_base(pattern: str) -> str | None:
+    """The workspace-relative file or directory a root-anchored glob lies under: its
+    leading segments up to the first with a wildcard (``deploy/**/*.key`` -> ``deploy``,
+    ``/Makefile`` -> ``Makefile``). None when the glob can match anywhere (no slash but a
+    trailing one, or a wildcard in its first segment): nothing bounds where it looks."""
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    body = body.rstrip("/")
+    if not (body.startswith("/") or "/" in body):
+        return None
+    literal: list[str] = []
+    for segment in body.lstrip("/").split("/"):
+        if not segment or _WILD.search(segment):
+            break
+        literal.append(segment)
+    return "/".join(literal) or None
+
+
 def _escape_reason(body: str) -> str | None:
     if body.startswith("~"):
         return "home-relative path; owned_scope globs are relative to the workspace root"

@@ -579,7 +579,34 @@ class _Validator:
             checked = self.patterns(items, None)
             if not _is_null(value) and len(self.problems) == before:
                 protected = tuple(g.pattern for g in checked)
-        return RepoPolicy(max_deleted_lines=max_deleted, protected_paths=protected)
+        agent_protected: tuple[str, ...] = ()
+        if "agentProtectedPaths" in fields:
+            agent_protected = self.agent_protected(fields["agentProtectedPaths"][1])
+        return RepoPolicy(
+            max_deleted_lines=max_deleted,
+            protected_paths=protected,
+            agent_protected_paths=agent_protected,
+        )
+
+    def agent_protected(self, value: yaml.Node) -> tuple[str, ...]:
+        """``policy.agentProtectedPaths``: every glob valid and bounded, or none is used
+        (a half-read list would protect less than the repository asked)."""
+        field = "policy.agentProtectedPaths"
+        before = len(self.problems)
+        items = self.string_list(field, value)
+        checked = self.patterns(items, None)
+        for glob in checked:
+            if not glob.pattern.startswith("!") and globs.literal_base(glob.pattern) is None:
+                self.add(
+                    INVALID_GLOB,
+                    f"'{field}' glob '{glob.pattern}' must start with a literal directory or "
+                    "file, anchored at the workspace root (e.g. 'deploy/**', '/Makefile'): "
+                    "agents' tool calls are checked there",
+                    glob.span,
+                )
+        if _is_null(value) or len(self.problems) != before:
+            return ()
+        return tuple(g.pattern for g in checked)
 
     def count(self, field: str, node: yaml.Node) -> int | None:
         if _is_null(node):

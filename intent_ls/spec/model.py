@@ -123,6 +123,9 @@ class RepoPolicy:
     max_deleted_lines: int | None = None
     #: Gitignore-style globs whose every edit needs a human; replaces the built-in list.
     protected_paths: tuple[str, ...] | None = None
+    #: Root-anchored globs no agent tool call may change (put back byte for byte, like
+    #: ``.orchestration/``), added to the agents' built-in protected set.
+    agent_protected_paths: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -87,6 +87,16 @@ POLICY_FIELDS: tuple[Field, ...] = (
         "the built-in list (migrations, lock files, CI definitions). Null: the built-in list.",
         nullable=True,
     ),
+    Field(
+        "agentProtectedPaths",
+        Kind.GLOBS,
+        "Globs of files no agent tool call may change, added to the agents' built-in set "
+        "(.orchestration/, .intentignore, git's config and hooks, the agents' settings): "
+        "a change through any tool is refused or put back byte for byte. Each starts with "
+        "a literal directory or file, anchored at the workspace root (e.g. 'deploy/**', "
+        "'config/*.env', '/Makefile'); '!' lines re-include.",
+        nullable=True,
+    ),
 )
 
 INTENT_FIELDS: tuple[Field, ...] = (

@@ -27,6 +27,15 @@ def effects_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def claude_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The hooks read Claude Code's user settings for its permission rules: per test, not
+    the developer's own (``~/.claude/settings.json``)."""
+    path = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(path))
+    return path
+
+
 @pytest.fixture
 def governed(tmp_path: Path) -> Path:
     root = tmp_path / "ws"

@@ -94,6 +94,44 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
+def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_barrier(
+    governed: Path, tmp_path: Path, agent_path: str
+) -> None:
+    """Claude Code matches its rules on the command the hook rewrote: the hook answers
+    for the user's own rules (``.claude/settings.local.json`` here, no command-line
+    flags), so ``npm test`` runs without a prompt, behind the barrier, while a command
+    no rule allows still needs a human (denied in ``-p``) and a denied one stays denied."""
+    (governed / "package.json").write_text(json.dumps(PACKAGE))
+    install_hooks("claude-code", governed, agent_path)
+    rules = {"allow": ["Bash(npm test)"], "deny": ["Bash(curl:*)"]}
+    local = governed / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"permissions": rules}))
+    ws = git_workspace(governed)
+    home = tmp_path / "home"
+    home.mkdir()
+    model = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, SELECT, intent_id="INT-APP"),
+            tool(2, "Bash", command="npm test", description="test"),
+            tool(3, "Bash", command="make -v", description="no rule allows it"),
+            tool(4, "Bash", command="curl -s http://127.0.0.1:9/", description="denied"),
+            "finished",
+        ]
+    )
+    result = run_claude(ws, home, model, agent_path)
+    results = {r["tool_use_id"]: r for r in model.tool_results()}
+    npm = results["toolu_02"]
+    assert not npm.get("is_error") and "tests ok" in result_text(npm), result_text(npm)
+    assert "write barrier" in json.dumps(model.main_requests[0])
+    denied = {d["tool_use_id"] for d in result.get("permission_denials") or ()}
+    assert "toolu_02" not in denied and {"toolu_03", "toolu_04"} <= denied, result
+    assert "Bash(curl:*)" in result_text(results["toolu_04"])
+    assert json.loads(local.read_text()) == {"permissions": rules}
+
+
 def _outcome(ws: Path, told: str) -> None:
     """What every agent's run must leave: the spec as it was, the agent told why, the
     ``sed -i`` recorded as the agent's."""

@@ -92,3 +92,18 @@ def test_cli_table_shows_every_option_of_every_verb() -> None:
 def test_quick_start_sends_users_to_init_in_every_clone() -> None:
     section = readme_section("## Quick start")
     assert "`intent-ls init`" in section and "once in every clone" in section
+
+
+def test_the_readme_policy_example_is_a_valid_policy_section() -> None:
+    from intent_ls.spec.load import load_spec_text
+    from tests.support import SPEC
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n### The repository's policy", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    result = load_spec_text(SPEC + block)
+    assert result.problems == ()
+    policy = result.spec.policy
+    assert policy.max_deleted_lines == 5
+    assert policy.protected_paths == ("**/migrations/**", "deploy/**")
+    assert policy.agent_protected_paths == ("deploy/prod/**", "/Makefile")

@@ -265,6 +265,21 @@ def test_policy_globs_are_checked_like_owned_scope() -> None:
     assert "did you mean 'maxDeletedLines'" in unknown.message
 
 
+def test_agent_protected_paths_are_bounded_globs_with_positions() -> None:
+    good = load(GOOD + "policy:\n  agentProtectedPaths: [deploy/**, /Makefile, '!deploy/x']\n")
+    assert good.problems == ()
+    assert good.spec.policy.agent_protected_paths == ("deploy/**", "/Makefile", "!deploy/x")
+    assert load(GOOD).spec.policy.agent_protected_paths == ()
+    # A glob that could match anywhere would need the whole tree walked around every call.
+    result = load(GOOD + "policy:\n  agentProtectedPaths:\n    - deploy/**\n    - '*.pem'\n")
+    problem = only(result, S.INVALID_GLOB)
+    assert "must start with a literal directory or file" in problem.message
+    assert (problem.span.start.line + 1, problem.span.start.column + 1) == (14, 7)
+    assert result.spec.policy.agent_protected_paths == ()  # never half-read
+    escape = only(load(GOOD + "policy:\n  agentProtectedPaths: [../x/**]\n"), S.GLOB_ESCAPES)
+    assert escape.span.start.line + 1 == 12
+
+
 def test_every_code_is_exercised_by_this_module() -> None:
     """Guards the contract: a new code must come with a test here or in test_spec_input."""
     here = Path(__file__)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from intent_ls import workflow
-from intent_ls.agents import gate
+from intent_ls.agents.gate import governance
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.records import build_approval_record
 from intent_ls.ledger.store import Ledger, ledger_path
@@ -34,10 +34,10 @@ def test_one_definition_of_each_gated_set() -> None:
 
 
 def test_constants_repeated_for_speed_stay_equal() -> None:
-    assert gate.SPEC_RELPATH == spec.SPEC_RELPATH
+    assert governance.SPEC_RELPATH == spec.SPEC_RELPATH
     from intent_ls.workspace.discover import MAX_IGNORE_BYTES
 
-    assert gate.MAX_IGNORE_BYTES == MAX_IGNORE_BYTES
+    assert governance.MAX_IGNORE_BYTES == MAX_IGNORE_BYTES
     assert spec_cache.MAX_SPEC_BYTES == spec.MAX_SPEC_BYTES
 
 

@@ -24,6 +24,7 @@ import attrs
 
 from intent_ls.agents.effects.compare import Effect, file_changes
 from intent_ls.agents.effects.restore import Unrestorable, put_back
+from intent_ls.agents.effects.snapshot import GitStatus
 from intent_ls.agents.effects.store import Store
 from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent
@@ -75,14 +76,16 @@ def judge_files(
     restored: Restored,
     declared: set[str],
     wording: Wording,
+    status: GitStatus | None = None,
 ) -> list[str]:
-    """Judges, puts back or records every changed file; returns lines for the agent."""
+    """Judges, puts back or records every changed file; returns lines for the agent.
+    ``status``: the ``git status`` after the call, when already started."""
     from intent_ls import workflow
 
     store = Store(gov.root)
     effects = [
         e
-        for e in file_changes(store, gov.root, restored.snapshot)
+        for e in file_changes(store, gov.root, restored.snapshot, status)
         if e.rel
         and e.rel not in declared
         and e.rel not in restored.others

@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from intent_ls.agents.effects import protected_set
-from intent_ls.agents.effects.snapshot import GIT_SAFE, git, status, tail_digest
+from intent_ls.agents.effects.snapshot import GIT_SAFE, GitStatus, git, tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
 
@@ -87,13 +87,32 @@ def protected_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> lis
     return found
 
 
-def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Effect]:
-    """Changed files git can see (tracked, or untracked and not ignored)."""
+def policy_of(snapshot: dict[str, Any]) -> protected_set.PolicyPaths:
+    """What the repository's policy protected when the snapshot was taken."""
+    globs = snapshot.get("agentProtected")
+    if not isinstance(globs, list):
+        return protected_set.PolicyPaths()
+    return protected_set.PolicyPaths([g for g in globs if isinstance(g, str)])
+
+
+def policy_created(
+    root: Path, snapshot: dict[str, Any], policy: protected_set.PolicyPaths
+) -> list[Effect]:
+    """Files that now stand where the policy protects and did not before the call."""
+    before: dict[str, Any] = snapshot.get("protected") or {}
+    return [Effect(p, Before(False), rel) for p, rel, _ in policy.walk(root) if p not in before]
+
+
+def file_changes(
+    store: Store, root: Path, snapshot: dict[str, Any], status: GitStatus | None = None
+) -> list[Effect]:
+    """Changed files git can see (tracked, or untracked and not ignored); ``status`` is
+    the workspace's ``git status`` after the call, when already started."""
     info = snapshot.get("git")
     if not isinstance(info, dict):
         return []
     top = Path(info["top"])
-    after = status(top, info["prefix"])
+    after = (status or GitStatus(top, info["prefix"])).result()
     if after is None:
         return []
     head1, dirty1 = after
@@ -110,13 +129,14 @@ def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Eff
         for rel in os.fsdecode(out or b"").split("\0"):
             if rel and rel.startswith(info["prefix"]) and rel not in dirty0:
                 candidates.setdefault(rel, None)
+    policy = policy_of(snapshot)
     from_head = sorted(r for r, e in candidates.items() if e is None)
     blobs = _head_blobs(store, top, head0, from_head)
     effects = []
     for rel, entry in sorted(candidates.items()):
         full = str(top / rel)
         ws_rel = _rel(root, full)
-        if ws_rel is None or protected_set.is_protected_rel(ws_rel):
+        if ws_rel is None or protected_set.is_protected_rel(ws_rel, policy):
             continue
         if entry is not None:
             before = _before(entry)
@@ -127,6 +147,14 @@ def file_changes(store: Store, root: Path, snapshot: dict[str, Any]) -> list[Eff
             before = Before(False)
         effects.append(Effect(full, before, ws_rel))
     return effects
+
+
+def status_after(snapshot: dict[str, Any]) -> GitStatus | None:
+    """The ``git status`` :func:`file_changes` compares the snapshot with, started now."""
+    info = snapshot.get("git")
+    if not isinstance(info, dict):
+        return None
+    return GitStatus(Path(info["top"]), info["prefix"])
 
 
 def _descends(top: Path, old: str, new: str) -> bool:

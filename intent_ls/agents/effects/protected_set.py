@@ -7,13 +7,18 @@ In the workspace: the sidecar (``.orchestration/**``, local state and caches inc
 directory: the agents' user settings and git's user configuration. Those are whole
 files, not globs: an agent's own logs and sessions under ``~/.codex``/``~/.gemini`` change
 during every call and are the agent's business.
+
+Plus what the repository's policy adds (``policy.agentProtectedPaths`` in the spec,
+:class:`PolicyPaths`): root-anchored globs, each looked for under its literal directory
+or file only, so that the set stays cheap to walk around every call. The after-tool
+event uses the globs the before-tool event read, never the spec as the call left it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 SIDECAR = ".orchestration"
@@ -64,9 +69,38 @@ def git_dirs(root: Path) -> tuple[Path, ...]:
     return ()
 
 
-def roots(root: Path, extra: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
-    """(single files, whole trees) that are protected, as absolute paths."""
-    files = [str(root / name) for name in (*WORKSPACE_FILES, *extra)]
+class PolicyPaths:
+    """The repository's ``policy.agentProtectedPaths``, as one before-tool event read them."""
+
+    def __init__(self, globs: Sequence[str] = ()) -> None:
+        from intent_ls.spec.globs import literal_base
+
+        self.globs = tuple(globs)
+        bases = (literal_base(g) for g in self.globs if not g.startswith("!"))
+        self.bases = tuple(sorted({b for b in bases if b}))
+
+    def match(self, rel: str) -> bool:
+        if not self.globs:
+            return False
+        from intent_ls.scope.index import compile_matcher
+
+        return compile_matcher(self.globs).match(rel)
+
+    def walk(self, root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
+        """(path, workspace-relative path, stat) of every existing protected entry."""
+        seen: set[str] = set()
+        for base in self.bases:
+            for path, st in walk(str(root / base)):
+                rel = path[len(str(root)) + 1 :].replace(os.sep, "/")
+                if path not in seen and self.match(rel):
+                    seen.add(path)
+                    yield path, rel, st
+
+
+def roots(root: Path) -> tuple[list[str], list[str]]:
+    """(single files, whole trees) that are protected whatever the spec says, as
+    absolute paths."""
+    files = [str(root / name) for name in WORKSPACE_FILES]
     trees = [str(root / name) for name in WORKSPACE_TREES]
     claude = root / ".claude"
     with contextlib.suppress(OSError):
@@ -120,9 +154,11 @@ def _is_dir(st: os.stat_result) -> bool:
     return stat.S_ISDIR(st.st_mode)
 
 
-def is_protected_rel(rel: str, extra: tuple[str, ...] = ()) -> bool:
+def is_protected_rel(rel: str, policy: PolicyPaths | None = None) -> bool:
     """Whether a workspace-relative path is one of the protected ones."""
     head = rel.split("/", 1)[0]
-    if head in WORKSPACE_TREES or rel in WORKSPACE_FILES or rel in extra:
+    if head in WORKSPACE_TREES or rel in WORKSPACE_FILES:
+        return True
+    if policy is not None and policy.match(rel):
         return True
     return head == ".claude" and "/" in rel and _claude_settings(rel.split("/", 1)[1])

@@ -43,16 +43,20 @@ def git_top(root: Path) -> Path | None:
     return None
 
 
-def git(top: Path, *args: str) -> bytes | None:
+def _env() -> dict[str, str]:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
+    return env
+
+
+def git(top: Path, *args: str) -> bytes | None:
     try:
         done = subprocess.run(
             ["git", *GIT_SAFE, *args],
             cwd=top,
             capture_output=True,
-            env=env,
+            env=_env(),
             timeout=20,
             check=False,
         )
@@ -61,24 +65,59 @@ def git(top: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def status(top: Path, prefix: str) -> tuple[str | None, dict[str, str]] | None:
-    """(HEAD oid or None, {top-relative path: XY}) of every path that differs from the
-    index or HEAD, untracked ones each listed; None when git cannot tell."""
-    spec = [f":(top){prefix}"] if prefix else []
-    out = git(
-        top,
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        "--ignore-submodules=all",
-        "--",
-        *spec,
-    )
-    if out is None:
+class GitStatus:
+    """A ``git status`` started now and read when needed: ``(HEAD oid or None, {top-relative
+    path: XY})`` of every path that differs from the index or HEAD, untracked ones each
+    listed; None when git cannot tell. Started as early as its answer is fixed (before
+    the tool runs; after protected paths, ignore rules among them, are put back), it runs
+    on another core while the hook parses, judges and imports — most of a hook's time
+    would otherwise be this one process."""
+
+    def __init__(self, top: Path, prefix: str) -> None:
+        self.top, self.prefix = top, prefix
+        spec = [f":(top){prefix}"] if prefix else []
+        command = ["git", *GIT_SAFE, "status", "--porcelain=v2", "--branch", "-z",
+                   "--untracked-files=all", "--no-renames", "--ignore-submodules=all",
+                   "--", *spec]  # fmt: skip
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                command,
+                cwd=top,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=_env(),
+            )
+        except OSError:
+            self._proc = None
+
+    def result(self) -> tuple[str | None, dict[str, str]] | None:
+        proc = self._proc
+        if proc is None:
+            return None
+        try:
+            out, _ = proc.communicate(timeout=20)
+        except subprocess.SubprocessError:
+            self.cancel()
+            return None
+        return _parse_status(out) if proc.returncode == 0 else None
+
+    def cancel(self) -> None:
+        """Not needed after all (the call was refused)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+
+
+def start_status(root: Path) -> GitStatus | None:
+    """The workspace's ``git status``, started; None outside git."""
+    top = git_top(root)
+    if top is None:
         return None
+    return GitStatus(top, "" if top == root else root.relative_to(top).as_posix() + "/")
+
+
+def _parse_status(out: bytes) -> tuple[str | None, dict[str, str]]:
     head: str | None = None
     entries: dict[str, str] = {}
     for item in out.split(b"\0"):
@@ -129,8 +168,10 @@ def tail_digest(path: str, size: int) -> str | None:
         return None
 
 
-def protected_state(store: Store, root: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    files, trees = protected_set.roots(root, extra)
+def protected_state(
+    store: Store, root: Path, policy: protected_set.PolicyPaths | None = None
+) -> dict[str, Any]:
+    files, trees = protected_set.roots(root)
     lock = str(root / protected_set.LEDGER_LOCK)
     found: dict[str, Any] = {}
     for path in files:
@@ -142,22 +183,39 @@ def protected_state(store: Store, root: Path, extra: tuple[str, ...] = ()) -> di
         for path, st in protected_set.walk(tree):
             if path != lock and not path.startswith(str(store.dir)):
                 found[path] = protected_entry(store, path, st)
+    for path, _, st in policy.walk(root) if policy is not None else ():
+        found.setdefault(path, protected_entry(store, path, st))
     return found
 
 
-def take(store: Store, root: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The snapshot the after-tool event compares with (JSON-serialisable)."""
-    snapshot: dict[str, Any] = {"root": str(root), "protected": protected_state(store, root, extra)}
-    top = git_top(root)
-    if top is not None:
-        prefix = "" if top == root else root.relative_to(top).as_posix() + "/"
-        found = status(top, prefix)
+def take(
+    store: Store,
+    root: Path,
+    policy: protected_set.PolicyPaths | None = None,
+    status: GitStatus | None = None,
+) -> dict[str, Any]:
+    """The snapshot the after-tool event compares with (JSON-serialisable): ``policy``
+    is what the repository adds to the protected set, kept in it (``agentProtected``) for
+    the after-tool event; ``status`` the workspace's ``git status``, when already started."""
+    snapshot: dict[str, Any] = {
+        "root": str(root),
+        "protected": protected_state(store, root, policy),
+        "agentProtected": list(policy.globs) if policy is not None else [],
+    }
+    run = status or start_status(root)
+    if run is not None:
+        found = run.result()
         if found is not None:
             head, entries = found
             dirty: dict[str, Any] = {}
             for rel, xy in entries.items():
-                dirty[rel] = file_entry(store, top, rel, xy)
-            snapshot["git"] = {"top": str(top), "prefix": prefix, "head": head, "dirty": dirty}
+                dirty[rel] = file_entry(store, run.top, rel, xy)
+            snapshot["git"] = {
+                "top": str(run.top),
+                "prefix": run.prefix,
+                "head": head,
+                "dirty": dirty,
+            }
     store.save_cache()
     return snapshot
 

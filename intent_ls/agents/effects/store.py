@@ -68,6 +68,7 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.dir = store_dir(root)
         self._cache: dict[str, list[Any]] | None = None
+        self._cache_changed = False
 
     # -- blobs ---------------------------------------------------------------------------
 
@@ -99,11 +100,14 @@ class Store:
     def remember(self, key: str, sig: list[int], digest: str) -> None:
         if self._cache is None:
             self._cache = _load_json(self.dir / _STAT_CACHE)
-        self._cache[key] = [sig, digest]
+        if self._cache.get(key) != [sig, digest]:
+            self._cache[key] = [sig, digest]
+            self._cache_changed = True
 
     def save_cache(self) -> None:
-        if self._cache is not None:
+        if self._cache is not None and self._cache_changed:
             _write(_private_dir(self.dir) / _STAT_CACHE, json.dumps(self._cache).encode())
+            self._cache_changed = False
 
     def copy_of(self, key: str, path: str, st: os.stat_result) -> str | None:
         """The digest of the regular file at ``path`` (kept as a blob), or None when it

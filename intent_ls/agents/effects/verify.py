@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from intent_ls.agents.effects import protected_set, snapshot
-from intent_ls.agents.effects.compare import Effect, ledger_appended, protected_changes
-from intent_ls.agents.effects.restore import Unrestorable, put_back
+from intent_ls.agents.effects.snapshot import GitStatus
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
 from intent_ls.workspace import effects_log as log
+
+if TYPE_CHECKING:  # the after-tool end's modules, not loaded by the before-tool end
+    from intent_ls.agents.effects.compare import Effect
 
 PROTECTED_PATH = "protected-path"
 LEDGER_APPEND = "ledger-append"
@@ -39,6 +42,15 @@ class Restored:
     #: Paths other writers (an editor, another agent session) recorded during the call.
     others: frozenset[str] = frozenset()
 
+    @property
+    def declared(self) -> list[str] | None:
+        """The files the tool's input said it writes, as the before-tool event found them
+        (the after-tool event need not parse the command again); None when not kept."""
+        found = self.snapshot.get("declared")
+        if isinstance(found, list) and all(isinstance(rel, str) for rel in found):
+            return found
+        return None
+
 
 def _name(event: HookEvent) -> str:
     return snapshot_name(event.agent, event.session_id, event.tool_id)
@@ -49,7 +61,18 @@ def _name(event: HookEvent) -> str:
 VERIFYING = "verifying"
 
 
-def before_call(root: Path, event: HookEvent) -> None:
+def before_call(
+    root: Path,
+    event: HookEvent,
+    status: GitStatus | None = None,
+    declared: Sequence[str] = (),
+    agent_protected: Sequence[str] = (),
+) -> None:
+    """Keeps the workspace's state for the call. ``status`` is its ``git status``, when
+    the caller started it early (:class:`.snapshot.GitStatus`); ``declared``, the files
+    the tool's input says it writes (:attr:`Restored.declared`); ``agent_protected``, the
+    spec's ``policy.agentProtectedPaths``, protected from here to the after-tool event
+    whatever the call does to the spec."""
     from intent_ls.agents import sessions
 
     name = _name(event)
@@ -58,7 +81,10 @@ def before_call(root: Path, event: HookEvent) -> None:
         if isinstance(waiting, dict):
             waiting[name] = log.entry()["time"]
     store = Store(root)
-    store.save_snapshot(name, snapshot.take(store, root))
+    policy = protected_set.PolicyPaths(agent_protected)
+    taken = snapshot.take(store, root, policy, status)
+    taken["declared"] = list(declared)
+    store.save_snapshot(name, taken)
 
 
 def _done(root: Path, event: HookEvent) -> bool:
@@ -72,6 +98,8 @@ def _done(root: Path, event: HookEvent) -> bool:
 
 def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     """Puts every protected path back; None when no snapshot was taken for the call."""
+    from intent_ls.agents.effects.restore import Unrestorable, put_back
+
     store = Store(root)
     taken = store.take_snapshot(_name(event))
     if taken is None or taken.get("root") != str(root):
@@ -88,7 +116,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     others: set[str] = set()
-    for effect in protected_changes(store, root, taken):
+    for effect in _protected_effects(store, root, taken):
         shown = effect.rel or effect.path
         if effect.rel == LEDGER_REL:
             kept = _ledger(store, root, effect, event, taken)
@@ -118,6 +146,23 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
 LEDGER_REL = ".orchestration/agent_trace.jsonl"
 
 
+def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:
+    """Every protected path the call changed. Those the snapshot holds come first; files
+    the call created where the repository's policy protects are looked for only once
+    those are put back (the caller puts each back before asking for the next), so the
+    policy's globs are matched with the workspace's own glob translations, never with a
+    cache the call could have forged."""
+    from intent_ls.agents.effects.compare import policy_created, policy_of, protected_changes
+
+    yield from protected_changes(store, root, taken)
+    policy = policy_of(taken)
+    if policy.globs:
+        from intent_ls.scope import glob_cache
+
+        glob_cache.load(root)
+        yield from policy_created(root, taken, policy)
+
+
 def _exists(effect: Effect) -> bool:
     return os.path.lexists(effect.path)
 
@@ -129,6 +174,8 @@ def _ledger(
     agent session's hook), keeps them and returns the paths they record; None when the
     call's change must be put back (anything else: an approval, a record claiming this
     session, an edit of existing lines)."""
+    from intent_ls.agents.effects.compare import ledger_appended
+
     before = effect.before
     if before.size is not None:
         appended = ledger_appended(effect.path, before)

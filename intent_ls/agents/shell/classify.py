@@ -289,9 +289,28 @@ class Classification:
 @cache
 def _parser() -> tree_sitter.Parser:
     import tree_sitter
+
+    return tree_sitter.Parser(tree_sitter.Language(_bash_language()))
+
+
+def _bash_language() -> object:
+    """The Bash grammar. Its package module imports ``importlib.resources`` for highlight
+    queries a classifier never reads, which costs a hook process more than the grammar
+    itself: the compiled binding is loaded alone where it is found, else the package."""
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+
+    found = PathFinder.find_spec("tree_sitter_bash")
+    for folder in (found.submodule_search_locations or ()) if found else ():
+        for suffix in EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_binding" + suffix)
+            if os.path.isfile(path):
+                loader = ExtensionFileLoader("tree_sitter_bash._binding", path)
+                binding = loader.create_module(ModuleSpec(loader.name, loader, origin=path))
+                loader.exec_module(binding)
+                return binding.language()
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter_bash.language()
 
 
 @attrs.define

@@ -1,0 +1,58 @@
+"""Refusals and next steps, worded for the model: it reads them and must be able to
+comply without a human decoding them, so each names its code, the owners and the step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from intent_ls.agents import MCP_SERVER, SELECT_TOOL
+from intent_ls.agents.events import Decision, Outcome
+from intent_ls.agents.gate.governance import SPEC_RELPATH, Governance
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
+
+if TYPE_CHECKING:
+    from intent_ls.spec.model import Intent
+
+
+def deny(code: str, message: str, step: str) -> Outcome:
+    return Outcome(Decision.DENY, f"[intent-ls] {code}: {message} Next step: {step}")
+
+
+def select_step(owners: Sequence[Intent]) -> str:
+    selectable = [i for i in owners if i.selectable]
+    if selectable:
+        ids = " or ".join(f'"{i.id}"' for i in selectable)
+        return (
+            f"call the {SELECT_TOOL} tool of the MCP server {MCP_SERVER} with intent_id "
+            f"{ids}, then retry."
+        )
+    return (
+        "no IN_PROGRESS intent owns this path: ask the human to add it to an intent's "
+        f"owned_scope in {SPEC_RELPATH} (agents never edit it), or work elsewhere."
+    )
+
+
+def approve_command(gov: Governance, details: dict[str, Any]) -> str:
+    """The ``intent-ls approve`` command a human runs for a destructive verdict."""
+    wanted = details.get("approval")
+    path = details.get("path", "")
+    if isinstance(wanted, dict):
+        return (
+            f"`intent-ls approve --workspace {gov.root} {wanted['verdict_code']} "
+            f"{wanted['path']} --hash {wanted['content_hash']} "
+            f"--lines {wanted['start_line']}-{wanted['end_line']}`"
+        )
+    return f"`intent-ls approve --workspace {gov.root} {DESTRUCTIVE_EDIT} {path}`"
+
+
+def effects_told(told: Sequence[str]) -> str:
+    """What the after-tool answer tells the model about files put back."""
+    if not told:
+        return ""
+    return (
+        "[intent-ls] This tool call changed files it may not change, so intent-ls put them "
+        "back as they were before the call (agents never change intent-ls's sidecar, the "
+        "agents' settings or git's control files, nor files outside the selected intent's "
+        "owned_scope):\n" + "\n".join(f"- {line}" for line in told)
+    )

@@ -1,0 +1,107 @@
+"""A shell command let through runs under the write barrier (:mod:`intent_ls.agents.barrier`)
+where the agent lets a hook rewrite it; elsewhere it is verified after it ran, only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attrs
+
+from intent_ls.agents import sessions
+from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
+from intent_ls.agents.gate.governance import Governance
+
+#: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
+#: Claude Code's ``updatedInput``). Claude Code matches its permission rules on the
+#: rewritten command, so the user's rules are matched here on the command as written and
+#: answered with a decision beside it. Elsewhere shell commands are verified after they
+#: ran, only.
+REWRITES_COMMANDS = frozenset({"claude-code"})
+
+
+#: Session-state key: whether this session's shell commands can run under the barrier.
+#: Trying costs a fork, so it is tried once per session (at its start, or its first
+#: command) and kept where agents cannot change it: the state file is a protected path.
+AVAILABLE = "barrier"
+
+
+def barrier_available(root: Path, event: HookEvent) -> bool:
+    known = sessions.read_state(root, event.agent, event.session_id).get(AVAILABLE)
+    if isinstance(known, bool):
+        return known
+    from intent_ls.agents import barrier
+
+    found = barrier.available()
+    with sessions.updating(root, event.agent, event.session_id) as state:
+        state[AVAILABLE] = found
+    return found
+
+
+def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
+    """A shell command let through runs under the write barrier where it can."""
+    tool = event.tool
+    if (
+        tool is None
+        or tool.kind is not ToolKind.SHELL
+        or outcome.decision is not Decision.PASS
+        or event.agent not in REWRITES_COMMANDS
+        or not tool.command
+        or not barrier_available(gov.root, event)
+    ):
+        return outcome
+    import sys
+
+    from intent_ls.agents import barrier
+
+    cwd_out = os.path.join(
+        os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
+    )
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
+    rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    if event.agent != "claude-code":
+        return rewritten
+    return _as_the_user_rules(gov, tool.command, rewritten)
+
+
+def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Outcome:
+    """Claude Code matches its permission rules on the rewritten command, so the user's
+    own rules are applied here to the command as written
+    (:mod:`intent_ls.agents.claude_rules`)."""
+    from intent_ls.agents import claude_rules
+
+    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or gov.root)
+    found = claude_rules.decide(
+        command, claude_rules.bash_rules(claude_rules.settings_files(project))
+    )
+    if found is None:
+        return rewritten
+    kind, rule = found
+    if kind == "deny":
+        return Outcome(
+            Decision.DENY,
+            f"[intent-ls] Your Claude Code settings deny this command ({rule}), so it is "
+            "refused. Next step: do it another way, or ask the human.",
+        )
+    if kind == "ask":
+        reason = (
+            f"Your Claude Code settings ask before this command ({rule}). intent-ls runs it "
+            f"under its write barrier: {command}"
+        )
+        return attrs.evolve(rewritten, decision=Decision.ASK, reason=reason)
+    reason = f"allowed by your Claude Code settings ({rule}); run under intent-ls's write barrier"
+    return attrs.evolve(rewritten, decision=Decision.ALLOW, reason=reason)
+
+
+def barrier_note(root: Path, event: HookEvent) -> str:
+    """Said once, at session start: whether shell commands run under a write barrier."""
+    if event.agent in REWRITES_COMMANDS and barrier_available(root, event):
+        return (
+            "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
+            "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
+            "config/hooks/info, the agents' settings) cannot be changed by them."
+        )
+    return (
+        "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
+        "changes is verified after it ran, and protected or out-of-scope files are put back."
+    )
