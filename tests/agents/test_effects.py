@@ -323,3 +323,54 @@ def test_removing_the_kept_state_during_a_call_fails_check(ws: Path, tmp_path: P
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode != 0 and "agent-effect" in done.stdout
+
+
+@pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
+@pytest.mark.parametrize("same_call", [True, False])
+def test_a_file_hidden_from_git_status_is_still_put_back(
+    ws: Path, flag: str, same_call: bool
+) -> None:
+    agent = Agent(ws, VERIFIED_ONLY)
+    agent.select("INT-APP")
+    hide = f"git update-index {flag} docs/guide.md"
+    write = py_write("docs/guide.md", "backdoor")
+    if same_call:
+        _, told = agent.shell(f"{hide} && {write}")
+    else:
+        agent.shell(hide)
+        _, told = agent.shell(write)
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    assert "docs/guide.md" in told and "out-of-scope" in told
+
+
+def test_a_hidden_file_deleted_in_a_later_call_is_re_created(ws: Path) -> None:
+    agent = Agent(ws, VERIFIED_ONLY)
+    agent.select("INT-APP")
+    agent.shell("git update-index --skip-worktree docs/guide.md")
+    _, told = agent.shell(f"{PY} \"import os; os.remove('docs/guide.md')\"")
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    assert "docs/guide.md" in told
+
+
+def test_a_humans_hidden_local_edit_is_kept_when_the_agent_overwrites_it(ws: Path) -> None:
+    """A flag a human set on a local settings file is theirs: the agent's out-of-scope
+    rewrite is undone back to the human's local bytes, not to the committed ones."""
+    (ws / "docs" / "guide.md").write_text("# Guide (my local notes)\n")
+    git(ws, "update-index", "--skip-worktree", "docs/guide.md")
+    agent = Agent(ws, VERIFIED_ONLY)
+    agent.select("INT-APP")
+    agent.shell(py_write("docs/guide.md", "agent"))
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide (my local notes)\n"
+
+
+def test_the_global_git_ignore_file_is_put_back(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    agent = Agent(ws, VERIFIED_ONLY, home=home)
+    agent.select("INT-APP")
+    _, told = agent.shell(
+        py_write("~/.config/git/ignore", "docs/\n") + " && " + py_write("docs/new.md", "x")
+    )
+    assert not (home / ".config" / "git" / "ignore").exists()
+    assert not (ws / "docs" / "new.md").exists()
+    assert "docs/new.md" in told

@@ -23,8 +23,8 @@ from typing import Any
 import attrs
 
 from intent_ls.agents.effects.compare import Effect, file_changes
+from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.restore import Unrestorable, put_back
-from intent_ls.agents.effects.snapshot import GitStatus
 from intent_ls.agents.effects.store import Store
 from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent

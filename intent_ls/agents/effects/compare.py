@@ -9,8 +9,9 @@ from typing import Any
 
 import attrs
 
-from intent_ls.agents.effects import protected_set
-from intent_ls.agents.effects.snapshot import GIT_SAFE, GitStatus, git, tail_digest
+from intent_ls.agents.effects import hidden, protected_set
+from intent_ls.agents.effects.git import GIT_SAFE, GitStatus, git
+from intent_ls.agents.effects.snapshot import tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
 
@@ -124,6 +125,8 @@ def file_changes(
         if entry is not None and entry.get("sig") == _sig(str(top / rel)):
             continue
         candidates[rel] = entry
+    for rel in hidden.newly_flagged(store, top, info):
+        candidates.setdefault(rel, None)
     if head1 != head0 and head0 and head1 and _descends(top, head0, head1):
         out = git(top, "diff", "--name-only", "-z", "--no-renames", head0, head1, "--")
         for rel in os.fsdecode(out or b"").split("\0"):

@@ -35,6 +35,7 @@ HOME_FILES = (
     ".gitconfig",
     ".config/git/config",
     ".config/git/attributes",
+    ".config/git/ignore",
 )
 #: Sidecar files derived from others and rebuilt at will: one that changed during a
 #: call is deleted rather than copied back (a forged cache then widens nothing).

@@ -104,6 +104,13 @@ class Store:
             self._cache[key] = [sig, digest]
             self._cache_changed = True
 
+    def read_state(self, name: str) -> dict[str, Any]:
+        """A small JSON file of derived state kept beside the copies ({} when unreadable)."""
+        return _load_json(self.dir / name)
+
+    def write_state(self, name: str, data: dict[str, Any]) -> None:
+        _write(_private_dir(self.dir) / name, json.dumps(data).encode())
+
     def save_cache(self) -> None:
         if self._cache is not None and self._cache_changed:
             _write(_private_dir(self.dir) / _STAT_CACHE, json.dumps(self._cache).encode())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from intent_ls.agents.effects import protected_set, snapshot
-from intent_ls.agents.effects.snapshot import GitStatus
+from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
 from intent_ls.workspace import effects_log as log
@@ -69,7 +69,7 @@ def before_call(
     agent_protected: Sequence[str] = (),
 ) -> None:
     """Keeps the workspace's state for the call. ``status`` is its ``git status``, when
-    the caller started it early (:class:`.snapshot.GitStatus`); ``declared``, the files
+    the caller started it early (:class:`.git.GitStatus`); ``declared``, the files
     the tool's input says it writes (:attr:`Restored.declared`); ``agent_protected``, the
     spec's ``policy.agentProtectedPaths``, protected from here to the after-tool event
     whatever the call does to the spec."""

@@ -30,7 +30,7 @@ from intent_ls.policy.verdicts import GOVERNANCE_ERROR
 from intent_ls.scope import glob_cache
 
 if TYPE_CHECKING:
-    from intent_ls.agents.effects.snapshot import GitStatus
+    from intent_ls.agents.effects.git import GitStatus
     from intent_ls.agents.effects.verify import Restored
 
 #: Tool calls whose effects on disk are verified after they ran (:mod:`.effects`).
@@ -55,7 +55,7 @@ def answer(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
 
             status = status_after(restored.snapshot)
     elif verified and event.phase is Phase.BEFORE_TOOL and (real / ".orchestration").is_dir():
-        from intent_ls.agents.effects.snapshot import start_status
+        from intent_ls.agents.effects.git import start_status
 
         status = start_status(real)
     try:

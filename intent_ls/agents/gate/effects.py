@@ -16,7 +16,7 @@ from intent_ls.spec.model import labels
 
 if TYPE_CHECKING:
     from intent_ls.agents.effects.attribute import Wording
-    from intent_ls.agents.effects.snapshot import GitStatus
+    from intent_ls.agents.effects.git import GitStatus
     from intent_ls.agents.effects.verify import Restored
 
 
