@@ -677,10 +677,10 @@ def handle(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
     return outcome
 
 
-#: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
-#: Claude Code's ``updatedInput``, honoured with no decision, so that its own permission
-#: rules still apply). Elsewhere shell commands are verified after they ran, only.
-REWRITES_COMMANDS = frozenset({"claude-code"})
+#: Agents whose before-tool answer may rewrite a shell command (checked in each real CLI:
+#: Claude Code's ``updatedInput``, Codex's ``updatedInput`` with ``allow``, Gemini CLI's
+#: ``tool_input``). Elsewhere shell commands are verified after they ran, only.
+REWRITES_COMMANDS = frozenset({"claude-code", "codex", "gemini"})
 
 
 def _behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
@@ -700,9 +700,11 @@ def _behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outc
 
     if not barrier.available():
         return outcome
-    cwd_out = os.path.join(
-        os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
-    )
+    cwd_out = None  # Gemini CLI and Codex run each command in a fresh shell
+    if event.agent == "claude-code":  # its shell persists: a ``cd`` carries over
+        cwd_out = os.path.join(
+            os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
+        )
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
     return attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
 
