@@ -17,8 +17,19 @@ from __future__ import annotations
 import os
 import re
 
-#: Variables the agents set in the environment of the commands their shell tool runs.
-AGENT_ENV = ("CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CODEX_CI")
+#: Variables the agents set in the environment of the commands their shell tool runs,
+#: and a human's terminal does not have (captured with ``env`` through each real CLI:
+#: Claude Code 2.1.197, Gemini CLI 0.61.0, Codex 0.169.0 sandboxed or not;
+#: tests/agents/test_real_barrier.py). ``CODEX_HOME`` is the user's own setting, not one.
+AGENT_ENV = (
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "AI_AGENT",
+    "GEMINI_CLI",
+    "CODEX_THREAD_ID",
+    "CODEX_TOOL_CALL_ID",
+    "CODEX_CI",
+)
 _NOISE = re.compile(r"""["'\\`$(){}\[\]]""")
 _PROGRAM = re.compile(r"intent[-_]?ls|intent_ls|intentls")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.approval_guard import AGENT_ENV
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import decision
 from tests.agents.effects_helpers import Agent, git_workspace
@@ -48,7 +49,7 @@ def test_every_spelling_of_approve_is_denied_never_asked(governed: Path, agent: 
 
 
 def test_the_cli_refuses_inside_an_agents_shell(governed: Path) -> None:
-    for marker in ("CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX"):
+    for marker in AGENT_ENV:
         done = subprocess.run(
             [
                 sys.executable,

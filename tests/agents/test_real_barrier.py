@@ -108,8 +108,9 @@ def test_codex_runs_shell_commands_behind_the_barrier(
     assert "active_intents.yaml" in results["call_01"]
     assert "write barrier" in json.dumps(model.main_requests[0])
     names = _env_names(json.loads(results["call_02"]))
-    assert {"CODEX_THREAD_ID", "CODEX_CI", "CODEX_TOOL_CALL_ID"} <= names, names
-    assert "marker CODEX_" in results["call_03"], results["call_03"]
+    assert {"CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"} <= names, names
+    assert {"CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"} <= set(AGENT_ENV)
+    assert "marker CODEX_THREAD_ID" in results["call_03"], results["call_03"]
     assert str(governed / "src") in results["call_04"], results["call_04"]
 
 
@@ -127,5 +128,6 @@ def test_claude_codes_shell_is_marked(governed: Path, tmp_path: Path, agent_path
     )
     run_claude(governed, home, model, agent_path, "--allowedTools", "Bash")
     results = {r["tool_use_id"]: result_text(r) for r in model.tool_results()}
-    assert "CLAUDECODE" in _env_names(results["toolu_01"]), results["toolu_01"]
+    names = _env_names(results["toolu_01"])
+    assert {"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "AI_AGENT"} <= names, results["toolu_01"]
     assert "marker CLAUDECODE" in results["toolu_02"], results["toolu_02"]
