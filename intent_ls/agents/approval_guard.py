@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from intent_ls.policy import verdicts
+
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -48,13 +50,25 @@ AGENT_ENV = (
     "CODEX_CI",
 )
 VERB = "approve"
+#: The verdict codes ``approve`` takes.
+_CODES = frozenset(
+    [
+        verdicts.DESTRUCTIVE_EDIT,
+        verdicts.OUT_OF_SCOPE,
+        verdicts.STALE_FILE,
+        verdicts.DESTRUCTIVE_COMMAND,
+        verdicts.UNANALYSABLE_COMMAND,
+        verdicts.SCOPE_WIDENED,
+    ]
+)
 #: ``bash -c`` inside ``bash -c`` …: deeper than this is not read, and refused.
 MAX_DEPTH = 8
 _NOISE = re.compile(r"""["'\\`$(){}\[\]]""")
 _PROGRAM = re.compile(r"intent[-_]?ls")
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _QUOTED_NAME = re.compile(r'"\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)"')
-_SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"])
+_SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"])
+_STDIN_FILES = frozenset(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 #: Interpreters whose code comes in an option (``-e``/``-c``) or on stdin.
 _INTERPRETERS = {
     "perl": ("-e", "-E"),
@@ -84,13 +98,16 @@ _DATA_ONLY = frozenset(
         "exit", "return",
     ]
 )  # fmt: skip
+#: What a shell reading its script from stdin gets: None (nothing the agent chose), the
+#: text, or ``...`` when only known at run time.
+_Stdin = str | None | type(Ellipsis)
 #: Options of the wrappers the classifier unwraps that take a value it does not skip.
 _XARGS_VALUES = frozenset(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--replace"])
 
 
 def is_approval_attempt(command: str) -> bool:
     """Whether ``command`` could run ``intent-ls approve``, however it is spelled."""
-    return _text(command, 0)
+    return _text(command, 0, None)
 
 
 def agent_shell() -> str | None:
@@ -105,7 +122,7 @@ def _mentions(text: str) -> bool:
     return bool(_PROGRAM.search(flat)) and VERB in flat
 
 
-def _text(command: str, depth: int) -> bool:
+def _text(command: str, depth: int, stdin: _Stdin = None) -> bool:
     from intent_ls.agents.shell.classify import _parser
 
     if depth > MAX_DEPTH:
@@ -113,14 +130,10 @@ def _text(command: str, depth: int) -> bool:
     tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
     if tree.root_node.has_error and _mentions(command):
         return True
-    return _node(tree.root_node, depth)
+    return _node(tree.root_node, depth, stdin)
 
 
 # -- the parse tree -----------------------------------------------------------------------
-
-#: What a shell reading its script from stdin gets: None (nothing the agent chose), the
-#: text, or ``...`` when only known at run time.
-_Stdin = str | None | type(Ellipsis)
 
 
 def _node(node: tree_sitter.Node, depth: int, stdin: _Stdin = None) -> bool:
@@ -143,7 +156,7 @@ def _node(node: tree_sitter.Node, depth: int, stdin: _Stdin = None) -> bool:
         return True
     if kind == "variable_assignment":
         return _assignment(node, depth)
-    return any(_node(child, depth) for child in node.named_children)
+    return any(_node(child, depth, stdin) for child in node.named_children)
 
 
 def _redirected(node: tree_sitter.Node, depth: int, stdin: _Stdin) -> bool:
@@ -158,7 +171,9 @@ def _redirected(node: tree_sitter.Node, depth: int, stdin: _Stdin) -> bool:
         elif child.type == "herestring_redirect":
             fed = _herestring(child)
         elif child.type == "file_redirect" and _reads_stdin(child):
-            fed = None  # a script from a file: not the agent's text here
+            # A script from a file is not the agent's text here; ``< <(…)`` is unknown.
+            target = child.named_children[-1] if child.named_children else None
+            fed = None if target is not None and _static(target) else ...
     body = node.child_by_field_name("body")
     if body is not None and _node(body, depth, fed):
         return True
@@ -264,6 +279,21 @@ def _reads_stdin(node: tree_sitter.Node) -> bool:
     return any(not c.is_named and c.type == "<" for c in node.children)
 
 
+def _static(node: tree_sitter.Node) -> bool:
+    from intent_ls.agents.shell.classify import _word
+
+    return _value(_word(node)) is not None
+
+
+def _value(word: _Word) -> str | None:
+    """The word's one value, or None when the shell computes or expands it (a variable,
+    ``$(…)``, a glob, a brace expansion ``ap{p,}rove`` that the parser keeps as text)."""
+    bare = word.text[:1] not in ("'", '"')
+    if word.value is None or word.glob or (bare and "{" in word.text):
+        return None
+    return word.value
+
+
 # -- one command line ---------------------------------------------------------------------
 
 
@@ -276,11 +306,11 @@ def _argv(words: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
     if not args:
         return False
     head, rest = args[0], args[1:]
-    if head.value is None:
+    if _value(head) is None:
         # ``$x …`` may split into a program and the verb; ``"$NAME"`` stays one word.
         return not _QUOTED_NAME.fullmatch(head.text) or any(_verb_or_unknown(w) for w in rest)
     name = _name(head)
-    if _is_program(name) or "intent_ls" in head.value.split("/")[:-1]:
+    if _is_program(name) or "intent_ls" in (head.value or "").split("/")[:-1]:
         return any(_verb_or_unknown(w) for w in rest)
     if name == "xargs":
         return _xargs(rest, depth)
@@ -359,7 +389,8 @@ def _is_program(name: str) -> bool:
 
 
 def _verb_or_unknown(word: _Word) -> bool:
-    return word.value is None or word.value == VERB
+    value = _value(word)
+    return value is None or value == VERB
 
 
 def _shell(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
@@ -369,7 +400,7 @@ def _shell(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
         if not option.startswith("--") and "c" in option.lstrip("-+"):
             if not args or args[0].value is None:
                 return True  # ``sh -c "$(…)"``: a script only known at run time
-            return _text(args[0].value, depth + 1) or _positional(args[1:])
+            return _text(args[0].value, depth + 1, stdin) or _positional(args[1:])
         if option in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") and args:
             args.pop(0)
     return _script_operand(args[:1], depth, stdin)
@@ -388,7 +419,7 @@ def _script_operand(operand: Sequence[_Word], depth: int, stdin: _Stdin) -> bool
     script = operand[0] if operand else None
     if script is not None and script.value is None:
         return True
-    if script is not None and script.value not in ("-", "/dev/stdin", "/proc/self/fd/0"):
+    if script is not None and script.value not in _STDIN_FILES:
         return False
     if stdin is ...:
         return True
@@ -411,7 +442,7 @@ def _python(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
             return code is None or _mentions(code)
         if option in ("-W", "-X", "--check-hash-based-pycs") and args:
             args.pop(0)
-    if args and args[0].value is not None and args[0].value not in ("-", "/dev/stdin"):
+    if args and args[0].value is not None and args[0].value not in _STDIN_FILES:
         path = args[0].value
         if _is_program(PurePosixPath(path).name) or "intent_ls" in path.split("/"):
             return any(_verb_or_unknown(w) for w in args[1:])
@@ -501,6 +532,10 @@ def _unknown(rest: Sequence[_Word], depth: int) -> bool:
     from intent_ls.agents.shell.classify import WRAPPERS, _name
 
     runners = _SHELLS | WRAPPERS | {"eval", "xargs", "find", *_INTERPRETERS}
+    values = [_value(w) for w in rest]
+    for i, value in enumerate(values):
+        if value == VERB and set(values[i + 1 :]) & _CODES:
+            return True  # a renamed copy or link of the program: its verb and a code
     for i, word in enumerate(rest):
         if word.value is None or _is_program(_name(word)):
             if any(_verb_or_unknown(w) for w in rest[i + 1 :]) or (

@@ -75,6 +75,22 @@ HOSTILE = [
     "printf -v 'x[$(intent-ls approve x)]' %s 1",
     "exec -a name intent-ls approve destructive-edit x",
     "INTENT_LS=1 intent_ls approve destructive-edit src/app.py",
+    "intent-ls ap{p,}rove destructive-edit src/app.py",
+    "intent-ls appr?ve destructive-edit src/app.py",
+    "intent-ls $'appr\\x6fve' destructive-edit src/app.py",
+    "/usr/local/bin/intent-l? approve destructive-edit src/app.py",
+    "busybox sh -c 'intent-ls approve destructive-edit x'",
+    "bash -c 'source /dev/stdin' <<< 'intent-ls approve destructive-edit x'",
+    "sh -s < <(echo 'intent-ls approve x')",
+    "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['intent-ls', 'approve', 'x'])\nEOF\n",
+    'ln -s "$(command -v intent-ls)" ok && ./ok approve destructive-edit src/app.py',
+    "hash -p /usr/local/bin/intent-ls ok; ok approve destructive-edit src/app.py",
+    'set -- intent-ls approve destructive-edit x; "$@"',
+    "ssh localhost intent-ls approve destructive-edit x",
+    "coproc intent-ls approve destructive-edit x",
+    'echo "$(intent-ls approve destructive-edit x)"',
+    "{ intent-ls approve destructive-edit x; }",
+    "if true; then intent-ls approve destructive-edit x; fi",
 ]
 
 BENIGN = [
