@@ -107,7 +107,10 @@ _XARGS_VALUES = frozenset(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--re
 
 def is_approval_attempt(command: str) -> bool:
     """Whether ``command`` could run ``intent-ls approve``, however it is spelled."""
-    return _text(command, 0, None)
+    try:
+        return _text(command, 0, None)
+    except RecursionError:
+        return True  # nested deeper than Python can walk: cannot be read, so closed
 
 
 def agent_shell() -> str | None:

@@ -134,4 +134,5 @@ def test_nesting_deeper_than_can_be_read_is_refused() -> None:
     for _ in range(12):
         command = f"sh -c {shlex.quote(command)}"
     assert is_approval_attempt(command)
+    assert is_approval_attempt("echo " + "$(" * 3000 + "true" + ")" * 3000)
     assert not is_approval_attempt("sh -c 'sh -c \"echo approve\"'")
