@@ -136,3 +136,14 @@ def test_nesting_deeper_than_can_be_read_is_refused() -> None:
     assert is_approval_attempt(command)
     assert is_approval_attempt("echo " + "$(" * 3000 + "true" + ")" * 3000)
     assert not is_approval_attempt("sh -c 'sh -c \"echo approve\"'")
+
+
+def test_what_cannot_be_read_is_closed_even_when_ordinary() -> None:
+    """The price docs/agents.md names: refused, and spelled out they pass."""
+    for unreadable, spelled in [
+        ('eval "$(pyenv init -)"', "pyenv init -"),
+        ("$EDITOR notes.txt", '"$EDITOR" notes.txt'),
+        ("cat install.sh | sh", "sh install.sh"),
+    ]:
+        assert is_approval_attempt(unreadable), unreadable
+        assert not is_approval_attempt(spelled), spelled
