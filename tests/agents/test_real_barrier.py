@@ -5,8 +5,9 @@ Each CLI lets the before-tool hook rewrite a shell command (Gemini ``tool_input`
 Codex ``updatedInput`` with ``allow``, Claude Code ``updatedInput``): a write to the
 spec from a command no classifier follows fails inside the command, the agent sees why
 in the command's output, and the file is unchanged. The agent's own checks of the
-command text still apply to the rewritten one. And ``intent-ls approve`` recognises the
-agent's shell by the variables each CLI really sets there (captured with ``env``).
+command text still apply to the rewritten one. ``intent-ls approve`` recognises the
+agent's shell by the variables each CLI really sets there (captured with ``env``), and
+a script that drops them still cannot write an approval: the ledger is read-only.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from tests.agents.scripted_model import (
     result_text,
     tool,
 )
+from tests.support import records
 
 pytestmark = pytest.mark.skipif(not available(), reason="no user and mount namespaces here")
 
@@ -47,6 +49,17 @@ SNEAK = (
 )
 #: Prints which agent-shell marker ``intent-ls approve`` would refuse on.
 PROBE = "from intent_ls.agents.approval_guard import agent_shell\nprint('marker', agent_shell())\n"
+
+
+#: A script no guard reads: it drops every agent-shell marker, then approves.
+UNMARKED_APPROVE = (
+    "import os, subprocess, sys\n"
+    "from intent_ls.agents.approval_guard import AGENT_ENV\n"
+    "env = {k: v for k, v in os.environ.items() if k not in AGENT_ENV}\n"
+    "done = subprocess.run([sys.executable, '-m', 'intent_ls', 'approve', "
+    "'destructive-command', '--command', 'git push -f'], env=env)\n"
+    "print('approve exited', done.returncode)\n"
+)
 
 
 def _spec(root: Path) -> str:
@@ -62,6 +75,19 @@ def _probe(root: Path) -> str:
     return f"{sys.executable} probe.py"
 
 
+def _unmarked_approve(root: Path) -> str:
+    (root / "tool.py").write_text(UNMARKED_APPROVE)
+    return f"{sys.executable} tool.py"
+
+
+def _no_approval(root: Path, output: str) -> None:
+    """The unmarked approve ran, and failed on the read-only sidecar."""
+    assert "approve exited 0" not in output and "approve exited" in output, output
+    assert "Read-only file system" in output and "Traceback" not in output, output
+    kinds = [r.get("metadata", {}).get("intent_ls", {}).get("kind") for r in records(root)]
+    assert "approval" not in kinds
+
+
 @pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
 def test_gemini_runs_shell_commands_behind_the_barrier(
     governed: Path, tmp_path: Path, agent_path: str
@@ -74,6 +100,7 @@ def test_gemini_runs_shell_commands_behind_the_barrier(
             tool(3, "run_shell_command", command=_probe(governed)),
             # intent-ls finds nothing wrong here; Gemini itself refuses it, as unwrapped.
             tool(4, "run_shell_command", command="echo $(date)"),
+            tool(5, "run_shell_command", command=_unmarked_approve(governed)),
             "finished",
         ]
     )
@@ -86,6 +113,7 @@ def test_gemini_runs_shell_commands_behind_the_barrier(
     assert "GEMINI_CLI" in names and "GEMINI_CLI" in AGENT_ENV
     assert "marker GEMINI_CLI" in results["toolu_03"], results["toolu_03"]
     assert "Command injection detected" in results["toolu_04"], results["toolu_04"]
+    _no_approval(governed, results["toolu_05"])
 
 
 @pytest.mark.skipif(CODEX is None, reason=missing("the Codex CLI"))
@@ -99,6 +127,11 @@ def test_codex_runs_shell_commands_behind_the_barrier(
             {"id": "call_02", "name": "exec_command", "input": {"cmd": "env"}},
             {"id": "call_03", "name": "exec_command", "input": {"cmd": _probe(governed)}},
             {"id": "call_04", "name": "exec_command", "input": {"cmd": "cd src && pwd"}},
+            {
+                "id": "call_05",
+                "name": "exec_command",
+                "input": {"cmd": _unmarked_approve(governed)},
+            },
             "finished",
         ]
     )
@@ -112,6 +145,7 @@ def test_codex_runs_shell_commands_behind_the_barrier(
     assert {"CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"} <= set(AGENT_ENV)
     assert "marker CODEX_THREAD_ID" in results["call_03"], results["call_03"]
     assert str(governed / "src") in results["call_04"], results["call_04"]
+    _no_approval(governed, results["call_05"])
 
 
 @pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
