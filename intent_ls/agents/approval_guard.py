@@ -82,9 +82,10 @@ _INTERPRETERS = {
     "osascript": ("-e",),
 }
 #: Programs that only read, print or store their arguments: a mention of the verb in
-#: them is data. (Not ``printf -v``, ``let``, ``declare``, ``read``, ``test``: bash
-#: evaluates array subscripts in their arguments; not ``man``, ``less``, ``sort``: they
-#: run a program named in an option.)
+#: them is data, as in the test and lint runners' (the classifier's ``CHECKERS``). Not
+#: ``printf -v``, ``let``, ``declare``, ``read``, ``test``: bash evaluates array
+#: subscripts in their arguments; not ``man``, ``less``, ``sort``: they run a program
+#: named in an option.
 _DATA_ONLY = frozenset(
     [
         "echo", "printf", "cat", "tac", "head", "tail", "wc", "nl", "grep", "egrep", "fgrep",
@@ -301,7 +302,7 @@ def _value(word: _Word) -> str | None:
 
 
 def _argv(words: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
-    from intent_ls.agents.shell.classify import _name, _unwrap
+    from intent_ls.agents.shell.classify import CHECKERS, _name, _unwrap
 
     if depth > MAX_DEPTH:
         return True
@@ -332,10 +333,12 @@ def _argv(words: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
     if _PYTHON.fullmatch(name):
         return _python(rest, depth, stdin)
     if name in _INTERPRETERS:
-        return _interpreter(name, rest, stdin)
+        return _interpreter(name, rest, depth, stdin)
     if name == "git":
         return _git(rest, depth)
-    if name in _DATA_ONLY and not (name == "printf" and any(w.value == "-v" for w in rest)):
+    if name == "printf" and any(w.value == "-v" for w in rest):
+        return _unknown(rest, depth)
+    if name in _DATA_ONLY or name in CHECKERS:
         return False
     return _unknown(rest, depth)
 
@@ -430,6 +433,8 @@ def _script_operand(operand: Sequence[_Word], depth: int, stdin: _Stdin) -> bool
 
 
 def _python(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
+    from intent_ls.agents.shell.classify import _Word
+
     args = list(rest)
     while args and args[0].value is not None and args[0].value.startswith("-"):
         option = args.pop(0).value or ""
@@ -439,34 +444,47 @@ def _python(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
             module = option[2:] or (args.pop(0).value if args else "")
             if module is None or module.split(".")[0] == "intent_ls":
                 return module is None or any(_verb_or_unknown(w) for w in args)
-            return False
+            # As the module's own program: ``-m pytest`` (data), ``-m runpy intent_ls …``
+            return _argv([_Word(module, text=module), *args], depth + 1, stdin)
         if option.startswith("-c"):
             code = option[2:] or (args.pop(0).value if args else "")
-            return code is None or _mentions(code)
+            return _code(code, args, depth)
         if option in ("-W", "-X", "--check-hash-based-pycs") and args:
             args.pop(0)
     if args and args[0].value is not None and args[0].value not in _STDIN_FILES:
         path = args[0].value
         if _is_program(PurePosixPath(path).name) or "intent_ls" in path.split("/"):
             return any(_verb_or_unknown(w) for w in args[1:])
-        return False
+        return _unknown(args[1:], depth)
     if args and args[0].value is None:
         return any(_verb_or_unknown(w) for w in args[1:])
     return stdin is ... or (isinstance(stdin, str) and _mentions(stdin))
 
 
-def _interpreter(name: str, rest: Sequence[_Word], stdin: _Stdin) -> bool:
+def _interpreter(name: str, rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
     flags = _INTERPRETERS[name]
     for i, word in enumerate(rest):
         if word.value in flags:
-            code = rest[i + 1] if i + 1 < len(rest) else None
-            return code is None or code.value is None or _mentions(code.value)
+            code = rest[i + 1].value if i + 1 < len(rest) else ""
+            return _code(code, rest[i + 2 :], depth)
     if any(w.value is None for w in rest):
         return True
-    operands = [w for w in rest if not (w.value or "").startswith("-")]
-    if operands:
-        return False  # a script file: the other layers stand
+    operands = [i for i, w in enumerate(rest) if not (w.value or "").startswith("-")]
+    if operands:  # a script file, not read (the other layers stand); its arguments are
+        return _unknown(rest[operands[0] + 1 :], depth)
     return stdin is ... or (isinstance(stdin, str) and _mentions(stdin))
+
+
+def _code(code: str | None, args: Sequence[_Word], depth: int) -> bool:
+    """Code given to an interpreter is not read as code: naming both the program and
+    the verb, or the program with the verb among its arguments
+    (``python -c 'import runpy; runpy.run_module("intent_ls")' approve``), or handing
+    its arguments on (``perl -e 'exec @ARGV' intent-ls approve``) is refused."""
+    if code is None or _mentions(code):
+        return True
+    if _PROGRAM.search(_NOISE.sub("", code).lower()) and any(_verb_or_unknown(w) for w in args):
+        return True
+    return _unknown(args, depth)
 
 
 def _xargs(rest: Sequence[_Word], depth: int) -> bool:

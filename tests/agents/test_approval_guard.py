@@ -91,6 +91,16 @@ HOSTILE = [
     'echo "$(intent-ls approve destructive-edit x)"',
     "{ intent-ls approve destructive-edit x; }",
     "if true; then intent-ls approve destructive-edit x; fi",
+    "python -m runpy intent_ls approve destructive-edit x",
+    "python3 -m pdb -m intent_ls approve destructive-edit x",
+    "coverage run -m intent_ls approve destructive-edit x",
+    'python -c \'import runpy; runpy.run_module("intent_ls", run_name="__main__")\' approve x',
+    "python3 -c 'import os, sys; os.execvp(sys.argv[1], sys.argv[1:])' intent-ls approve x",
+    "perl -e 'exec @ARGV' intent-ls approve destructive-edit x",
+    "npx -y intent-ls approve destructive-edit x",
+    "parallel intent-ls approve ::: destructive-edit",
+    "script -qc 'intent-ls approve destructive-edit x' /dev/null",
+    "env -i PATH=$PATH intent-ls approve destructive-edit x",
 ]
 
 BENIGN = [
@@ -116,6 +126,9 @@ BENIGN = [
     "git log --grep='intent-ls approve' --oneline",
     "echo ok | xargs echo",
     "bash scripts/test.sh",
+    "python -c 'print(1)' approve",
+    "python tool.py --approve",
+    "node -e 'console.log(process.argv)' x",
 ]
 
 
