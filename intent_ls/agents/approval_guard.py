@@ -337,10 +337,10 @@ def _argv(words: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
     if name == "git":
         return _git(rest, depth)
     if name == "printf" and any(w.value == "-v" for w in rest):
-        return _unknown(rest, depth)
+        return _unknown(rest, depth, stdin)
     if name in _DATA_ONLY or name in CHECKERS:
         return False
-    return _unknown(rest, depth)
+    return _unknown(rest, depth, stdin)
 
 
 def _split_env(words: Sequence[_Word]) -> list[_Word]:
@@ -545,7 +545,7 @@ def _git(rest: Sequence[_Word], depth: int) -> bool:
     return any(_text(s.removeprefix("!"), depth + 1) for s in settings if s)
 
 
-def _unknown(rest: Sequence[_Word], depth: int) -> bool:
+def _unknown(rest: Sequence[_Word], depth: int, stdin: _Stdin = None) -> bool:
     """A program whose effects nobody listed may run its arguments (``watch``, ``su
     -c``, ``npx``, ``uv run``, ``strace``, ``ssh``): the verb after the program's name
     or after a word only known at run time, code naming both, or a shell, interpreter
@@ -567,6 +567,6 @@ def _unknown(rest: Sequence[_Word], depth: int) -> bool:
         if _mentions(word.value):
             return True
         name = _name(word)
-        if (name in runners or _PYTHON.fullmatch(name)) and _argv(rest[i:], depth + 1, ...):
+        if (name in runners or _PYTHON.fullmatch(name)) and _argv(rest[i:], depth + 1, stdin):
             return True
     return False

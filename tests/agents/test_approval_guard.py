@@ -101,6 +101,7 @@ HOSTILE = [
     "parallel intent-ls approve ::: destructive-edit",
     "script -qc 'intent-ls approve destructive-edit x' /dev/null",
     "env -i PATH=$PATH intent-ls approve destructive-edit x",
+    "echo 'intent-ls approve destructive-edit x' | ssh localhost sh",
 ]
 
 BENIGN = [
@@ -129,6 +130,8 @@ BENIGN = [
     "python -c 'print(1)' approve",
     "python tool.py --approve",
     "node -e 'console.log(process.argv)' x",
+    "pkill node",
+    "timeout 5 watch -n 1 python",
 ]
 
 
