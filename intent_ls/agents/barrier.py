@@ -138,29 +138,31 @@ _ONCE = " || exit 126\n"
 
 
 def unwrap(command: str) -> str:
-    """The agent's own command inside :func:`wrap`'s, or ``command`` itself."""
+    """The agent's own command inside :func:`wrap`'s, or ``command`` itself. Only an
+    exact :func:`wrap` output is unwrapped: a look-alike with more after it is judged
+    whole, since all of it would run."""
     import shlex
 
     if f" -m {_MODULE} " not in command:
         return command
+    heads = []
     if command.startswith("exec "):
         at = command.find(_ONCE)
         while at >= 0:
-            tail = command[at + len(_ONCE) :]
-            try:
-                words = shlex.split(command[len("exec ") : at])
-            except ValueError:
-                words = []
-            if len(words) == 7 and words[1:4] == ["-I", "-m", _MODULE] and words[6] == tail:
-                return tail
+            heads.append(command[len("exec ") : at])
             at = command.find(_ONCE, at + 1)
-        return command
-    try:
-        words = shlex.split(command.split("; __ils=$?;", 1)[0])
-    except ValueError:
-        return command
-    if len(words) == 7 and words[1:4] == ["-I", "-m", _MODULE]:
-        return words[6]
+    else:
+        heads.append(command.split("; __ils=$?;", 1)[0])
+    for head in heads:
+        try:
+            words = shlex.split(head)
+        except ValueError:
+            continue
+        if len(words) != 7 or words[1:4] != ["-I", "-m", _MODULE]:
+            continue
+        python, root, cwd_out, inner = words[0], Path(words[4]), words[5] or None, words[6]
+        if wrap(python, root, inner, cwd_out) == command:
+            return inner
     return command
 
 

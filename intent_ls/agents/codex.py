@@ -8,9 +8,9 @@ a human is denied with the command that approves it.
 A shell command let through is rewritten to run under the write barrier
 (:mod:`.barrier`). Codex 0.169.0 applies ``updatedInput`` only beside
 ``permissionDecision: "allow"`` (alone it is an invalid answer and the command runs
-unchanged); that ``allow`` skips neither Codex's sandbox nor its approval policy, it
-only carries the rewrite. PostToolUse then reports the rewritten command, which is read
-back as the agent's own.
+unchanged); that ``allow`` only carries the rewrite, the rewritten command still runs in
+Codex's sandbox (checked with ``sandbox_mode = "read-only"``). PostToolUse then reports
+the rewritten command, which is read back as the agent's own.
 """
 
 from __future__ import annotations

@@ -35,10 +35,16 @@ def test_the_single_shot_form_keeps_the_command_verbatim_for_the_agents_own_chec
     assert wrapped.startswith("exec ") and wrapped.endswith("\n" + command)
 
 
-def test_a_lookalike_is_not_unwrapped() -> None:
-    barrier = f"exec {sys.executable} -I -m intent_ls.agents.barrier"
-    fake = f"{barrier} /r '' 'ls' || exit 126\nrm -rf src"
-    assert unwrap(fake) == fake
+@pytest.mark.parametrize("cwd_out", [None, "/tmp/intent-ls-cwd-x"])
+def test_a_lookalike_with_more_after_it_is_judged_whole(cwd_out: str | None) -> None:
+    """Where no rewrite happens (no barrier here) the agent's command runs as sent: a
+    look-alike of the wrap must not hide what follows it from the judge."""
+    honest = wrap(sys.executable, Path("/r"), "ls", cwd_out)
+    for fake in (honest + "; rm -rf src", honest + "\nrm -rf src", honest.replace("ls", "lx")):
+        assert unwrap(fake) == fake
+    if cwd_out is not None:
+        smuggled = honest.replace("(exit $__ils)", "rm -rf src; (exit $__ils)")
+        assert smuggled != honest and unwrap(smuggled) == smuggled
 
 
 def test_gemini_and_codex_spell_the_rewrite_their_way() -> None:
