@@ -27,6 +27,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import PurePosixPath
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
 from intent_ls.policy import verdicts
@@ -101,8 +102,8 @@ _DATA_ONLY = frozenset(
 )  # fmt: skip
 #: What a shell reading its script from stdin gets: None (nothing the agent chose), the
 #: text, or ``...`` when only known at run time.
-_Stdin = str | None | type(Ellipsis)
-#: Options of the wrappers the classifier unwraps that take a value it does not skip.
+_Stdin = str | None | EllipsisType
+#: ``xargs`` options that take a value.
 _XARGS_VALUES = frozenset(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--replace"])
 
 
