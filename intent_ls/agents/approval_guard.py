@@ -367,27 +367,28 @@ def _split_env(words: Sequence[_Word]) -> list[_Word]:
 
 
 def _split_string(words: Sequence[_Word]) -> tuple[int, str | None, int] | None:
-    """Where an ``env`` among the leading words has ``-S``: (index, string, words used)."""
-    from intent_ls.agents.shell.classify import WRAPPERS, _name
+    """Where an ``env`` has ``-S`` (wherever it stands: ``timeout 5 env -S …``, ``sudo -u
+    me env -S …``): (index, string, words used)."""
+    from intent_ls.agents.shell.classify import _name
 
-    in_env = False
+    in_env = skip = False
     for i, word in enumerate(words):
         value = word.value
-        if value is None:
-            return None
-        if _name(word) == "env" and not value.startswith("-"):
+        if skip:
+            skip = False
+        elif value is not None and _name(word) == "env":
             in_env = True
-            continue
-        if in_env and value in ("-S", "--split-string"):
+        elif in_env and value in ("-u", "-C", "--unset", "--chdir"):
+            skip = True
+        elif in_env and value in ("-S", "--split-string"):
             following = words[i + 1].value if i + 1 < len(words) else ""
             return i, following, 2
-        if in_env and value.startswith("--split-string="):
+        elif in_env and value is not None and value.startswith("--split-string="):
             return i, value.split("=", 1)[1], 1
-        if in_env and value.startswith("-S"):
+        elif in_env and value is not None and value.startswith("-S"):
             return i, value[2:], 1
-        if value.startswith("-") or "=" in value or _name(word) in WRAPPERS:
-            continue
-        return None
+        elif value is None or not (value.startswith("-") or "=" in value):
+            in_env = False
     return None
 
 

@@ -102,6 +102,9 @@ HOSTILE = [
     "script -qc 'intent-ls approve destructive-edit x' /dev/null",
     "env -i PATH=$PATH intent-ls approve destructive-edit x",
     "echo 'intent-ls approve destructive-edit x' | ssh localhost sh",
+    "timeout 5 env -S 'intent-ls approve destructive-edit x'",
+    "sudo -u me env -i -S'intent-ls approve destructive-edit x'",
+    "env -u CLAUDECODE -C . -S 'intent-ls approve destructive-edit x'",
 ]
 
 BENIGN = [
