@@ -132,6 +132,8 @@ def _text(command: str, depth: int, stdin: _Stdin = None) -> bool:
 
     if depth > MAX_DEPTH:
         return True
+    if "\\\n" in command and _text(command.replace("\\\n", ""), depth, stdin):
+        return True  # bash drops a backslash-newline before it splits words; the parser not
     tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
     if tree.root_node.has_error and _mentions(command):
         return True

@@ -105,6 +105,8 @@ HOSTILE = [
     "timeout 5 env -S 'intent-ls approve destructive-edit x'",
     "sudo -u me env -i -S'intent-ls approve destructive-edit x'",
     "env -u CLAUDECODE -C . -S 'intent-ls approve destructive-edit x'",
+    "intent-l\\\ns appr\\\nove destructive-edit x",
+    'intent-ls "app\\\nrove" destructive-edit x',
 ]
 
 BENIGN = [
