@@ -3,10 +3,11 @@
 Verification after the call (:mod:`.effects`) puts files back, but a change that runs
 code within the same command — a git hook written and triggered by one ``bash -c`` — is
 over before any after-tool check. Where the agent lets a hook rewrite the command
-(Claude Code's PreToolUse ``updatedInput``), it runs as ``python -I -m
-intent_ls.agents.barrier ROOT CWD_FILE COMMAND``: this process enters a new user and
-mount namespace (unprivileged, where the kernel allows it), bind-mounts every existing
-protected path onto itself read-only, then becomes ``bash -c COMMAND``. Everything the
+(Claude Code's and Codex's PreToolUse ``updatedInput``, Gemini CLI's BeforeTool
+``tool_input``), it runs as ``python -I -m intent_ls.agents.barrier ROOT CWD_FILE
+COMMAND`` (:func:`wrap`): this process enters a new user and mount namespace
+(unprivileged, where the kernel allows it), bind-mounts every existing protected path
+onto itself read-only, then becomes ``bash -c COMMAND``. Everything the
 command runs sees those paths read-only: writes fail with EROFS, removing or renaming
 over them with EBUSY. The rest of the file system, and the rest of the host, are as
 they were; the mounts vanish with the command's last process.
@@ -108,31 +109,60 @@ def run(root: Path, command: str, cwd_out: str | None) -> int:
     return 2  # not reached: exec replaced this process
 
 
-def wrap(python: str, root: Path, command: str, cwd_out: str) -> str:
-    """The agent's shell command, run under the barrier: the same status, and the
-    agent shell's working directory follows a ``cd`` in it, as it would unwrapped."""
+def wrap(python: str, root: Path, command: str, cwd_out: str | None) -> str:
+    """The agent's shell command, run under the barrier, with the same status.
+
+    With ``cwd_out`` (Claude Code, whose shell persists between calls) the agent shell's
+    working directory follows a ``cd`` in the command, as it would unwrapped. Without it
+    (Gemini CLI, Codex: a fresh shell per call) the shell becomes the barrier, and the
+    command follows verbatim, never reached: the agent's own checks of the command text
+    (Codex refusing ``rm -f``, Gemini refusing command substitution) still see it.
+    """
     import shlex
 
     q = shlex.quote
+    head = f"{q(python)} -I -m {_MODULE} {q(str(root))}"
+    if cwd_out is None:
+        return f"exec {head} '' {q(command)}{_ONCE}{command}"
     return (
-        f"{q(python)} -I -m intent_ls.agents.barrier {q(str(root))} {q(cwd_out)} {q(command)}; "
+        f"{head} {q(cwd_out)} {q(command)}; "
         f'__ils=$?; cd "$(cat {q(cwd_out)} 2>/dev/null || pwd)"; rm -f {q(cwd_out)}; '
         "(exit $__ils)"
     )
 
 
+_MODULE = "intent_ls.agents.barrier"
+#: Ends the barrier's line in :func:`wrap`'s single-shot form: should ``exec`` fail,
+#: the shell stops there and the verbatim copy after it never runs.
+_ONCE = " || exit 126\n"
+
+
 def unwrap(command: str) -> str:
-    """The agent's own command inside :func:`wrap`'s, or ``command`` itself."""
+    """The agent's own command inside :func:`wrap`'s, or ``command`` itself. Only an
+    exact :func:`wrap` output is unwrapped: a look-alike with more after it is judged
+    whole, since all of it would run."""
     import shlex
 
-    if " -m intent_ls.agents.barrier " not in command:
+    if f" -m {_MODULE} " not in command:
         return command
-    try:
-        words = shlex.split(command.split("; __ils=$?;", 1)[0])
-    except ValueError:
-        return command
-    if len(words) == 7 and words[1:4] == ["-I", "-m", "intent_ls.agents.barrier"]:
-        return words[6]
+    heads = []
+    if command.startswith("exec "):
+        at = command.find(_ONCE)
+        while at >= 0:
+            heads.append(command[len("exec ") : at])
+            at = command.find(_ONCE, at + 1)
+    else:
+        heads.append(command.split("; __ils=$?;", 1)[0])
+    for head in heads:
+        try:
+            words = shlex.split(head)
+        except ValueError:
+            continue
+        if len(words) != 7 or words[1:4] != ["-I", "-m", _MODULE]:
+            continue
+        python, root, cwd_out, inner = words[0], Path(words[4]), words[5] or None, words[6]
+        if wrap(python, root, inner, cwd_out) == command:
+            return inner
     return command
 
 

@@ -4,6 +4,13 @@
 is judged (adds, updates, deletes and moves). The shell tool arrives as ``Bash``. Every
 payload carries ``model``. Codex ignores ``ask`` (the tool would run), so whatever needs
 a human is denied with the command that approves it.
+
+A shell command let through is rewritten to run under the write barrier
+(:mod:`.barrier`). Codex 0.169.0 applies ``updatedInput`` only beside
+``permissionDecision: "allow"`` (alone it is an invalid answer and the command runs
+unchanged); that ``allow`` only carries the rewrite, the rewritten command still runs in
+Codex's sandbox (checked with ``sandbox_mode = "read-only"``). PostToolUse then reports
+the rewritten command, which is read back as the agent's own.
 """
 
 from __future__ import annotations
@@ -68,10 +75,13 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     workdir = args.get("workdir")
     workdir = workdir if isinstance(workdir, str) or workdir is None else "\0"
     if name in ("Bash", "shell", "exec_command") and isinstance(command, str):
+        from intent_ls.agents.barrier import unwrap
+
+        command = unwrap(command)
         patch = heredoc_patch(command)
         if patch is not None:
             return patch_call(name, patch)
-        return ToolCall(ToolKind.SHELL, "Bash", command=command, workdir=workdir)
+        return ToolCall(ToolKind.SHELL, "Bash", command=command, arguments=args, workdir=workdir)
     if isinstance(command, list) and all(isinstance(c, str) for c in command):
         import shlex
 
@@ -84,4 +94,8 @@ def parse(payload: dict[str, Any]) -> HookEvent:
 
 
 def render(event_name: str, outcome: Any) -> dict[str, Any]:
-    return claude.render(event_name, outcome, ask_supported=ASK_SUPPORTED)
+    out = claude.render(event_name, outcome, ask_supported=ASK_SUPPORTED)
+    spec = out.get("hookSpecificOutput")
+    if event_name == "PreToolUse" and isinstance(spec, dict) and "updatedInput" in spec:
+        spec["permissionDecision"] = "allow"  # without it Codex ignores the rewrite
+    return out

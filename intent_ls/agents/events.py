@@ -105,6 +105,6 @@ class Outcome:
     reason: str = ""
     #: Text the agent adds to the model's context (session start, prompt, after a tool).
     context: str = ""
-    #: The tool's input rewritten (Claude Code's ``updatedInput``): a shell command run
-    #: under the write barrier (:mod:`.barrier`).
+    #: The tool's input rewritten (Claude Code's and Codex's ``updatedInput``, Gemini
+    #: CLI's ``tool_input``): a shell command run under the write barrier (:mod:`.barrier`).
     updated_input: dict[str, object] | None = None

@@ -6,6 +6,12 @@ tools ``mcp_context`` (``server_name``, ``tool_name``). The model id appears onl
 BeforeModel's ``llm_request.model``, so that event stores it in the session state for
 the records. Out: ``{"decision": "allow"|"ask"|"deny", "reason": …}`` before a tool,
 ``hookSpecificOutput.additionalContext`` at session start and before the agent runs.
+
+A shell command let through is rewritten to run under the write barrier
+(:mod:`.barrier`): ``hookSpecificOutput.tool_input`` replaces the tool's arguments
+(checked in Gemini CLI 0.61.0, which re-validates them and tells the model they were
+modified). AfterTool then reports the rewritten command, which is read back as the
+agent's own.
 """
 
 from __future__ import annotations
@@ -61,11 +67,14 @@ def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None
             change = FileChange(path, None, lambda text: replace(before, after, every, text))
         return ToolCall(ToolKind.WRITE, name, (change,))
     if name == "run_shell_command":
+        from intent_ls.agents.barrier import unwrap
+
         workdir = args.get("dir_path", args.get("directory"))
         return ToolCall(
             ToolKind.SHELL,
             name,
-            command=text_of(args.get("command")) or "",
+            command=unwrap(text_of(args.get("command")) or ""),
+            arguments=args,
             workdir=workdir if isinstance(workdir, str) or workdir is None else "\0",
         )
     if name in ("read_file", "read_many_files") and path is not None:
@@ -102,6 +111,14 @@ def parse(payload: dict[str, Any]) -> HookEvent:
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:
     if event_name == "BeforeTool":
+        if outcome.decision is Decision.PASS and outcome.updated_input is not None:
+            # No decision: Gemini's own approval mode and policy still apply.
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event_name,
+                    "tool_input": outcome.updated_input,
+                }
+            }
         if outcome.decision is Decision.PASS:
             return {}
         out: dict[str, Any] = {"decision": outcome.decision.value}

@@ -118,7 +118,20 @@ def decision(out: dict[str, Any]) -> tuple[str | None, str]:
 
 
 def let_through(out: dict[str, Any]) -> bool:
-    """No opinion: the agent's own rules apply (Claude Code's shell command possibly
-    rewritten to run under the write barrier, which carries no decision)."""
+    """No opinion: the agent's own rules apply (a shell command possibly rewritten to
+    run under the write barrier: no decision on Claude Code and Gemini CLI, the
+    ``allow`` Codex needs to apply a rewrite)."""
     spec = out.get("hookSpecificOutput") or {}
-    return out == {} or (set(spec) == {"hookEventName", "updatedInput"})
+    return out == {} or set(spec) in (
+        {"hookEventName", "updatedInput"},
+        {"hookEventName", "tool_input"},
+        {"hookEventName", "updatedInput", "permissionDecision"},
+    )
+
+
+def rewritten(out: dict[str, Any]) -> dict[str, Any] | None:
+    """The tool input a before-tool answer replaces the agent's with, in any agent's
+    spelling (Claude Code and Codex ``updatedInput``, Gemini CLI ``tool_input``)."""
+    spec = out.get("hookSpecificOutput") or {}
+    found = spec.get("updatedInput", spec.get("tool_input"))
+    return found if isinstance(found, dict) else None

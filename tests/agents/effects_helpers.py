@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.agents.conftest import Hook, decision
+from tests.agents.conftest import Hook, decision, rewritten
 from tests.support import committed
 
 SELECT = "mcp__intent-ls__select_active_intent"
@@ -24,8 +24,18 @@ class Agent:
     """Plays one agent session: the before-tool event, the command (run for real, as
     the agent would once allowed, or as a human who said yes), the after-tool event."""
 
-    def __init__(self, root: Path, agent: str = "claude-code", home: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        agent: str = "claude-code",
+        home: Path | None = None,
+        *,
+        barrier: bool = True,
+    ) -> None:
+        """``barrier=False`` plays a machine without the write barrier: the agent runs
+        its own command, and only the verification after the call stands guard."""
         self.hook = Hook(root, agent)
+        self.barrier = barrier
         self.root = root
         self.agent = agent
         self.env = {"HOME": str(home)} if home else {}
@@ -57,9 +67,8 @@ class Agent:
         verdict = decision(pre)[0]
         if verdict == "deny" or (verdict == "ask" and not run_held):
             return pre, ""
-        spec = pre.get("hookSpecificOutput") or {}
-        if isinstance(spec.get("updatedInput"), dict):  # the agent runs what the hook says
-            args = spec["updatedInput"]
+        if self.barrier:
+            args = rewritten(pre) or args  # the agent runs what the hook says
         subprocess.run(
             ["bash", "-c", str(args["command"])],
             cwd=self.root,

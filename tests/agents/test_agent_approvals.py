@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.approval_guard import AGENT_ENV
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import decision
 from tests.agents.effects_helpers import Agent, git_workspace
@@ -46,7 +47,7 @@ def test_every_spelling_of_approve_is_denied_never_asked(governed: Path, agent: 
 
 
 def test_the_cli_refuses_inside_an_agents_shell(governed: Path) -> None:
-    for marker in ("CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX"):
+    for marker in AGENT_ENV:
         done = intent_ls(
             "approve",
             "--workspace",
@@ -61,12 +62,17 @@ def test_the_cli_refuses_inside_an_agents_shell(governed: Path) -> None:
     assert records(governed) == []
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
-def test_an_approval_written_during_a_call_is_cut_off(governed: Path, agent: str) -> None:
-    """Claude Code runs the command behind the write barrier (the ledger is read-only to
-    it); Gemini's hooks cannot rewrite commands, so the append is cut off afterwards."""
+@pytest.mark.parametrize(
+    ("agent", "barrier"),
+    [("claude-code", True), ("codex", True), ("gemini", True), ("gemini", False)],
+)
+def test_an_approval_written_during_a_call_is_cut_off(
+    governed: Path, agent: str, barrier: bool
+) -> None:
+    """Behind the write barrier the ledger is read-only to the command; without it (a
+    kernel with no user namespaces) the append is cut off after the call."""
     ws = git_workspace(governed)
-    player = Agent(ws, agent)
+    player = Agent(ws, agent, barrier=barrier)
     player.select("INT-APP")
     player.shell("echo a > src/a.txt")  # a first record: the ledger exists
     before = (ws / ".orchestration" / "agent_trace.jsonl").read_bytes()
@@ -79,7 +85,7 @@ def test_an_approval_written_during_a_call_is_cut_off(governed: Path, agent: str
     )
     player.shell(f"{sys.executable} src/sneak.py")
     assert (ws / ".orchestration" / "agent_trace.jsonl").read_bytes() == before
-    if agent == "claude-code" and available():
+    if barrier and available():
         return
     log = [
         json.loads(line)

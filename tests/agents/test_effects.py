@@ -18,10 +18,6 @@ from tests.support import git, records
 PY = f"{sys.executable} -c"
 
 
-#: An agent whose hooks cannot rewrite commands: what it did is put back after the call.
-VERIFIED_ONLY = "gemini"
-
-
 def py_write(path: str, text: str, mode: str = "w") -> str:
     """A write no classifier can follow: the path is built at run time."""
     parts = " + ".join(repr(p) for p in path.split("/"))
@@ -55,7 +51,7 @@ def spec_of(root: Path) -> str:
     ],
 )
 def test_the_spec_is_put_back_whatever_wrote_it(ws: Path, command: str) -> None:
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     pre, told = agent.shell(command)
     assert spec_of(ws) == SPEC
@@ -65,7 +61,7 @@ def test_the_spec_is_put_back_whatever_wrote_it(ws: Path, command: str) -> None:
 
 
 def test_a_created_sidecar_file_is_removed_and_an_approval_record_cut_off(ws: Path) -> None:
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     ledger = ws / ".orchestration" / "agent_trace.jsonl"
     forged = {"metadata": {"intent_ls": {"kind": "approval", "session_id": "editor"}}}
@@ -84,7 +80,7 @@ def test_a_created_sidecar_file_is_removed_and_an_approval_record_cut_off(ws: Pa
 
 
 def test_an_appended_approval_is_cut_from_an_existing_ledger(ws: Path) -> None:
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     agent.shell("echo generated > src/gen.txt")  # a first record
     ledger = ws / ".orchestration" / "agent_trace.jsonl"
@@ -121,7 +117,7 @@ def test_protected_paths_are_put_back_byte_for_byte(ws: Path, command: str, path
     target = ws / path
     existed = target.exists()
     before = target.read_bytes() if existed else None
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     _, told = agent.shell(command)
     if existed:
@@ -136,7 +132,7 @@ def test_home_settings_are_put_back(ws: Path, tmp_path: Path) -> None:
     (home / ".claude").mkdir(parents=True)
     settings = home / ".claude" / "settings.json"
     settings.write_text('{"hooks": {}}\n')
-    agent = Agent(ws, VERIFIED_ONLY, home=home)
+    agent = Agent(ws, "gemini", home=home, barrier=False)
     agent.select("INT-APP")
     _, told = agent.shell(
         py_write("~/.claude/settings.json", "{}") + "; " + py_write("~/.gitconfig", "[x]")
@@ -247,12 +243,17 @@ def test_what_cannot_be_put_back_fails_check(ws: Path) -> None:
 
 
 def test_gemini_and_codex_verify_too(ws: Path) -> None:
+    """Behind the barrier the spec write fails; what the barrier leaves writable (an
+    out-of-scope file) is put back after the call and the agent told."""
     for name in ("gemini", "codex"):
         agent = Agent(ws, agent=name)
         agent.select("INT-APP")
         _, told = agent.shell(f"{PY} \"open('.orchestration/active_intents.yaml','w').write('')\"")
         assert spec_of(ws) == SPEC, name
-        assert "active_intents.yaml" in told, name
+        assert available() or "active_intents.yaml" in told, name
+        _, told = agent.shell(py_write("docs/guide.md", "mine"))
+        assert (ws / "docs" / "guide.md").read_text() == "# Guide\n", name
+        assert "docs/guide.md" in told, name
 
 
 @pytest.mark.skipif(not available(), reason="no Landlock on this kernel")
@@ -307,7 +308,7 @@ def test_removing_the_kept_state_during_a_call_fails_check(ws: Path, tmp_path: P
     from intent_ls.agents.effects.store import store_dir
 
     state = tmp_path / "state"
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.env["XDG_STATE_HOME"] = str(state)
     agent.select("INT-APP")
     with pytest.MonkeyPatch.context() as patch:
@@ -330,7 +331,7 @@ def test_removing_the_kept_state_during_a_call_fails_check(ws: Path, tmp_path: P
 def test_a_file_hidden_from_git_status_is_still_put_back(
     ws: Path, flag: str, same_call: bool
 ) -> None:
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     hide = f"git update-index {flag} docs/guide.md"
     write = py_write("docs/guide.md", "backdoor")
@@ -344,7 +345,7 @@ def test_a_file_hidden_from_git_status_is_still_put_back(
 
 
 def test_a_hidden_file_deleted_in_a_later_call_is_re_created(ws: Path) -> None:
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     agent.shell("git update-index --skip-worktree docs/guide.md")
     _, told = agent.shell(f"{PY} \"import os; os.remove('docs/guide.md')\"")
@@ -357,7 +358,7 @@ def test_a_humans_hidden_local_edit_is_kept_when_the_agent_overwrites_it(ws: Pat
     rewrite is undone back to the human's local bytes, not to the committed ones."""
     (ws / "docs" / "guide.md").write_text("# Guide (my local notes)\n")
     git(ws, "update-index", "--skip-worktree", "docs/guide.md")
-    agent = Agent(ws, VERIFIED_ONLY)
+    agent = Agent(ws, "gemini", barrier=False)
     agent.select("INT-APP")
     agent.shell(py_write("docs/guide.md", "agent"))
     assert (ws / "docs" / "guide.md").read_text() == "# Guide (my local notes)\n"
@@ -366,7 +367,7 @@ def test_a_humans_hidden_local_edit_is_kept_when_the_agent_overwrites_it(ws: Pat
 def test_the_global_git_ignore_file_is_put_back(ws: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    agent = Agent(ws, VERIFIED_ONLY, home=home)
+    agent = Agent(ws, "gemini", home=home, barrier=False)
     agent.select("INT-APP")
     _, told = agent.shell(
         py_write("~/.config/git/ignore", "docs/\n") + " && " + py_write("docs/new.md", "x")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from intent_ls.agents.barrier import available
 from tests.agents.conftest import APP, SPEC
 from tests.agents.effects_helpers import git_workspace
 from tests.agents.real_cli import (
@@ -132,11 +133,16 @@ def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_ba
     assert json.loads(local.read_text()) == {"permissions": rules}
 
 
-def _outcome(ws: Path, told: str) -> None:
-    """What every agent's run must leave: the spec as it was, the agent told why, the
-    ``sed -i`` recorded as the agent's."""
+def _outcome(ws: Path, ran: str, told: str) -> None:
+    """What every agent's run must leave: the spec as it was, the agent told why (the
+    barrier's refusal in the script's output, else the files put back after the call),
+    the ``sed -i`` recorded as the agent's."""
     assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
-    assert "put them back" in told and ".orchestration/active_intents.yaml" in told
+    if available():
+        assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
+        assert "write barrier" in told
+    else:
+        assert "put them back" in told and ".orchestration/active_intents.yaml" in told
     assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")
     recorded = {r["files"][0]["path"]: r for r in records(ws)}
     sed = recorded["src/app.py"]
@@ -174,7 +180,7 @@ def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
         ]
     )
     results = run_codex(ws, tmp_path, model, agent_path)
-    _outcome(ws, json.dumps(model.main_requests[-1]))
+    _outcome(ws, results["call_03"], json.dumps(model.main_requests[-1]))
     assert "tests ok" in results["call_05"], results["call_05"]
 
 
@@ -196,5 +202,5 @@ def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None
         ]
     )
     results = run_gemini(ws, tmp_path, model, agent_path, "yolo")
-    _outcome(ws, json.dumps(model.main_requests[-1]))
+    _outcome(ws, results["toolu_03"], json.dumps(model.main_requests[-1]))
     assert "tests ok" in results["toolu_05"], results["toolu_05"]

@@ -32,9 +32,12 @@ def judge_shell(
             deny(
                 PROTECTED_PATH,
                 "approving a verdict is a human's decision; an agent never runs "
-                "`intent-ls approve`, in any spelling.",
+                "`intent-ls approve`, in any spelling, nor a command that could run it "
+                "unseen (a program or script only known at run time: `$x …`, "
+                '`eval "$(…)"`, `… | sh`).',
                 "tell the human what needs approval and why, and let them approve it "
-                "(in their terminal or the editor), then retry.",
+                "(in their terminal or the editor), then retry; otherwise spell the "
+                "command out.",
             )
         )
     found = classify_command(command, gov.root, cwd)

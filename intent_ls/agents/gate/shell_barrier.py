@@ -12,12 +12,12 @@ from intent_ls.agents import sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
 from intent_ls.agents.gate.governance import Governance
 
-#: Agents whose before-tool answer may rewrite a shell command (checked in the real CLI:
-#: Claude Code's ``updatedInput``). Claude Code matches its permission rules on the
-#: rewritten command, so the user's rules are matched here on the command as written and
-#: answered with a decision beside it. Elsewhere shell commands are verified after they
-#: ran, only.
-REWRITES_COMMANDS = frozenset({"claude-code"})
+#: Agents whose before-tool answer may rewrite a shell command (checked in each real CLI:
+#: Claude Code's ``updatedInput``, Codex's ``updatedInput`` with ``allow``, Gemini CLI's
+#: ``tool_input``). Claude Code matches its permission rules on the rewritten command, so
+#: the user's rules are matched here on the command as written and answered with a
+#: decision beside it. Elsewhere shell commands are verified after they ran, only.
+REWRITES_COMMANDS = frozenset({"claude-code", "codex", "gemini"})
 
 
 #: Session-state key: whether this session's shell commands can run under the barrier.
@@ -54,9 +54,11 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
 
     from intent_ls.agents import barrier
 
-    cwd_out = os.path.join(
-        os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
-    )
+    cwd_out = None  # Gemini CLI and Codex run each command in a fresh shell
+    if event.agent == "claude-code":  # its shell persists: a ``cd`` carries over
+        cwd_out = os.path.join(
+            os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
+        )
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
     rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
     if event.agent != "claude-code":
