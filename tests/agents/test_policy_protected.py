@@ -67,7 +67,7 @@ def test_removing_the_key_during_a_call_is_put_back_and_the_path_stays_protected
     """One command drops the key from the spec, then changes and plants protected files:
     the after-tool event judges with the globs the before-tool event read."""
     spec = spec_of(ws)
-    player = Agent(ws, "gemini")  # verification only: nothing stops the command itself
+    player = Agent(ws, "gemini", barrier=False)  # verification only: nothing stops it
     player.select("INT-APP")
     unprotect = (
         "import re; p = '.orchestration/active_intents.yaml';"
