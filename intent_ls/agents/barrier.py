@@ -82,12 +82,32 @@ def restrict(protected: list[str]) -> int:
 
 
 def protected_paths(root: Path) -> list[str]:
-    """What the barrier keeps read-only: the effects' protected set and their store."""
+    """What the barrier keeps read-only: the effects' protected set, their store and the
+    existing files the repository's ``policy.agentProtectedPaths`` names (files it
+    creates there are removed by verification after the call)."""
     from intent_ls.agents.effects.protected_set import roots
     from intent_ls.agents.effects.store import state_home
 
     files, trees = roots(root)
-    return [*files, *trees, str(state_home())]
+    return [*files, *trees, str(state_home()), *_policy_files(root)]
+
+
+def _policy_files(root: Path) -> list[str]:
+    """Read before the command starts, so as the before-tool event read them: the spec is
+    read-only from then on. A spec that does not name the key costs one read."""
+    from intent_ls.agents.effects.protected_set import SIDECAR, PolicyPaths
+
+    spec_path = root / SIDECAR / "active_intents.yaml"
+    try:
+        if b"agentProtectedPaths" not in spec_path.read_bytes():
+            return []
+    except OSError:
+        return []
+    from intent_ls.spec.cache import load_spec_cached
+
+    spec, _ = load_spec_cached(root, spec_path)
+    globs = spec.policy.agent_protected_paths if spec is not None else ()
+    return [path for path, _, _ in PolicyPaths(globs).walk(root)]
 
 
 def run(root: Path, command: str, cwd_out: str | None) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.barrier import available
 from tests.agents.conftest import SPEC, Hook, decision
 from tests.agents.effects_helpers import SELECT, Agent, git_workspace
 
@@ -53,7 +54,7 @@ def test_a_write_tool_to_a_policy_path_is_refused_though_in_scope(ws: Path) -> N
     ],
 )
 def test_policy_paths_are_put_back_byte_for_byte(ws: Path, agent: str, script: str) -> None:
-    player = Agent(ws, agent)
+    player = Agent(ws, agent, barrier=False)
     player.select("INT-APP")
     _, told = player.shell(f'{PY} "{script}"')
     assert (ws / "src/vendor/lib.py").read_text() == LIB
@@ -93,3 +94,14 @@ def test_an_unprotected_sibling_in_scope_is_recorded_not_put_back(ws: Path) -> N
     player.select("INT-APP")
     player.shell(f"{PY} \"open('src/vendor/README.md', 'w').write('# notes')\"")
     assert (ws / "src/vendor/README.md").read_text() == "# notes"
+
+
+@pytest.mark.skipif(not available(), reason="no user namespaces: no write barrier here")
+def test_policy_paths_are_read_only_under_the_barrier(ws: Path) -> None:
+    """A write that runs code within the same command never reaches the file: the
+    barrier mounts it read-only before the command starts."""
+    player = Agent(ws, "claude-code")
+    player.select("INT-APP")
+    ran = player.shell(f"{PY} \"open('src/vendor/lib.py', 'w').write('evil')\"; echo status=$?")
+    assert (ws / "src/vendor/lib.py").read_text() == LIB
+    assert "src/vendor/lib.py" not in ran[1]  # nothing needed putting back
