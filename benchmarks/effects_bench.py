@@ -28,6 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_common import p95
+
 SPEC = """active_intents:
   - id: INT-APP
     name: Application
@@ -64,15 +67,8 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def show(name: str, values: list[float]) -> None:
-    print(
-        f"{name:<58} median {statistics.median(values):7.1f} ms   p95 {pct(values, 0.95):7.1f} ms"
-    )
+    print(f"{name:<58} median {statistics.median(values):7.1f} ms   p95 {p95(values):7.1f} ms")
 
 
 def payload(root: Path, event: str, call: int) -> bytes:
