@@ -53,11 +53,10 @@ from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
-from intent_ls.ledger.background import build_ahead
 from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
 from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.ledger.verify import CONFLICT_MESSAGE, VerifyResult, verify_ledger
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
@@ -131,7 +130,7 @@ def run_check(
     findings.extend(scope_widened(ws, repo, base))
     findings.extend(agent_effect_findings(ws.root))
     ledger = ws.root / LEDGER_RELPATH
-    verified = _verify_while_indexing(ws.root, ledger, verifying, indexing)
+    verified = verify_ledger(ledger, verifying)
     if verified.problem is not None:
         unusable = (
             "coverage was not checked until it is repaired"
@@ -224,23 +223,6 @@ def _spec_findings(ws: Workspace) -> list[Finding]:
         for p in ws.spec_result().problems
         if p.severity is Severity.ERROR
     ]
-
-
-def _verify_while_indexing(
-    root: Path, ledger: Path, verifying: Progress | None, indexing: Progress | None
-) -> VerifyResult:
-    """``verify_ledger`` while a child process builds the index of a fresh clone's big
-    ledger (:func:`build_ahead`): both read every line, and on two cores they need not
-    take turns. The build is waited for only if the ledger verified."""
-    build = build_ahead(root)
-    try:
-        verified = verify_ledger(ledger, verifying)
-        if build is not None and verified.ok:
-            build.wait(indexing)
-    finally:
-        if build is not None:
-            build.stop()
-    return verified
 
 
 def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | None:

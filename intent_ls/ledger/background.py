@@ -9,10 +9,6 @@ the cache it leaves is exactly the one an in-process refresh would: the server t
 opens it and catches up the few records appended meanwhile. It runs at a lower priority
 (:data:`NICE`): it is background work, and keystrokes should not queue behind it.
 
-A one-shot command uses it too: ``intent-ls check`` starts :func:`build_ahead` before it
-verifies the ledger, so the two reads of a fresh clone's ledger share the machine's
-cores instead of taking turns, at the normal priority (someone is waiting for it).
-
 The child reports ``done total`` (bytes of the ledger indexed, ledger size) after each
 block it reads; :attr:`BackgroundBuild.done` and :attr:`~BackgroundBuild.total` follow.
 
@@ -27,17 +23,13 @@ import contextlib
 import logging
 import os
 import signal
-import sqlite3
 import sys
 import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
 
-from intent_ls.ledger.index import Progress, TraceIndex, python_child
-from intent_ls.ledger.index.build import PARALLEL_MIN
-from intent_ls.ledger.index.schema import refuse_links
-from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.ledger.index import TraceIndex, python_child
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +44,7 @@ class BackgroundBuild:
     resolves to True when the child indexed everything, False when it failed (the
     reason is logged): the caller may then refresh in-process as before."""
 
-    def __init__(self, ledger: Path, cache: Path, *, nice: int = NICE) -> None:
+    def __init__(self, ledger: Path, cache: Path) -> None:
         self.ledger = ledger
         self.cache = cache
         self.done = 0
@@ -61,7 +53,7 @@ class BackgroundBuild:
         except FileNotFoundError:
             self.total = 0
         self.finished: Future[bool] = Future()
-        self._proc = python_child(_CODE, str(ledger), str(cache), str(nice))
+        self._proc = python_child(_CODE, str(ledger), str(cache))
         self._thread = threading.Thread(
             target=self._follow, name="intent-ls-index-build", daemon=True
         )
@@ -89,15 +81,6 @@ class BackgroundBuild:
             logger.warning("indexing %s in a child process failed (exit %s)", self.ledger, code)
         self.finished.set_result(code == 0)
 
-    def wait(self, progress: Progress | None = None) -> bool:
-        """Waits for the child, passing its progress on; True if it indexed everything."""
-        while True:
-            try:
-                return self.finished.result(timeout=0.1)
-            except TimeoutError:
-                if progress is not None:
-                    progress(self.done, self.total)
-
     def stop(self) -> None:
         """Ends the child (it removes its temporary files) and waits for it."""
         if self._proc.poll() is None:
@@ -106,16 +89,15 @@ class BackgroundBuild:
 
 
 def _child_main() -> None:
-    """Child entry point: ``ledger cache nice``."""
-    ledger, cache, nice = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    """Child entry point: ``ledger cache``."""
+    ledger, cache = Path(sys.argv[1]), Path(sys.argv[2])
     # The parent ends a build it no longer needs with SIGTERM: unwind, so the temporary
     # files of the build and the second parsing process go too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     # Background work: the editor, the server and the agents' hooks come first on a
     # machine with two cores and a build that would take both.
-    if nice:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
     gate = os.environ.get(GATE_ENV)
 
     def progress(done: int, total: int) -> None:
@@ -131,28 +113,3 @@ def _child_main() -> None:
         index.refresh()
     finally:
         index.close()
-
-
-def build_ahead(root: Path) -> BackgroundBuild | None:
-    """A child bringing ``root``'s index up to date, at normal priority, when that is a
-    build from scratch or a catch-up of more than :data:`PARALLEL_MIN` bytes (a fresh
-    clone of a big ledger); None when there is little to do, or anything odd (no ledger,
-    a path that is not a regular file): the caller's own refresh then does, or refuses,
-    what it always did."""
-    ledger = root / LEDGER_RELPATH
-    if not ledger.is_file():
-        return None
-    try:
-        index = TraceIndex.for_workspace(root)
-        refuse_links(index.cache)  # the child would refuse it, with a traceback
-        try:
-            backlog = index.backlog()
-        finally:
-            index.close()
-    except (OSError, sqlite3.Error):
-        return None
-    if backlog is None:
-        backlog = ledger.stat().st_size
-    if backlog < PARALLEL_MIN:
-        return None
-    return BackgroundBuild(ledger, index.cache, nice=0)
