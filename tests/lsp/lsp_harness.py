@@ -9,6 +9,7 @@ on every publishDiagnostics / intent/status notification and re-checks its condi
 from __future__ import annotations
 
 import asyncio
+import errno
 import shutil
 import sys
 from collections.abc import Callable
@@ -263,7 +264,7 @@ class Editor:
         existed = path.exists()
         if data is None:
             if path.is_dir():
-                shutil.rmtree(path)
+                _remove_tree(path)
             else:
                 path.unlink()
             kind = types.FileChangeType.Deleted
@@ -456,3 +457,17 @@ def meta(record: dict[str, Any]) -> dict[str, Any]:
 
 def stale_of(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
     return [d for d in diags if d.code == "stale-file"]
+
+
+def _remove_tree(path: Path) -> None:
+    """``rm -rf``, as a user repeats it: the server may be writing its index into the
+    tree (a journal file appears between listing and removing a directory) until it
+    hears the tree is gone."""
+    for _ in range(20):
+        try:
+            shutil.rmtree(path)
+            return
+        except OSError as exc:
+            if exc.errno != errno.ENOTEMPTY:
+                raise
+    shutil.rmtree(path)
