@@ -133,12 +133,13 @@ def _text(command: str, depth: int, stdin: _Stdin = None) -> bool:
 
     if depth > MAX_DEPTH:
         return True
-    tree = _parser().parse(join_continuations(command).encode("utf-8", "surrogateescape"))
+    text = join_continuations(command)  # bash drops a backslash-newline; the parser not
+    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
     if too_deep(tree.root_node, nesting_budget(depth)) is not None:
         # Not read: refused here when it names the verb, else the classifier holds it for
         # a human with the reason (a refusal here would tell the agent the wrong one).
-        return _mentions(command)
-    if tree.root_node.has_error and _mentions(command):
+        return _mentions(text)
+    if tree.root_node.has_error and _mentions(text):
         return True
     return _node(tree.root_node, depth, stdin)
 

@@ -114,6 +114,13 @@ def test_continuations_are_dropped_where_bash_drops_them(script: str, joined: st
     assert join_continuations(script) == (script if joined is None else joined)
 
 
+def test_a_quote_after_the_process_id_is_a_plain_one() -> None:
+    """``$$'…'`` is ``$$`` then '…' (where ``\\'`` ends it); ``$$$'…'`` opens ``$'…'``
+    (bash prints a different process id each run, so these are not compared with it)."""
+    assert join_continuations("echo $$'a\\'\\\nb") == "echo $$'a\\'b"
+    assert join_continuations("echo $$$'a\\'\\\nb'") == "echo $$$'a\\'\\\nb'"
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 @pytest.mark.parametrize(("script", "joined"), QUOTING)
 def test_bash_reads_the_joined_text_as_the_original(script: str, joined: str | None) -> None:

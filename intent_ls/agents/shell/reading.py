@@ -95,7 +95,7 @@ def join_continuations(command: str) -> str:
             continue
         # ``top`` or ``bq``: in backquotes bash drops the pair even inside single quotes.
         if ch == "'" and kind == "top" and not any(c.kind == "bq" for c in stack):
-            i = _copy_single_quoted(command, i, out, ansi_c=out[-1:] == ["$"])
+            i = _copy_single_quoted(command, i, out, ansi_c=_after_dollar(out))
             continue
         if ch == "#" and kind == "top" and (not out or out[-1][-1:] in _WORD_BREAK):
             end = command.find("\n", i)
@@ -132,6 +132,15 @@ def join_continuations(command: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _after_dollar(out: list[str]) -> bool:
+    """Whether a quote here opens ``$'…'``: after an odd run of bare ``$`` (``$$`` is the
+    shell's process id, then a plain quote)."""
+    run = 0
+    while run < len(out) and out[-1 - run] == "$":
+        run += 1
+    return run % 2 == 1
 
 
 def _copy_single_quoted(command: str, i: int, out: list[str], ansi_c: bool) -> int:
@@ -216,7 +225,10 @@ def nesting_budget(depth: int) -> int:
 
 def too_deep(root: tree_sitter.Node, budget: int) -> str | None:
     """Why the tree under ``root`` is deeper than ``budget`` levels, or None. Walked
-    with a cursor, so no depth makes it fail."""
+    with a cursor, so no depth makes it fail; a tree with no more nodes than ``budget``
+    cannot be deeper, and most commands are that small."""
+    if root.descendant_count <= budget:
+        return None
     cursor = root.walk()
     depth = 0
     while depth <= budget:
