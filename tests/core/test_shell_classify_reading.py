@@ -105,6 +105,8 @@ QUOTING = [
     ("cat <<EOF\nfoo\\\nEOF\nEOF", "cat <<EOF\nfooEOF\nEOF"),  # no end of the body there
     ("cat <<-'EOF'\n\ta\\\n\tEOF\necho b\\\nc", "cat <<-'EOF'\n\ta\\\n\tEOF\necho bc"),
     ("cat <\\\n<EOF\nhi\nEOF", "cat <<EOF\nhi\nEOF"),
+    ("printf '<%s>' $((1<<2))\nprintf '<%s>' 'a\\\nb'", None),  # a shift, no heredoc
+    ("printf '<%s>' $((1<\\\n<2))", "printf '<%s>' $((1<<2))"),
     ("ech\\\no ${\\\nHOME:+set}", "echo ${HOME:+set}"),
 ]
 

@@ -8,7 +8,7 @@ the approval guard walk:
   tree-sitter-bash ends the word at the backslash. :func:`join_continuations` removes
   them where bash does (bare text, double quotes, backquotes, unquoted heredoc bodies)
   and keeps them where bash does (single quotes, ``$'…'``, comments, heredocs with a
-  quoted delimiter), checked against bash 5 in tests/core/test_shell_continuations.py;
+  quoted delimiter), checked against bash 5 in tests/core/test_shell_classify_reading.py;
 - a parse tree thousands of levels deep (``$($($(…)))``) cannot be walked by recursive
   code: :func:`too_deep` measures it without recursion, so a reader refuses it with the
   reason instead of failing on the way down.
@@ -54,8 +54,8 @@ _SPELLING = {
 @attrs.define
 class _Context:
     """What is open at a point of the text: ``top`` (the command itself, or inside
-    ``$(…)`` with its open parentheses counted), ``dq`` (double quotes) or ``bq``
-    (backquotes)."""
+    ``$(…)`` with its open parentheses counted), ``arith`` (``$((…))``, where ``<<`` is
+    a shift), ``dq`` (double quotes) or ``bq`` (backquotes)."""
 
     kind: str
     parens: int = 0
@@ -86,14 +86,12 @@ def join_continuations(command: str) -> str:
             elif ch == "`":
                 stack.append(_Context("bq"))
             elif ch == "$" and nxt == "(":
-                stack.append(_Context("top", 1))
-                out.append("$(")
-                i += 2
+                i = _open_substitution(command, i, out, stack)
                 continue
             out.append(ch)
             i += 1
             continue
-        # ``top`` or ``bq``: in backquotes bash drops the pair even inside single quotes.
+        # ``top``, ``arith`` or ``bq``: in backquotes bash drops the pair even inside single quotes.
         if ch == "'" and kind == "top" and not any(c.kind == "bq" for c in stack):
             i = _copy_single_quoted(command, i, out, ansi_c=_after_dollar(out))
             continue
@@ -111,17 +109,15 @@ def join_continuations(command: str) -> str:
             else:
                 stack.append(_Context("bq"))
         elif ch == "$" and nxt == "(":
-            stack.append(_Context("top", 1))
-            out.append("$(")
-            i += 2
+            i = _open_substitution(command, i, out, stack)
             continue
-        elif ch == "(" and kind == "top":
+        elif ch == "(" and kind in ("top", "arith"):
             stack[-1].parens += 1
-        elif ch == ")" and kind == "top" and len(stack) > 1:
+        elif ch == ")" and kind in ("top", "arith") and len(stack) > 1:
             stack[-1].parens -= 1
             if stack[-1].parens == 0:
                 stack.pop()
-        elif ch == "<" and command.startswith("<<", i) and not command.startswith("<<<", i):
+        elif kind != "arith" and command.startswith("<<", i) and not command.startswith("<<<", i):
             i = _heredoc_operator(command, i, out, heredocs)
             continue
         elif ch == "\n" and heredocs:
@@ -132,6 +128,14 @@ def join_continuations(command: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _open_substitution(command: str, i: int, out: list[str], stack: list[_Context]) -> int:
+    """Opens ``$(…)`` or ``$((…))`` at ``i``; returns where its text starts."""
+    arith = command.startswith("$((", i)
+    stack.append(_Context("arith", 2) if arith else _Context("top", 1))
+    out.append("$((" if arith else "$(")
+    return i + (3 if arith else 2)
 
 
 def _after_dollar(out: list[str]) -> bool:
