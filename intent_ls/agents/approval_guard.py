@@ -129,13 +129,17 @@ def _mentions(text: str) -> bool:
 
 def _text(command: str, depth: int, stdin: _Stdin = None) -> bool:
     from intent_ls.agents.shell.classify import _parser
+    from intent_ls.agents.shell.reading import join_continuations, nesting_budget, too_deep
 
     if depth > MAX_DEPTH:
         return True
-    if "\\\n" in command and _text(command.replace("\\\n", ""), depth, stdin):
-        return True  # bash drops a backslash-newline before it splits words; the parser not
-    tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
-    if tree.root_node.has_error and _mentions(command):
+    text = join_continuations(command)  # bash drops a backslash-newline; the parser not
+    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+    if too_deep(tree.root_node, nesting_budget(depth)) is not None:
+        # Not read: refused here when it names the verb, else the classifier holds it for
+        # a human with the reason (a refusal here would tell the agent the wrong one).
+        return _mentions(text)
+    if tree.root_node.has_error and _mentions(text):
         return True
     return _node(tree.root_node, depth, stdin)
 

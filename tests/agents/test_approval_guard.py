@@ -151,11 +151,15 @@ def test_mentions_in_what_only_reads_or_prints_are_let_through(command: str) -> 
 
 
 def test_nesting_deeper_than_can_be_read_is_refused() -> None:
+    """Strings in strings past the limit are refused here; a parse tree too deep to walk
+    only when it names the verb, else the classifier holds it with that reason
+    (tests/core/test_shell_classify_reading.py)."""
     command = "true"
     for _ in range(12):
         command = f"sh -c {shlex.quote(command)}"
     assert is_approval_attempt(command)
-    assert is_approval_attempt("echo " + "$(" * 3000 + "true" + ")" * 3000)
+    assert is_approval_attempt("echo " + "$(" * 3000 + "intent-ls approve x" + ")" * 3000)
+    assert not is_approval_attempt("echo " + "$(" * 3000 + "true" + ")" * 3000)
     assert not is_approval_attempt("sh -c 'sh -c \"echo approve\"'")
 
 

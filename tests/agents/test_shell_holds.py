@@ -188,3 +188,17 @@ def test_what_cannot_be_undone_is_held(governed: Path, agent: str) -> None:
         elif agent == "codex" and verdict == "deny" and "destructive-command" in reason:
             assert "intent-ls approve" in reason and "--command" in reason
     assert not let_through
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_what_the_parser_would_misread_is_held_with_the_reason(governed: Path, agent: str) -> None:
+    """A continuation inside a word, and nesting too deep to walk: the agent is told why,
+    never an internal error."""
+    _select(governed, agent)
+    expected = "deny" if agent == "codex" else "ask"
+    verdict, reason = _before_tool(governed, agent, "git push --for\\\nce origin main")
+    assert verdict == expected and "git push rewrites or deletes remote history" in reason
+    deep = "echo " + "$(" * 3000 + "true" + ")" * 3000
+    verdict, reason = _before_tool(governed, agent, deep)
+    assert verdict == expected and "too deeply nested to read" in reason
+    assert "governance-error" not in reason and "RecursionError" not in reason

@@ -2,10 +2,11 @@
 
 An agent's shell tool is the widest door around file-level governance: ``rm -rf src``,
 ``sed -i``, ``echo > file`` and ``git push --force`` never pass through a write tool.
-The agent hooks ask here before a command runs. The command is parsed with the
-tree-sitter-bash grammar, never matched with regexes over its text, so quoting,
-pipelines, lists, subshells, ``$(...)``, heredocs and redirects are seen as the shell
-sees them; ``bash -c``/``sh -c``/``eval`` strings are parsed recursively and wrappers
+The agent hooks ask here before a command runs. The command is read as bash reads it
+(line continuations dropped, a tree too deep to walk refused: :mod:`.reading`) and
+parsed with the tree-sitter-bash grammar, never matched with regexes over its text, so
+quoting, pipelines, lists, subshells, ``$(...)``, heredocs and redirects are seen as the
+shell sees them; ``bash -c``/``sh -c``/``eval`` strings are parsed recursively and wrappers
 (``env``, ``sudo``, ``nice``, ``timeout``, ``command``, ``xargs`` …) are unwrapped.
 
 The answer is one of four classes, the strongest finding winning:
@@ -379,10 +380,17 @@ def classify_command(
 
 
 def _classify_text(walk: _Walk, command: str, depth: int) -> None:
+    from intent_ls.agents.shell.reading import join_continuations, nesting_budget, too_deep
+
     if depth > MAX_DEPTH:
         walk.raise_to(UNKNOWN, "shell strings nested too deeply to analyse")
         return
-    tree = _parser().parse(command.encode("utf-8"))
+    tree = _parser().parse(join_continuations(command).encode("utf-8"))
+    deep = too_deep(tree.root_node, nesting_budget(depth))
+    if deep is not None:
+        # Nothing in it can be read, so nothing says what it reaches: held for a human.
+        walk.raise_to(DESTRUCTIVE, deep)
+        return
     if tree.root_node.has_error:
         walk.raise_to(UNKNOWN, "the command does not parse as shell")
     _statement(walk, tree.root_node, depth)
@@ -509,6 +517,8 @@ def _redirect(walk: _Walk, node: tree_sitter.Node, depth: int) -> None:
             operator = child.type
         elif child.type in ("file_redirect", "heredoc_redirect"):
             _redirect(walk, child, depth)
+        elif child.type == "heredoc_body":
+            _nested_in_words(walk, child, depth)  # ``$(…)`` in an unquoted body runs
         elif child.type in ("pipeline", "command", "list", "redirected_statement"):
             _statement(walk, child, depth)  # ``cat <<EOF | sh``: the pipe continues here
         elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_body",
