@@ -201,4 +201,6 @@ def test_what_the_parser_would_misread_is_held_with_the_reason(governed: Path, a
     deep = "echo " + "$(" * 3000 + "true" + ")" * 3000
     verdict, reason = _before_tool(governed, agent, deep)
     assert verdict == expected and "too deeply nested to read" in reason
+    assert "cannot be read" in reason and "(9,009 characters)" in reason
+    assert len(reason) < 2000 or agent == "codex"  # Codex's approval step names it whole
     assert "governance-error" not in reason and "RecursionError" not in reason

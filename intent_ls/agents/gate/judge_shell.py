@@ -66,8 +66,9 @@ def judge_shell(
                 f"ask the human to approve it with `intent-ls approve --workspace {gov.root} "
                 f"{code} --command {_quote(command)}`, then retry; or find another way."
             )
-        verb = "cannot be undone"
-        reason = f"[intent-ls] {code}: `{command}` {verb} ({why}); a human must decide. "
+        unread = any(r.startswith("too deeply nested to read") for r in found.reasons)
+        verb = "cannot be read" if unread else "cannot be undone"
+        reason = f"[intent-ls] {code}: `{_shown(command)}` {verb} ({why}); a human must decide. "
         return Judged(
             Outcome(
                 Decision.ASK if ask_supported else Decision.DENY, reason + "Next step: " + step
@@ -80,6 +81,17 @@ def judge_shell(
 def _judged_as_file(gov: Governance, event: HookEvent, full: str) -> bool:
     rel = rel_path(gov, event.cwd, full)
     return not os.path.isdir(full) or rel is None or is_sidecar(rel)
+
+
+#: A command longer than this is shown by its start and length (the human's prompt shows
+#: it whole; the approval step for Codex still names it exactly).
+SHOWN = 200
+
+
+def _shown(command: str) -> str:
+    if len(command) <= SHOWN:
+        return command
+    return f"{command[:SHOWN]}… ({len(command):,} characters)"
 
 
 def _quote(text: str) -> str:
