@@ -63,6 +63,7 @@ def _sealed_lines(root: Path) -> list[bytes]:
 def test_fast_path_reads_what_json_reads(tmp_path: Path) -> None:
     lines = _sealed_lines(tmp_path)
     assert not json.loads(lines[2])["files"][0]["conversations"][0]["ranges"]
+    assert (3, "cart.py", None, "file", None) in extract_rows(3, 300, json.loads(lines[2]))[1]
     for seq, line in enumerate(lines, 1):
         fast = fast_rows(seq, 100 * seq, line)
         assert fast is not None, line
@@ -104,6 +105,9 @@ HOSTILE = [
     b'{"files":"ab"}',
     b'{"files":false}',
     b'{"files":[{"path":1}]}',
+    b'{"files":[{"path":["p"],"conversations":[{"ranges":[]}]}]}',  # no file row for it
+    b'{"files":[{"path":"p"},{"path":"q","conversations":[{"ranges":[{}]}]},{"path":"p"}]}',
+    b'{"files":[{"path":null,"conversations":[]}]}',
     b'{"files":[{"path":"p","conversations":[{"contributor":{},"related":[{"url":null}]}]}]}',
     b'{"files":[{"path":"p","conversations":[{"related":[{"type":"specification"}]}]}]}',
     b'{"files":[{"path":"p","conversations":[{"contributor":null,"related":[{"type":'
