@@ -238,18 +238,29 @@ async def test_a_later_approval_closes_a_recorded_destructive_verdict_at_every_d
         assert redone.returncode == 1, redone.stdout
 
 
+#: Saves that leave no range, and the line their destructive verdict shows at.
+RANGELESS = {"a pure deletion": (NEW, 5), "the file emptied": ("", 1)}
+
+
+@pytest.mark.parametrize("shape", list(RANGELESS))
 async def test_the_whole_file_key_closes_a_recorded_verdict_in_the_editor_and_check(
-    workspace: Path, git_identity: None
+    workspace: Path, git_identity: None, shape: str
 ) -> None:
     """``intent-ls approve CODE PATH`` without ``--hash`` (what check's message offers)
     keys the approval on the file as the save left it. The editor used to keep such a
-    verdict open while check let it pass; both now take it (``recorded_approval``)."""
+    verdict open while check let it pass; both now take it (``recorded_approval``). The
+    saves leave no range: the editor finds them by path as check does, so both show the
+    verdict open until the approval."""
+    saved, line = RANGELESS[shape]
     repository = committed(workspace, policy=True)
     recorded_control(repository)
-    (repository / REL).write_text(NEW)  # a pure deletion: the record has no range
-    assert intent_ls(repository, "record", REL, "--intent", "INT-001").returncode == 1
-    assert check_reports(repository) == [("uncovered-deletion", 5)]
-    assert await editor_shows_open(repository, "destructive-edit") == [5]
+    (repository / REL).write_text(saved)
+    recorded = intent_ls(repository, "record", REL, "--intent", "INT-001")
+    assert (recorded.returncode, recorded.stdout) == (1, f"{REL}: recorded [destructive-edit]\n")
+    [file] = records(repository)[-1]["files"]
+    assert [conv["ranges"] for conv in file["conversations"]] == [[]]
+    assert check_reports(repository) == [("uncovered-deletion", line)]
+    assert await editor_shows_open(repository, "destructive-edit") == [line]
     approved = intent_ls(repository, "approve", "destructive-edit", REL)
     assert approved.returncode == 0, approved.stderr
     assert await editor_shows_open(repository, "destructive-edit") == []
