@@ -161,6 +161,30 @@ def test_index_reads_mixed_ledger(tmp_path: Path) -> None:
     index.close()
 
 
+#: Values SQLite cannot hold as text, in fields the index stores.
+UNSTORABLE = [
+    b'{"timestamp":"\\ud800"}',
+    b'{"timestamp":99999999999999999999}',
+    b'{"files":[{"path":"\\udc00x"}]}',
+    b'{"files":[{"path":{"a":1},"conversations":[{"ranges":[{}]}]}]}',
+    b'{"metadata":{"intent_ls":{"kind":[1],"intent_id":{"x":1}}}}',
+    b'{"metadata":{"intent_ls":{"ast_nodes":[{"name":{},"path":[],"kind":7}]}}}',
+]
+
+
+def test_values_sqlite_cannot_store_do_not_stop_the_build(tmp_path: Path) -> None:
+    """A hand-edited line with a list, an object, a huge number or a lone surrogate where
+    the index keeps text is indexed without that value; the records after it are found."""
+    lines = _sealed_lines(tmp_path)
+    path = ledger_path(tmp_path)
+    path.write_bytes(b"\n".join([*UNSTORABLE, lines[2]]) + b"\n")
+    assert all(line_rows(1, 0, line) == json_rows(1, 0, line) for line in UNSTORABLE)
+    index = TraceIndex.for_workspace(tmp_path)
+    assert [r.intent_id for r in index.all_records()] == [None] * len(UNSTORABLE) + ["INT-002"]
+    assert [r.seq for r in index.records_for_path("cart.py")] == [len(UNSTORABLE) + 1]
+    index.close()
+
+
 @pytest.mark.parametrize("worker", ["works", "fails"])
 def test_split_build_matches_one_process(tmp_path: Path, monkeypatch, worker: str) -> None:
     ledger = Ledger(ledger_path(tmp_path), fsync=False)

@@ -36,7 +36,7 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
     ctype = model = None
     touches: list[tuple[Any, ...]] = []
     for file in record.get("files") or ():
-        path = file.get("path")
+        path = _text(file.get("path"))
         ranged = len(touches)
         for conv in file.get("conversations") or ():
             contributor = conv.get("contributor") or {}
@@ -50,16 +50,16 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
             for rng in conv.get("ranges") or ():
                 digest = rng.get("content_hash")
                 touches.append((seq, path, None, None, hash_key(digest) if digest else None))
-        if len(touches) == ranged and isinstance(path, str):
+        if len(touches) == ranged and path is not None:
             touches.append((seq, path, None, FILE_ROW, None))
     for node in meta.get("ast_nodes") or ():
         digest = node.get("content_hash")
         touches.append(
             (
                 seq,
-                node.get("path"),
-                node.get("name"),
-                node.get("kind"),
+                _text(node.get("path")),
+                _text(node.get("name")),
+                _text(node.get("kind")),
                 hash_key(digest) if digest else None,
             )
         )
@@ -67,15 +67,30 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
     row = (
         seq,
         offset,
-        record.get("timestamp"),
-        intent,
-        ctype,
-        model,
-        meta.get("mutation_class"),
-        meta.get("kind"),
+        _text(record.get("timestamp")),
+        _text(intent),
+        _text(ctype),
+        _text(model),
+        _text(meta.get("mutation_class")),
+        _text(meta.get("kind")),
         digest_key(digest),
     )
     return row, touches
+
+
+def _text(value: Any) -> str | None:
+    """``value`` if SQLite can hold it as text, else None: a hand-edited line with a list,
+    an object, a huge number or a lone surrogate in one of these fields would otherwise
+    stop every build of the index. (The fast path's types only read strings, and only from
+    lines without escapes: it never meets such a value.)"""
+    if not isinstance(value, str):
+        return None
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return None
+    return value
 
 
 def digest_key(digest: Any) -> int | None:
