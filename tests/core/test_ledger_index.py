@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from ledger_helpers import mutation
 
-from intent_ls.ledger.index import TraceIndex
+from intent_ls.common.hashing import content_hash
+from intent_ls.ledger.index import CACHE_RELPATH, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
@@ -166,3 +168,42 @@ def test_a_cache_that_is_not_a_database_is_rebuilt(tmp_path: Path) -> None:
     assert [r.intent_id for r in index.all_records()] == ["INT-001"]
     assert [p.name for p in cache.parent.iterdir() if p.name.endswith(".tmp")] == []
     index.close()
+
+
+NOTES = "".join(f"note {i}\n" for i in range(1, 11))
+
+
+def test_a_record_without_ranges_is_found_by_its_path(tmp_path: Path) -> None:
+    """A pure deletion in a file without definitions, and a file emptied, leave no range:
+    the index still names those records by path (the editor finds their verdicts there,
+    as check does), and every answer about content stays as it was without them."""
+    _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    deletion = _save(tmp_path, "notes.txt", NOTES, NOTES.replace("note 5\n", ""), "INT-002")
+    emptied = _save(tmp_path, "gone.txt", NOTES, "", "INT-002")
+    for record in (deletion, emptied):
+        [file] = record["files"]
+        assert all(not conv["ranges"] for conv in file["conversations"])
+    index = TraceIndex.for_workspace(tmp_path)
+    assert [r.seq for r in index.records_for_path("notes.txt")] == [2]
+    assert [r.seq for r in index.records_for_path("gone.txt")] == [3]
+    assert [r.seq for r in index.records_for_path("cart.py")] == [1]
+    assert index.mutated_paths() == {"cart.py"}
+    assert {row.path for row in index.summary()} == {"cart.py"}
+    assert index.blame("notes.txt", content_hash=content_hash(["note 4"])) == []
+    index.close()
+
+
+def test_a_cache_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
+    """A cache written before file rows existed cannot name a rangeless record: its
+    version is not this one, so it is built again rather than trusted."""
+    _save(tmp_path, "notes.txt", NOTES, NOTES.replace("note 5\n", ""), "INT-002")
+    index = TraceIndex.for_workspace(tmp_path)
+    assert len(index.records_for_path("notes.txt")) == 1
+    index.close()
+    with sqlite3.connect(tmp_path / CACHE_RELPATH) as db:
+        db.execute("DELETE FROM touches")
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
+    db.close()
+    again = TraceIndex.for_workspace(tmp_path)
+    assert len(again.records_for_path("notes.txt")) == 1
+    again.close()

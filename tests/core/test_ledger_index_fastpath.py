@@ -63,6 +63,7 @@ def _sealed_lines(root: Path) -> list[bytes]:
 def test_fast_path_reads_what_json_reads(tmp_path: Path) -> None:
     lines = _sealed_lines(tmp_path)
     assert not json.loads(lines[2])["files"][0]["conversations"][0]["ranges"]
+    assert (3, "cart.py", None, "file", None) in extract_rows(3, 300, json.loads(lines[2]))[1]
     for seq, line in enumerate(lines, 1):
         fast = fast_rows(seq, 100 * seq, line)
         assert fast is not None, line
@@ -104,6 +105,9 @@ HOSTILE = [
     b'{"files":"ab"}',
     b'{"files":false}',
     b'{"files":[{"path":1}]}',
+    b'{"files":[{"path":["p"],"conversations":[{"ranges":[]}]}]}',  # no file row for it
+    b'{"files":[{"path":"p"},{"path":"q","conversations":[{"ranges":[{}]}]},{"path":"p"}]}',
+    b'{"files":[{"path":null,"conversations":[]}]}',
     b'{"files":[{"path":"p","conversations":[{"contributor":{},"related":[{"url":null}]}]}]}',
     b'{"files":[{"path":"p","conversations":[{"related":[{"type":"specification"}]}]}]}',
     b'{"files":[{"path":"p","conversations":[{"contributor":null,"related":[{"type":'
@@ -154,6 +158,30 @@ def test_index_reads_mixed_ledger(tmp_path: Path) -> None:
     assert [r.intent_id for r in refs] == ["INT-001", "INT-9", None, "INT-002", "INT-001", None]
     assert [r.kind for r in index.records_for_hash("sha256:" + "1" * 64)] == ["mutation"]
     assert {r.seq for r in index.records_for_path("módulo/ñ 文件.py")} == {3}
+    index.close()
+
+
+#: Values SQLite cannot hold as text, in fields the index stores.
+UNSTORABLE = [
+    b'{"timestamp":"\\ud800"}',
+    b'{"timestamp":99999999999999999999}',
+    b'{"files":[{"path":"\\udc00x"}]}',
+    b'{"files":[{"path":{"a":1},"conversations":[{"ranges":[{}]}]}]}',
+    b'{"metadata":{"intent_ls":{"kind":[1],"intent_id":{"x":1}}}}',
+    b'{"metadata":{"intent_ls":{"ast_nodes":[{"name":{},"path":[],"kind":7}]}}}',
+]
+
+
+def test_values_sqlite_cannot_store_do_not_stop_the_build(tmp_path: Path) -> None:
+    """A hand-edited line with a list, an object, a huge number or a lone surrogate where
+    the index keeps text is indexed without that value; the records after it are found."""
+    lines = _sealed_lines(tmp_path)
+    path = ledger_path(tmp_path)
+    path.write_bytes(b"\n".join([*UNSTORABLE, lines[2]]) + b"\n")
+    assert all(line_rows(1, 0, line) == json_rows(1, 0, line) for line in UNSTORABLE)
+    index = TraceIndex.for_workspace(tmp_path)
+    assert [r.intent_id for r in index.all_records()] == [None] * len(UNSTORABLE) + ["INT-002"]
+    assert [r.seq for r in index.records_for_path("cart.py")] == [len(UNSTORABLE) + 1]
     index.close()
 
 

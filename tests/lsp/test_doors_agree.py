@@ -139,10 +139,12 @@ async def test_an_approval_lifts_the_verdict_at_every_door(
 #: A control file with a recorded verdict nobody approves: the editor analyses it after
 #: the file under test, so once its verdict shows, the answer for the other is final.
 CONTROL = "src/api/routes.py"
-#: The six-line deletion with line 11 reworded: the save leaves a range (a pure deletion
-#: in a file without definitions leaves none, and the trace index cannot find such a
-#: record by its path).
+#: The six-line deletion with line 11 reworded: the save leaves a range. The deletion
+#: alone (``NEW``, in a file without definitions) leaves none; the trace index names
+#: such a record by its path all the same (a file row), so both shapes get one answer.
 REWORDED = NEW.replace("note 11\n", "note eleven\n")
+#: The saved contents under test: a pure deletion (no range) and one that leaves a range.
+SHAPES = {"a pure deletion": NEW, "a deletion and a reworded line": REWORDED}
 #: Approvals as ``intent-ls approve CODE PATH --hash H --lines A-B`` takes them.
 Key = tuple[str, int, int]
 
@@ -181,19 +183,21 @@ def check_reports(root: Path) -> list[tuple[str, int]]:
     return [(f["rule"], f["start_line"]) for f in findings if f["path"] == REL]
 
 
+@pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("key", ["the verdict's key", "another content's hash"])
 async def test_a_later_approval_closes_a_recorded_destructive_verdict_at_every_door(
-    workspace: Path, git_identity: None, key: str
+    workspace: Path, git_identity: None, key: str, shape: str
 ) -> None:
-    """The six-line deletion (with one line reworded) is recorded with its verdict open
+    """The six-line deletion (alone, or with one line reworded) is recorded with its verdict open
     (a formatter's change, by ``intent-ls record``); a human then approves, naming the
     deleted lines' content or the content next to it. Every door gives the same answer:
     the editor's and check's answer for the saved verdict (policy/approvals.py
     ``recorded_approval``), and the hook's and ``record``'s answer when the same change
     is made again (``approval_for``: the same key)."""
+    saved = SHAPES[shape]
     repository = committed(workspace, policy=True)
     recorded_control(repository)
-    (repository / REL).write_text(REWORDED)
+    (repository / REL).write_text(saved)
     recorded = intent_ls(repository, "record", REL, "--intent", "INT-001")
     assert (recorded.returncode, recorded.stdout) == (1, f"{REL}: recorded [destructive-edit]\n")
     [verdict] = meta(records(repository)[-1])["verdicts"]
@@ -216,9 +220,9 @@ async def test_a_later_approval_closes_a_recorded_destructive_verdict_at_every_d
     assert hook("PreToolUse", "Write", restore) == {}
     (repository / REL).write_text(OLD)
     hook("PostToolUse", "Write", restore)
-    redo = {"file_path": str(repository / REL), "content": REWORDED}
+    redo = {"file_path": str(repository / REL), "content": saved}
     again = hook("PreToolUse", "Write", redo)
-    (repository / REL).write_text(REWORDED)
+    (repository / REL).write_text(saved)
     redone = intent_ls(repository, "record", REL, "--intent", "INT-001")
 
     if matching:
@@ -226,22 +230,37 @@ async def test_a_later_approval_closes_a_recorded_destructive_verdict_at_every_d
         assert again == {}
         assert (redone.returncode, redone.stdout) == (0, f"{REL}: recorded [destructive-edit]\n")
     else:
-        assert editor == [5] and check == [("unapproved-verdict", 5)], (editor, check)
+        # check names the rule by what it proves: the deleted lines when the save left no
+        # range (as in the first test), the verdict when it did; both at line 5.
+        rule = "uncovered-deletion" if saved == NEW else "unapproved-verdict"
+        assert editor == [5] and check == [(rule, 5)], (editor, check)
         assert decision(again)[0] == "ask"
         assert redone.returncode == 1, redone.stdout
 
 
+#: Saves that leave no range, and the line their destructive verdict shows at.
+RANGELESS = {"a pure deletion": (NEW, 5), "the file emptied": ("", 1)}
+
+
+@pytest.mark.parametrize("shape", list(RANGELESS))
 async def test_the_whole_file_key_closes_a_recorded_verdict_in_the_editor_and_check(
-    workspace: Path, git_identity: None
+    workspace: Path, git_identity: None, shape: str
 ) -> None:
     """``intent-ls approve CODE PATH`` without ``--hash`` (what check's message offers)
     keys the approval on the file as the save left it. The editor used to keep such a
-    verdict open while check let it pass; both now take it (``recorded_approval``)."""
+    verdict open while check let it pass; both now take it (``recorded_approval``). The
+    saves leave no range: the editor finds them by path as check does, so both show the
+    verdict open until the approval."""
+    saved, line = RANGELESS[shape]
     repository = committed(workspace, policy=True)
     recorded_control(repository)
-    (repository / REL).write_text(REWORDED)
-    assert intent_ls(repository, "record", REL, "--intent", "INT-001").returncode == 1
-    assert check_reports(repository) == [("unapproved-verdict", 5)]
+    (repository / REL).write_text(saved)
+    recorded = intent_ls(repository, "record", REL, "--intent", "INT-001")
+    assert (recorded.returncode, recorded.stdout) == (1, f"{REL}: recorded [destructive-edit]\n")
+    [file] = records(repository)[-1]["files"]
+    assert [conv["ranges"] for conv in file["conversations"]] == [[]]
+    assert check_reports(repository) == [("uncovered-deletion", line)]
+    assert await editor_shows_open(repository, "destructive-edit") == [line]
     approved = intent_ls(repository, "approve", "destructive-edit", REL)
     assert approved.returncode == 0, approved.stderr
     assert await editor_shows_open(repository, "destructive-edit") == []

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from intent_ls.common.hashing import PREFIX
-from intent_ls.ledger.index.rows import URN, Rows, digest_key, json_rows
+from intent_ls.ledger.index.rows import FILE_ROW, URN, Rows, digest_key, json_rows
 
 #: Below this many bytes to index, json.loads costs less than importing msgspec and
 #: building the decoder (some 10 ms, which the fast path wins back after ~2,000 lines).
@@ -68,6 +68,7 @@ def _rows(seq: int, offset: int, record: Any) -> Rows:
     add = touches.append
     for file in record.files or ():
         path = file.path
+        ranged = len(touches)
         for conv in file.conversations or ():
             contributor = conv.contributor
             if contributor is not None:
@@ -85,6 +86,8 @@ def _rows(seq: int, offset: int, record: Any) -> Rows:
                     add((seq, path, None, None, key - _WRAP if key >= _TOP else key))
                 else:
                     add((seq, path, None, None, None))
+        if len(touches) == ranged and path is not None:
+            add((seq, path, None, FILE_ROW, None))
     for node in meta.ast_nodes or ():
         digest = node.content_hash
         if digest:

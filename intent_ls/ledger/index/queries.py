@@ -14,10 +14,15 @@ import attrs
 from intent_ls.common.hashing import hash_key
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index.cache import IndexCache
+from intent_ls.ledger.index.rows import FILE_ROW
 from intent_ls.syntax.model import AstNode
 
 #: The ``records`` columns a :class:`RecordRef` is made of (``lkey`` is internal).
 _REF = "r.seq, r.offset, r.ts, r.intent, r.ctype, r.model, r.mclass, r.kind"
+#: Leaves out file rows (:data:`~intent_ls.ledger.index.rows.FILE_ROW`): they say a record
+#: names the file, not that it left content there. Queries by name or hash need not ask:
+#: a file row has neither.
+_CONTENT = f"t.nkind IS NOT '{FILE_ROW}'"
 
 
 @attrs.frozen
@@ -81,6 +86,8 @@ class TraceIndex(IndexCache):
         )
 
     def records_for_path(self, path: str, limit: int | None = None) -> list[RecordRef]:
+        """Every record that names ``path``, with or without ranges (a pure deletion, a
+        file deleted): the editor judges a file's recorded verdicts by this list."""
         return self._refs(
             f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
             "WHERE t.path = ? ORDER BY r.seq DESC LIMIT ?",
@@ -161,7 +168,7 @@ class TraceIndex(IndexCache):
             "SELECT r.intent, t.path, t.name, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
             "group_concat(DISTINCT r.ctype || coalesce(':' || r.model, '')) "
             "FROM touches t JOIN records r ON r.seq = t.seq "
-            "WHERE r.kind = 'mutation' AND r.intent IS NOT NULL "
+            f"WHERE r.kind = 'mutation' AND r.intent IS NOT NULL AND {_CONTENT} "
             "GROUP BY r.intent, t.path, t.name"
         )
         out = [
@@ -184,7 +191,7 @@ class TraceIndex(IndexCache):
         """Every path a mutation record touched (by a range or an AST node)."""
         rows = self._rows(
             "SELECT DISTINCT t.path FROM touches t JOIN records r ON r.seq = t.seq "
-            "WHERE r.kind = 'mutation' AND t.path IS NOT NULL"
+            f"WHERE r.kind = 'mutation' AND t.path IS NOT NULL AND {_CONTENT}"
         )
         return {row[0] for row in rows}
 

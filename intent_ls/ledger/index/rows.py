@@ -1,5 +1,11 @@
 """The rows one ledger line gives the index: a ``records`` row and its ``touches`` rows.
 
+A file entry that gives no range row (a pure deletion in a file without definitions, a
+file deleted or emptied) gives a *file row* instead, ``nkind`` :data:`FILE_ROW`: without
+it :meth:`~intent_ls.ledger.index.queries.TraceIndex.records_for_path` would not name the
+record, and the editor would never see its verdicts while ``check`` does. A file with
+ranges needs none (its range rows carry the path), so ranged records cost nothing more.
+
 Every way of reading a line (json.loads here, msgspec in :mod:`.fastpath`) yields exactly
 what :func:`extract_rows` makes of the parsed record; tests compare them line by line.
 """
@@ -16,6 +22,9 @@ from intent_ls.ledger.records import METADATA_KEY, intent_urn
 #: A ``records`` row and the ``touches`` rows of one line.
 Rows = tuple[tuple[Any, ...], list[tuple[Any, ...]]]
 URN = intent_urn("")
+#: The ``nkind`` of a file row; queries that count content (the intent map, the paths
+#: mutated) leave these rows out, so they answer as before file rows existed.
+FILE_ROW = "file"
 _DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}.*").fullmatch
 
 
@@ -27,7 +36,8 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
     ctype = model = None
     touches: list[tuple[Any, ...]] = []
     for file in record.get("files") or ():
-        path = file.get("path")
+        path = _text(file.get("path"))
+        ranged = len(touches)
         for conv in file.get("conversations") or ():
             contributor = conv.get("contributor") or {}
             ctype = ctype or contributor.get("type")
@@ -40,14 +50,16 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
             for rng in conv.get("ranges") or ():
                 digest = rng.get("content_hash")
                 touches.append((seq, path, None, None, hash_key(digest) if digest else None))
+        if len(touches) == ranged and path is not None:
+            touches.append((seq, path, None, FILE_ROW, None))
     for node in meta.get("ast_nodes") or ():
         digest = node.get("content_hash")
         touches.append(
             (
                 seq,
-                node.get("path"),
-                node.get("name"),
-                node.get("kind"),
+                _text(node.get("path")),
+                _text(node.get("name")),
+                _text(node.get("kind")),
                 hash_key(digest) if digest else None,
             )
         )
@@ -55,15 +67,30 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
     row = (
         seq,
         offset,
-        record.get("timestamp"),
-        intent,
-        ctype,
-        model,
-        meta.get("mutation_class"),
-        meta.get("kind"),
+        _text(record.get("timestamp")),
+        _text(intent),
+        _text(ctype),
+        _text(model),
+        _text(meta.get("mutation_class")),
+        _text(meta.get("kind")),
         digest_key(digest),
     )
     return row, touches
+
+
+def _text(value: Any) -> str | None:
+    """``value`` if SQLite can hold it as text, else None: a hand-edited line with a list,
+    an object, a huge number or a lone surrogate in one of these fields would otherwise
+    stop every build of the index. (The fast path's types only read strings, and only from
+    lines without escapes: it never meets such a value.)"""
+    if not isinstance(value, str):
+        return None
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return None
+    return value
 
 
 def digest_key(digest: Any) -> int | None:

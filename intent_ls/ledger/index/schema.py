@@ -3,7 +3,8 @@
 ``records`` holds one row per ledger line (``seq`` numbers lines in the order they were
 indexed, ``offset`` locates the line, ``lkey`` is the key of the record's own digest, used
 to find the line again after a merge); ``touches`` one row per range and per AST node a
-record names. ``meta`` holds ``version`` (:data:`SCHEMA_VERSION`), ``offset`` (the byte
+record names, and a file row (``nkind`` "file") per file a record names without a range.
+``meta`` holds ``version`` (:data:`SCHEMA_VERSION`), ``offset`` (the byte
 after the last indexed line), ``seq`` (the last number given), ``head_start`` and
 ``head_hash`` (where the last indexed line starts and its hash: a rewritten ledger shows
 there).
@@ -18,7 +19,7 @@ from pathlib import Path
 from intent_ls.common.safe_io import require_regular
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 #: (bytes indexed so far, ledger size) — the LSP layer maps it to work-done progress.
 Progress = Callable[[int, int], None]
 
