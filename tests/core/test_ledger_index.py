@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ledger_helpers import mutation
 
+from intent_ls.common.hashing import content_hash, hash_key
 from intent_ls.ledger.index import TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
 from intent_ls.ledger.records import build_mutation_record
@@ -165,4 +166,18 @@ def test_a_cache_that_is_not_a_database_is_rebuilt(tmp_path: Path) -> None:
     index = TraceIndex.for_workspace(tmp_path)
     assert [r.intent_id for r in index.all_records()] == ["INT-001"]
     assert [p.name for p in cache.parent.iterdir() if p.name.endswith(".tmp")] == []
+    index.close()
+
+
+def test_known_keys_are_those_of_recorded_ranges_and_nodes(tmp_path: Path) -> None:
+    record = _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    meta = record["metadata"]["intent_ls"]
+    ranges = record["files"][0]["conversations"][0]["ranges"]
+    recorded = {hash_key(r["content_hash"]) for r in ranges}
+    recorded |= {hash_key(n["content_hash"]) for n in meta["ast_nodes"]}
+    absent = hash_key(content_hash(["never saved"]))
+    index = TraceIndex.for_workspace(tmp_path)
+    many = [absent + n for n in range(1, 1200)]  # more than one query's worth of keys
+    assert index.known_keys([*recorded, absent, *many]) == recorded
+    assert index.known_keys([]) == set()
     index.close()
