@@ -157,13 +157,6 @@ def run_check(
         )
     findings.extend(symlink_findings(ws, changes))
     governed = [c for c in changes if _governed(ws, c)]
-    to_cover = [c for c in governed if not is_link_change(c)]  # links: symlink_findings
-    if not to_cover and DONE_WITHOUT_CHANGE not in optional_rules:
-        # Nothing asks the index: a fresh clone does not build it (~17 CPU-s at 1M records).
-        findings.sort(key=lambda f: (f.path, f.start_line, f.rule))
-        return CheckResult(
-            base, tuple(findings), len(governed), 0, verified.records, repo.toplevel, repo.prefix
-        )
     with ExitStack() as stack:
         if ledger.exists():
             index = TraceIndex.for_workspace(ws.root, progress=indexing)
@@ -173,7 +166,9 @@ def run_check(
         stack.callback(index.close)
         checker = _Checker(ws, index, base, stack)
         lines = 0
-        for change in to_cover:
+        for change in governed:
+            if is_link_change(change):  # judged by symlink_findings above
+                continue
             found, counted = checker.check(change)
             findings.extend(found)
             lines += counted
