@@ -269,13 +269,15 @@ class Repo:
         except FileNotFoundError as exc:
             raise GitError("git is not installed (or not on PATH)") from exc
         assert proc.stdout is not None
+        drained = False
         with proc:
             try:
                 yield proc.stdout
+                drained = not proc.stdout.read(1)
             finally:
                 proc.stdout.close()
                 proc.wait()
-        if proc.returncode not in (0, -13):  # -13: SIGPIPE, the reader stopped early
+        if drained and proc.returncode != 0:  # a reader that stopped early stopped git too
             raise GitError(f"git cat-file blob {sha} failed")
 
     def _blob_sha(self, base: Base, path: str) -> str | None:

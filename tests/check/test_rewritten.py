@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from intent_ls.check.engine import _rewritten_since_base
-from intent_ls.check.git import Repo
+from intent_ls.check.git import GitError, Repo
 from intent_ls.ledger.store import LEDGER_RELPATH
 
 
@@ -95,3 +95,14 @@ def test_a_large_appended_ledger_is_proven_by_hash_without_reading_the_blob(
     monkeypatch.undo()
     found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
     assert found is not None and found.start_line == 20000
+    # the first line gone: the answer comes while git still has megabytes to write
+    ledger.write_bytes(old[old.index(b"\n") + 1 :])
+    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    assert found is not None and found.start_line == 1
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_git_failing_to_stream_the_committed_ledger_is_an_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, b"a\n")
+    with pytest.raises(GitError), repo.open_blob("0" * 40) as stream:
+        assert stream.read() == b""
