@@ -237,14 +237,14 @@ def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | Non
     hashes the current file's first bytes as git hashes a blob and compares the result
     with the committed object's id, so the committed ledger is not even read; the set
     comparison keeps a 16-byte digest per current line and streams the committed one."""
-    committed = repo.blob_id_at(base, LEDGER_RELPATH.as_posix())
-    if committed is None or committed[1] == 0:
+    committed = repo.object_at(base, LEDGER_RELPATH.as_posix())
+    if committed is None or committed[2] == 0:
         return None
-    sha, size = committed
-    if _holds_blob(ledger, sha, size):
+    sha, kind, size = committed
+    if _holds_object(ledger, sha, kind, size):
         return None
     kept = _line_digests(ledger)
-    with repo.open_blob(sha) as old:
+    with repo.open_object(sha, kind) as old:
         for line, raw in enumerate(old, start=1):
             if raw.endswith(b"\n") and _line_digest(raw[:-1]) not in kept:
                 return Finding(
@@ -258,13 +258,13 @@ def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | Non
     return None
 
 
-def _holds_blob(ledger: Path, sha: str, size: int) -> bool:
-    """Whether the first ``size`` bytes of ``ledger`` are the blob ``sha``: its git object
-    id (SHA-1, or SHA-256 in a repository of that format) over the same bytes."""
+def _holds_object(ledger: Path, sha: str, kind: str, size: int) -> bool:
+    """Whether the first ``size`` bytes of ``ledger`` are the content of object ``sha``:
+    its git object id (SHA-1, or SHA-256 in a repository of that format) over them."""
     algorithm = {40: "sha1", 64: "sha256"}.get(len(sha))
     if algorithm is None:
         return False
-    h = hashlib.new(algorithm, b"blob %d\0" % size)
+    h = hashlib.new(algorithm, b"%s %d\0" % (kind.encode(), size))
     left = size
     try:
         with open_sidecar_reader(ledger) as f:

@@ -248,19 +248,25 @@ class Repo:
         sha = self._blob_sha(base, path)
         return self.read_blobs([sha]).get(sha) if sha else None
 
-    def blob_id_at(self, base: Base, path: str) -> tuple[str, int] | None:
-        """The object id and size of ``path`` in ``base`` without its content (None if
-        absent): a 1 GB ledger is compared by hash or streamed, never held."""
+    def object_at(self, base: Base, path: str) -> tuple[str, str, int] | None:
+        """The object id, type (a blob, unless the repository is odd) and size of
+        ``path`` in ``base`` without its content (None if absent): a 1 GB ledger is
+        compared by hash or streamed, never held."""
         sha = self._blob_sha(base, path)
-        size = _batch_sizes(self.cwd, [sha]).get(sha) if sha else None
-        return None if sha is None or size is None else (sha, size)
+        if sha is None:
+            return None
+        out = run_git(self.cwd, ["cat-file", "--batch-check"], input=f"{sha}\n".encode())
+        fields = out.decode().split()
+        if len(fields) != 3 or not fields[2].isdigit():  # "<sha> missing"
+            return None
+        return sha, fields[1], int(fields[2])
 
     @contextmanager
-    def open_blob(self, sha: str) -> Iterator[IO[bytes]]:
-        """The content of blob ``sha`` as a stream from ``git cat-file``."""
+    def open_object(self, sha: str, kind: str) -> Iterator[IO[bytes]]:
+        """The raw content of object ``sha`` of type ``kind``, streamed from git."""
         try:
             proc = subprocess.Popen(
-                ["git", *_GIT_CONFIG, "cat-file", "blob", sha],
+                ["git", *_GIT_CONFIG, "cat-file", kind, sha],
                 cwd=self.cwd,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -278,7 +284,7 @@ class Repo:
                 proc.stdout.close()
                 proc.wait()
         if drained and proc.returncode != 0:  # a reader that stopped early stopped git too
-            raise GitError(f"git cat-file blob {sha} failed")
+            raise GitError(f"git cat-file {kind} {sha} failed")
 
     def _blob_sha(self, base: Base, path: str) -> str | None:
         if base.rev == EMPTY_TREE:

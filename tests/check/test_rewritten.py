@@ -86,10 +86,10 @@ def test_a_large_appended_ledger_is_proven_by_hash_without_reading_the_blob(
     ledger = tmp_path / LEDGER_RELPATH
     ledger.write_bytes(old + b'{"n":"new"}\n')
 
-    def never(sha: str) -> None:
+    def never(sha: str, kind: str) -> None:
         raise AssertionError("the committed ledger was read")
 
-    monkeypatch.setattr(Repo, "open_blob", never)
+    monkeypatch.setattr(Repo, "open_object", never)
     assert _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger) is None
     ledger.write_bytes(old[:-3] + b'y"}\n')  # the last committed line altered
     monkeypatch.undo()
@@ -104,5 +104,33 @@ def test_a_large_appended_ledger_is_proven_by_hash_without_reading_the_blob(
 @pytest.mark.usefixtures("git_identity")
 def test_git_failing_to_stream_the_committed_ledger_is_an_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, b"a\n")
-    with pytest.raises(GitError), repo.open_blob("0" * 40) as stream:
+    with pytest.raises(GitError), repo.open_object("0" * 40, "blob") as stream:
         assert stream.read() == b""
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_committed_directory_in_the_ledgers_place_is_compared_as_before(
+    tmp_path: Path,
+) -> None:
+    """A hostile base: the ledger's path held a directory; its raw tree is what the
+    whole-file comparison compared, and still is."""
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True)
+    ledger = tmp_path / LEDGER_RELPATH
+    (ledger / "inner").mkdir(parents=True)
+    (ledger / "inner" / "f").write_bytes(b"x\n")
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=tmp_path, check=True)
+    tree = subprocess.run(
+        ["git", "cat-file", "tree", f"HEAD:{LEDGER_RELPATH.as_posix()}"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    ).stdout
+    (ledger / "inner" / "f").unlink()
+    (ledger / "inner").rmdir()
+    ledger.rmdir()
+    ledger.write_bytes(b"a\n")
+    repo = Repo(tmp_path)
+    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    expected = whole_file_answer(tree, b"a\n")
+    assert (found.start_line if found else None) == expected
