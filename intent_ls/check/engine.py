@@ -71,6 +71,7 @@ MAX_MOVED_WINDOW = 64
 MIN_MOVED_CHARS = 16
 #: Locating one unrecorded block among the saved ones costs a text rebuild per try.
 MAX_UNDO_HUNKS = 200
+_CHUNK = 1 << 20
 
 
 @attrs.frozen
@@ -230,30 +231,73 @@ def _rewritten_since_base(repo: Repo, base: Base, ledger: Path) -> Finding | Non
     be in the current one. This is the external anchor ``trace verify`` lacks: it also
     catches records removed from the end, which leave a perfectly valid chain. A merge
     keeps every line but may put the other side's lines first (a rebase does), so the
-    lines are compared as a set once the cheap prefix test fails."""
-    old = repo.blob_at(base, LEDGER_RELPATH.as_posix())
-    if not old:
+    lines are compared as a set once the cheap prefix test fails.
+
+    Neither ledger is held in memory (at 1M records each is over 1 GB): the prefix test
+    hashes the current file's first bytes as git hashes a blob and compares the result
+    with the committed object's id, so the committed ledger is not even read; the set
+    comparison keeps a 16-byte digest per current line and streams the committed one."""
+    committed = repo.object_at(base, LEDGER_RELPATH.as_posix())
+    if committed is None or committed[2] == 0:
         return None
+    sha, kind, size = committed
+    if _holds_object(ledger, sha, kind, size):
+        return None
+    kept = _line_digests(ledger)
+    with repo.open_object(sha, kind) as old:
+        for line, raw in enumerate(old, start=1):
+            if raw.endswith(b"\n") and _line_digest(raw[:-1]) not in kept:
+                return Finding(
+                    LEDGER_INVALID,
+                    LEDGER_RELPATH.as_posix(),
+                    line,
+                    line,
+                    f"the ledger was rewritten since {base.label}: line {line} of its "
+                    "committed content is gone; it is append-only (merges keep every line)",
+                )
+    return None
+
+
+def _holds_object(ledger: Path, sha: str, kind: str, size: int) -> bool:
+    """Whether the first ``size`` bytes of ``ledger`` are the content of object ``sha``:
+    its git object id (SHA-1, or SHA-256 in a repository of that format) over them."""
+    algorithm = {40: "sha1", 64: "sha256"}.get(len(sha))
+    if algorithm is None:
+        return False
+    h = hashlib.new(algorithm, b"%s %d\0" % (kind.encode(), size))
+    left = size
     try:
         with open_sidecar_reader(ledger) as f:
-            current = f.read(len(old))
-            if current == old:
-                return None
-            current += f.read()
+            while left:
+                chunk = f.read(min(left, _CHUNK))
+                if not chunk:
+                    return False
+                h.update(chunk)
+                left -= len(chunk)
     except FileNotFoundError:
-        current = b""
-    kept = set(current.split(b"\n"))
-    for line, text in enumerate(old.split(b"\n")[:-1], start=1):
-        if text not in kept:
-            return Finding(
-                LEDGER_INVALID,
-                LEDGER_RELPATH.as_posix(),
-                line,
-                line,
-                f"the ledger was rewritten since {base.label}: line {line} of its "
-                "committed content is gone; it is append-only (merges keep every line)",
-            )
-    return None
+        return False
+    return h.hexdigest() == sha
+
+
+def _line_digests(ledger: Path) -> set[bytes]:
+    """Digests of the pieces ``ledger.split(b"\n")`` would give, the last one included
+    (empty when the file ends with a newline or is missing)."""
+    kept: set[bytes] = set()
+    last = b""
+    try:
+        with open_sidecar_reader(ledger) as f:
+            for raw in f:
+                last = raw
+                kept.add(_line_digest(raw[:-1] if raw.endswith(b"\n") else raw))
+    except FileNotFoundError:
+        pass
+    if not last or last.endswith(b"\n"):
+        kept.add(_line_digest(b""))
+    return kept
+
+
+def _line_digest(line: bytes) -> bytes:
+    return hashlib.blake2b(line, digest_size=16).digest()
 
 
 class _Checker:
@@ -270,7 +314,6 @@ class _Checker:
         self._records: dict[int, dict[str, Any]] = {}
         self._path_refs: dict[str, list[RecordRef]] = {}
         self._approvals: dict[str, ApprovalSet] = {}
-        self._known_keys: set[int] | None = None
         self._rangeless_refs: dict[str, list[RecordRef]] | None = None
 
     # -- ledger access ----------------------------------------------------------------
@@ -289,13 +332,6 @@ class _Checker:
         if refs is None:
             refs = self._path_refs[path] = self.index.records_for_path(path)
         return refs
-
-    def _known(self) -> set[int]:
-        """Every range/node hash key on the ledger, so the moved-code search asks SQLite
-        only about windows that can match (it hashes thousands of windows per block)."""
-        if self._known_keys is None:
-            self._known_keys = self.index.content_keys()
-        return self._known_keys
 
     def _approvals_for(self, path: str) -> ApprovalSet:
         """Approvals of ``path`` on the ledger: approval records and the approvals that
@@ -590,9 +626,6 @@ class _Checker:
     ) -> Iterator[tuple[int, int, str]]:
         """(start, length, digest) of windows inside uncovered blocks whose hash some
         ledger range or node has (by 64-bit key; callers confirm the full digest)."""
-        known = self._known()
-        if not known:
-            return
         for first, last in _runs(pending):
             candidates: list[tuple[int, int, bytes]] = []
             if last - first + 1 > MAX_MOVED_WINDOW:  # the whole block, beyond the limit
@@ -603,10 +636,10 @@ class _Checker:
                 for end in range(start, min(last, start + MAX_MOVED_WINDOW - 1) + 1):
                     h.update(b"\n" + encoded[end - 1] if end > start else encoded[end - 1])
                     candidates.append((start, end, h.digest()))
-            for start, end, raw in candidates:  # the key is hashing.hash_key's, from bytes
-                if int.from_bytes(raw[:8], "big", signed=True) in known and _substantial(
-                    lines[start - 1 : end]
-                ):
+            keys = [int.from_bytes(raw[:8], "big", signed=True) for _, _, raw in candidates]
+            known = self.index.known_keys(set(keys))  # hashing.hash_key's, from bytes
+            for (start, end, raw), key in zip(candidates, keys, strict=True):
+                if key in known and _substantial(lines[start - 1 : end]):
                     yield start, end - start + 1, "sha256:" + raw.hex()
 
     def _line_findings(

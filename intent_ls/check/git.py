@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import attrs
 
@@ -66,6 +68,10 @@ class Base:
     label: str
 
 
+def _git_env() -> dict[str, str]:
+    return {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+
+
 def run_git(cwd: Path, args: Sequence[str], *, input: bytes | None = None) -> bytes:
     try:
         proc = subprocess.run(
@@ -74,7 +80,7 @@ def run_git(cwd: Path, args: Sequence[str], *, input: bytes | None = None) -> by
             input=input,
             capture_output=True,
             check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+            env=_git_env(),
         )
     except FileNotFoundError as exc:
         raise GitError("git is not installed (or not on PATH)") from exc
@@ -239,20 +245,57 @@ class Repo:
 
     def blob_at(self, base: Base, path: str) -> bytes | None:
         """The content of ``path`` (relative to ``cwd``) in ``base``, or None if absent."""
+        sha = self._blob_sha(base, path)
+        return self.read_blobs([sha]).get(sha) if sha else None
+
+    def object_at(self, base: Base, path: str) -> tuple[str, str, int] | None:
+        """The object id, type (a blob, unless the repository is odd) and size of
+        ``path`` in ``base`` without its content (None if absent): a 1 GB ledger is
+        compared by hash or streamed, never held."""
+        sha = self._blob_sha(base, path)
+        if sha is None:
+            return None
+        out = run_git(self.cwd, ["cat-file", "--batch-check"], input=f"{sha}\n".encode())
+        fields = out.decode().split()
+        if len(fields) != 3 or not fields[2].isdigit():  # "<sha> missing"
+            return None
+        return sha, fields[1], int(fields[2])
+
+    @contextmanager
+    def open_object(self, sha: str, kind: str) -> Iterator[IO[bytes]]:
+        """The raw content of object ``sha`` of type ``kind``, streamed from git."""
+        try:
+            proc = subprocess.Popen(
+                ["git", *_GIT_CONFIG, "cat-file", kind, sha],
+                cwd=self.cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=_git_env(),
+            )
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed (or not on PATH)") from exc
+        assert proc.stdout is not None
+        drained = False
+        with proc:
+            try:
+                yield proc.stdout
+                drained = not proc.stdout.read(1)
+            finally:
+                proc.stdout.close()
+                proc.wait()
+        if drained and proc.returncode != 0:  # a reader that stopped early stopped git too
+            raise GitError(f"git cat-file {kind} {sha} failed")
+
+    def _blob_sha(self, base: Base, path: str) -> str | None:
         if base.rev == EMPTY_TREE:
             return None
         try:
-            sha = (
-                run_git(
-                    self.cwd,
-                    ["rev-parse", "--verify", "--quiet", f"{base.rev}:{self.prefix}{path}"],
-                )
-                .decode()
-                .strip()
+            out = run_git(
+                self.cwd, ["rev-parse", "--verify", "--quiet", f"{base.rev}:{self.prefix}{path}"]
             )
         except GitError:
             return None
-        return self.read_blobs([sha]).get(sha) if sha else None
+        return out.decode().strip() or None
 
 
 def _batch_sizes(cwd: Path, shas: Sequence[str]) -> dict[str, int]:

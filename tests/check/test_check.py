@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from pytest import CaptureFixture
 
 from intent_ls.common.hashing import content_hash
+from intent_ls.ledger.index import CACHE_RELPATH
 from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.ledger.store import ledger_path
 from intent_ls.policy.approvals import Approval
@@ -333,3 +335,17 @@ def test_workspace_in_a_subdirectory(tmp_path: Path, capsys: CaptureFixture[str]
     repo.write("src/extra.py", "E = 1\n")
     (tmp_path / "mono" / "elsewhere.py").write_text("outside the workspace\n")
     assert rules(repo.findings()) == [("uncovered-change", "src/extra.py", 1, 1)]
+
+
+def test_the_index_is_built_only_when_a_governed_change_asks_it(repo: GitRepo) -> None:
+    repo.write("src/app.py", APP)
+    repo.save("src/app.py", APP + FEATURE)
+    base = repo.commit("base")
+    cache = repo.root / CACHE_RELPATH
+    shutil.rmtree(cache.parent, ignore_errors=True)  # as in a fresh clone
+    rc, out, err = repo.check("--base", base)
+    assert (rc, out) == (0, "") and "0 changed governed file(s)" in err
+    assert not cache.exists()
+    repo.write("src/app.py", repo.read("src/app.py") + "print('debug')\n")
+    assert rules(repo.findings("--base", base)) == [("uncovered-change", "src/app.py", 8, 8)]
+    assert cache.exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ledger_helpers import mutation
 
-from intent_ls.common.hashing import content_hash
+from intent_ls.common.hashing import content_hash, hash_key
 from intent_ls.ledger.index import CACHE_RELPATH, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
 from intent_ls.ledger.records import build_mutation_record
@@ -207,3 +207,17 @@ def test_a_cache_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
     again = TraceIndex.for_workspace(tmp_path)
     assert len(again.records_for_path("notes.txt")) == 1
     again.close()
+
+
+def test_known_keys_are_those_of_recorded_ranges_and_nodes(tmp_path: Path) -> None:
+    record = _save(tmp_path, "cart.py", OLD, NEW, "INT-001")
+    meta = record["metadata"]["intent_ls"]
+    ranges = record["files"][0]["conversations"][0]["ranges"]
+    recorded = {hash_key(r["content_hash"]) for r in ranges}
+    recorded |= {hash_key(n["content_hash"]) for n in meta["ast_nodes"]}
+    absent = hash_key(content_hash(["never saved"]))
+    index = TraceIndex.for_workspace(tmp_path)
+    many = [absent + n for n in range(1, 1200)]  # more than one query's worth of keys
+    assert index.known_keys([*recorded, absent, *many]) == recorded
+    assert index.known_keys([]) == set()
+    index.close()
