@@ -66,6 +66,8 @@ from intent_ls.workspace.discover import Workspace
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
+#: Candidate windows hashed before the index is asked which of them it knows.
+_WINDOW_BATCH = 8192
 #: A window from another file counts only with this much substance: a blank line or a
 #: lone ``}`` matches everywhere and proves nothing about where code came from.
 MIN_MOVED_CHARS = 16
@@ -625,22 +627,27 @@ class _Checker:
         self, encoded: list[bytes], lines: list[str], pending: list[int]
     ) -> Iterator[tuple[int, int, str]]:
         """(start, length, digest) of windows inside uncovered blocks whose hash some
-        ledger range or node has (by 64-bit key; callers confirm the full digest)."""
-        for first, last in _runs(pending):
-            candidates: list[tuple[int, int, bytes]] = []
-            if last - first + 1 > MAX_MOVED_WINDOW:  # the whole block, beyond the limit
-                whole = hashlib.sha256(b"\n".join(encoded[first - 1 : last])).digest()
-                candidates.append((first, last, whole))
-            for start in range(first, last + 1):
-                h = hashlib.sha256()
-                for end in range(start, min(last, start + MAX_MOVED_WINDOW - 1) + 1):
-                    h.update(b"\n" + encoded[end - 1] if end > start else encoded[end - 1])
-                    candidates.append((start, end, h.digest()))
-            keys = [int.from_bytes(raw[:8], "big", signed=True) for _, _, raw in candidates]
-            known = self.index.known_keys(set(keys))  # hashing.hash_key's, from bytes
-            for (start, end, raw), key in zip(candidates, keys, strict=True):
-                if key in known and _substantial(lines[start - 1 : end]):
-                    yield start, end - start + 1, "sha256:" + raw.hex()
+        ledger range or node has (by 64-bit key; callers confirm the full digest). The
+        windows are asked about in batches of :data:`_WINDOW_BATCH`: a block of millions
+        of lines has tens of millions of windows, never held at once."""
+        if not self.index.has_content_keys():
+            return
+        batch: list[tuple[int, int, bytes]] = []
+        for candidate in _windows(encoded, pending):
+            batch.append(candidate)
+            if len(batch) >= _WINDOW_BATCH:
+                yield from self._known_windows(batch, lines)
+                batch = []
+        yield from self._known_windows(batch, lines)
+
+    def _known_windows(
+        self, batch: list[tuple[int, int, bytes]], lines: list[str]
+    ) -> Iterator[tuple[int, int, str]]:
+        keys = [int.from_bytes(raw[:8], "big", signed=True) for _, _, raw in batch]
+        known = self.index.known_keys(set(keys))  # hashing.hash_key's, from bytes
+        for (start, end, raw), key in zip(batch, keys, strict=True):
+            if key in known and _substantial(lines[start - 1 : end]):
+                yield start, end - start + 1, "sha256:" + raw.hex()
 
     def _line_findings(
         self, path: str, bad: list[int], problems: dict[int, _Problem]
@@ -823,3 +830,17 @@ def _runs(lines: list[int]) -> Iterator[tuple[int, int]]:
 
 def _substantial(lines: list[str]) -> bool:
     return sum(len("".join(line.split())) for line in lines) >= MIN_MOVED_CHARS
+
+
+def _windows(encoded: list[bytes], pending: list[int]) -> Iterator[tuple[int, int, bytes]]:
+    """(first line, last line, SHA-256) of every window of up to
+    :data:`MAX_MOVED_WINDOW` lines inside each run of ``pending`` lines, and of each run
+    longer than that as a whole."""
+    for first, last in _runs(pending):
+        if last - first + 1 > MAX_MOVED_WINDOW:  # the whole block, beyond the limit
+            yield first, last, hashlib.sha256(b"\n".join(encoded[first - 1 : last])).digest()
+        for start in range(first, last + 1):
+            h = hashlib.sha256()
+            for end in range(start, min(last, start + MAX_MOVED_WINDOW - 1) + 1):
+                h.update(b"\n" + encoded[end - 1] if end > start else encoded[end - 1])
+                yield start, end, h.digest()

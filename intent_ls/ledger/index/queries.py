@@ -196,6 +196,10 @@ class TraceIndex(IndexCache):
             found.update(row[0] for row in rows)
         return found
 
+    def has_content_keys(self) -> bool:
+        """Whether any range or node content hash is on the ledger at all."""
+        return bool(self._rows("SELECT 1 FROM touches WHERE hkey IS NOT NULL LIMIT 1"))
+
     def mutated_paths(self) -> set[str]:
         """Every path a mutation record touched (by a range or an AST node)."""
         rows = self._rows(
