@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import write_all
 
 AGENTS_DIR = "agents"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -75,9 +76,7 @@ def updating(root: Path, agent: str, session_id: str) -> Iterator[dict[str, Any]
         # Written over the old bytes, then cut to length: truncating to zero first makes
         # ext4 flush the file on close (its guard for truncate-and-rewrite), ~4 ms a call.
         os.lseek(fd, 0, os.SEEK_SET)
-        view = memoryview(body)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, body)
         os.ftruncate(fd, len(body))
     finally:
         os.close(fd)

@@ -254,9 +254,7 @@ def write_atomic(
         tmp, fd = _exclusive_temp(dfd, path.name)
         try:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                write_all(fd, data)
                 if fsync:
                     os.fsync(fd)
             finally:
@@ -266,6 +264,25 @@ def write_atomic(
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
             raise
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd``: ``os.write`` may write less than asked (a signal, a
+    full pipe, a file size limit)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def write_new(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """``data`` in a file created by this call, never one someone prepared at the name
+    (a symlink or an existing file fails: ``O_EXCL | O_NOFOLLOW``)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, mode)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _exclusive_temp(dir_fd: int, name: str) -> tuple[str, int]:

@@ -26,7 +26,13 @@ from pathlib import Path
 import attrs
 
 from intent_ls.common.local_state import local_dir
-from intent_ls.common.safe_io import ensure_sidecar_dir, open_sidecar, read_sidecar, write_atomic
+from intent_ls.common.safe_io import (
+    ensure_sidecar_dir,
+    open_sidecar,
+    read_sidecar,
+    write_all,
+    write_atomic,
+)
 from intent_ls.export import ExportError
 from intent_ls.export.source import Checkpoint, parse_checkpoint
 
@@ -54,9 +60,7 @@ class SendState:
         """Durably adds acknowledged digests: written and fsynced before the next request,
         so a crash re-sends at most the request in flight."""
         data = b"".join(digests)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view) :]
+        write_all(self.fd, data)
         os.fsync(self.fd)
         self.sent.update(data[i : i + _DIGEST_BYTES] for i in range(0, len(data), _DIGEST_BYTES))
 

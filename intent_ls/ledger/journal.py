@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.local_state import local_dir
+from intent_ls.common.safe_io import write_new
 
 logger = logging.getLogger(__name__)
 
@@ -54,14 +55,7 @@ def write_entry(root: Path, record_id: str, entry: dict[str, Any]) -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / f"{os.getpid()}-{record_id}{_SUFFIX}"
     data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    write_new(path, data)
     return path
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.common.local_state import local_dir
-from intent_ls.common.safe_io import open_sidecar, read_sidecar
+from intent_ls.common.safe_io import open_sidecar, read_sidecar, write_all
 
 LOG_FILE = "effects.jsonl"
 RESTORED = "restored"
@@ -41,7 +41,7 @@ def append(root: Path, entries: Iterable[dict[str, Any]]) -> None:
     local_dir(root, create=True)
     fd = open_sidecar(log_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
-        os.write(fd, lines)
+        write_all(fd, lines)
     finally:
         os.close(fd)
 

@@ -16,6 +16,7 @@ from intent_ls.common.safe_io import (
     read_regular,
     read_sidecar,
     write_atomic,
+    write_new,
 )
 from intent_ls.ledger.intentmap import IntentInfo, render
 from intent_ls.ledger.store import Ledger, ledger_path
@@ -147,3 +148,19 @@ def test_intent_names_cannot_start_a_line_in_the_map() -> None:
     )
     assert not any(line.startswith(("## Owned", "- Status: DONE")) for line in text.splitlines())
     assert "ok\\x0a## Owned by mallory" in text
+
+
+def test_write_new_writes_only_a_file_it_created(tmp_path: Path, secret: Path) -> None:
+    fresh = tmp_path / "fresh"
+    write_new(fresh, b"x" * 3_000_000)
+    assert fresh.read_bytes() == b"x" * 3_000_000
+    assert fresh.stat().st_mode & 0o777 == 0o600
+    planted = tmp_path / "planted"
+    planted.symlink_to(secret)
+    before = secret.read_bytes()
+    with pytest.raises(FileExistsError):
+        write_new(planted, b"evil")
+    with pytest.raises(FileExistsError):
+        write_new(fresh, b"again")
+    assert secret.read_bytes() == before
+    assert fresh.read_bytes() == b"x" * 3_000_000

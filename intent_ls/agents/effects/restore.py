@@ -16,6 +16,7 @@ from pathlib import Path
 
 from intent_ls.agents.effects.compare import Before, Effect
 from intent_ls.agents.effects.store import Store
+from intent_ls.common.safe_io import write_all
 
 
 class Unrestorable(Exception):
@@ -92,9 +93,7 @@ def write_back(path: str, data: bytes, before: Before, root: Path) -> None:
     tmp = os.path.join(parent, f".{name}.{os.urandom(6).hex()}.intent-ls")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, before.mode)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
         os.fchmod(fd, before.mode)
     finally:
         os.close(fd)

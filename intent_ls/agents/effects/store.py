@@ -22,6 +22,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from intent_ls.common.safe_io import write_new
+
 #: Above this size a file is not copied: a change to it can be detected, not undone.
 MAX_COPY = 8 * 1024 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -192,11 +194,5 @@ def _load_json(path: Path) -> dict[str, Any]:
 
 def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    write_new(tmp, data)
     os.replace(tmp, path)
