@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from intent_ls.cli.common import add_workspace_arg, check_ledger_file, workspace_root
+
+if TYPE_CHECKING:
+    from intent_ls.export.source import TamperedLedger
 
 
 def register(subparsers: Any) -> None:
@@ -79,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             "give one of --out DIR (export), --otlp [URL] (send) or --query SQL --from DIR (query)"
         )
+    if args.query is None and (args.roots or args.param):
+        flag = "--otlp" if args.otlp is not None else "--out"
+        raise CliError(f"--from and --param go with --query, not with {flag}")
     try:
         if args.query is not None:
             return _query(args)
@@ -90,28 +96,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from intent_ls.cli.errors import CliError
     from intent_ls.export.exporter import export_ledger
-    from intent_ls.export.layout import repo_name
     from intent_ls.export.source import TamperedLedger
 
-    if args.roots or args.param:
-        raise CliError("--from and --param go with --query, not with --out")
-    root = workspace_root(args)
-    ledger = check_ledger_file(root)
-    if not ledger.exists():
-        print(f"intent-ls: nothing to export: no ledger at {ledger}", file=sys.stderr)
+    source = _source(args, "export")
+    if source is None:
         return 0
-    repo = args.repo if args.repo is not None else repo_name(root)
+    _, ledger, repo = source
     try:
         result = export_ledger(ledger, args.out, repo)
     except TamperedLedger as exc:
-        print(
-            f"{ledger}:{exc.problem.line}: {exc.problem.reason}\n"
-            "intent-ls: the ledger does not verify; nothing was exported",
-            file=sys.stderr,
-        )
-        return 1
+        return _tampered(ledger, exc, "exported")
     checked = _checked(result.verified_lines)
     if result.part is None:
         print(f"{result.repo}: nothing new to export ({checked})")
@@ -126,29 +121,19 @@ def _export(args: argparse.Namespace) -> int:
 def _otlp(args: argparse.Namespace) -> int:
     import os
 
-    from intent_ls.cli.errors import CliError
-    from intent_ls.export.layout import repo_name, repo_url
+    from intent_ls.export.layout import repo_url
     from intent_ls.export.otlp import resolve_endpoint, send_ledger
     from intent_ls.export.source import TamperedLedger
 
-    if args.roots or args.param:
-        raise CliError("--from and --param go with --query, not with --otlp")
     endpoint = resolve_endpoint(args.otlp, os.environ)
-    root = workspace_root(args)
-    ledger = check_ledger_file(root)
-    if not ledger.exists():
-        print(f"intent-ls: nothing to send: no ledger at {ledger}", file=sys.stderr)
+    source = _source(args, "send")
+    if source is None:
         return 0
-    repo = args.repo if args.repo is not None else repo_name(root)
+    root, ledger, repo = source
     try:
         result = send_ledger(root, ledger, repo, endpoint, repo_url(root))
     except TamperedLedger as exc:
-        print(
-            f"{ledger}:{exc.problem.line}: {exc.problem.reason}\n"
-            "intent-ls: the ledger does not verify; nothing was sent",
-            file=sys.stderr,
-        )
-        return 1
+        return _tampered(ledger, exc, "sent")
     checked = _checked(result.verified_lines)
     if result.records == 0:
         print(f"{repo}: nothing new to send to {result.endpoint} ({checked})")
@@ -158,6 +143,28 @@ def _otlp(args: argparse.Namespace) -> int:
             f"to {result.endpoint} ({checked})"
         )
     return 0
+
+
+def _source(args: argparse.Namespace, verb: str) -> tuple[Path, Path, str] | None:
+    """(workspace, ledger, repository name) to export or send; None, said, if there is
+    no ledger yet."""
+    from intent_ls.export.layout import repo_name
+
+    root = workspace_root(args)
+    ledger = check_ledger_file(root)
+    if not ledger.exists():
+        print(f"intent-ls: nothing to {verb}: no ledger at {ledger}", file=sys.stderr)
+        return None
+    return root, ledger, args.repo if args.repo is not None else repo_name(root)
+
+
+def _tampered(ledger: Path, exc: TamperedLedger, done: str) -> int:
+    print(
+        f"{ledger}:{exc.problem.line}: {exc.problem.reason}\n"
+        f"intent-ls: the ledger does not verify; nothing was {done}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _checked(verified_lines: int | None) -> str:
