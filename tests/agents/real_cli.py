@@ -79,16 +79,29 @@ def run_claude(
     return json.loads(done.stdout)
 
 
-def run_codex(root: Path, tmp_path: Path, model: ScriptedCodex, path: str) -> dict[str, str]:
-    """``codex exec`` with the project trusted and hooks on; each call's output by id."""
+def run_codex(
+    root: Path,
+    tmp_path: Path,
+    model: ScriptedCodex,
+    path: str,
+    *,
+    approval: str = "never",
+    sandbox: str = "danger-full-access",
+    rules: str | None = None,
+) -> dict[str, str]:
+    """``codex exec`` with the project trusted and hooks on; each call's output by id.
+    ``rules``: the user's exec-policy rules (``$CODEX_HOME/rules/user.rules``)."""
     assert CODEX is not None
     home, codex_home = tmp_path / "home", tmp_path / "codex"
     home.mkdir()
     codex_home.mkdir()
+    if rules is not None:
+        (codex_home / "rules").mkdir()
+        (codex_home / "rules" / "user.rules").write_text(rules)
     with serve_codex(model) as url:
         (codex_home / "config.toml").write_text(
-            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
-            'sandbox_mode = "danger-full-access"\n'
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\n'
+            f'approval_policy = "{approval}"\nsandbox_mode = "{sandbox}"\n'
             f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
             'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
             "stream_max_retries = 0\n"
@@ -109,21 +122,31 @@ def run_codex(root: Path, tmp_path: Path, model: ScriptedCodex, path: str) -> di
 
 
 def run_gemini(
-    root: Path, tmp_path: Path, model: ScriptedGemini, path: str, approval_mode: str
+    root: Path,
+    tmp_path: Path,
+    model: ScriptedGemini,
+    path: str,
+    approval_mode: str,
+    *,
+    settings: dict[str, Any] | None = None,
+    policy: str | None = None,
 ) -> dict[str, str]:
-    """``gemini -p`` with the workspace trusted; each call's response by id."""
+    """``gemini -p`` with the workspace trusted; each call's response by id. ``settings``
+    adds to the user's settings, ``policy`` is a user policy file
+    (``~/.gemini/policies/user.toml``)."""
     assert GEMINI is not None
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "telemetry": {"enabled": False},
-                "general": {"enableAutoUpdate": False},
-            }
-        )
-    )
+    user = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+        **(settings or {}),
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps(user))
+    if policy is not None:
+        (home / ".gemini" / "policies").mkdir()
+        (home / ".gemini" / "policies" / "user.toml").write_text(policy)
     with serve_gemini(model) as url:
         env = {
             "PATH": path,

@@ -14,9 +14,12 @@ from intent_ls.agents.gate.governance import Governance
 
 #: Agents whose before-tool answer may rewrite a shell command (checked in each real CLI:
 #: Claude Code's ``updatedInput``, Codex's ``updatedInput`` with ``allow``, Gemini CLI's
-#: ``tool_input``). Claude Code matches its permission rules on the rewritten command, so
-#: the user's rules are matched here on the command as written and answered with a
-#: decision beside it. Elsewhere shell commands are verified after they ran, only.
+#: ``tool_input``). Each matches its own rules on the rewritten command: Claude Code's
+#: rules are matched here on the command as written and answered with a decision beside
+#: it; a command that one of Codex's or Gemini CLI's rules speaks to is left unwrapped
+#: for the agent to judge (:mod:`intent_ls.agents.codex_rules`,
+#: :mod:`intent_ls.agents.gemini_rules`). Elsewhere shell commands are verified after
+#: they ran, only.
 REWRITES_COMMANDS = frozenset({"claude-code", "codex", "gemini"})
 
 
@@ -54,16 +57,36 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
 
     from intent_ls.agents import barrier
 
-    cwd_out = None  # Gemini CLI and Codex run each command in a fresh shell
+    if _agents_own_rule(gov.root, event.agent, tool.command, tool.arguments) is not None:
+        return outcome
+    cwd_out = jobs_var = None  # Gemini CLI and Codex run each command in a fresh shell
     if event.agent == "claude-code":  # its shell persists: a ``cd`` carries over
         cwd_out = os.path.join(
             os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
         )
-    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
+    elif event.agent == "gemini":
+        from intent_ls.agents.gemini import JOBS_VAR as jobs_var
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out, jobs_var)
     rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
     if event.agent != "claude-code":
         return rewritten
     return _as_the_user_rules(gov, tool.command, rewritten)
+
+
+def _agents_own_rule(
+    root: Path, agent: str, command: str, arguments: dict[str, object]
+) -> str | None:
+    """A rule of Codex's or Gemini CLI's own that speaks to the command as written: they
+    match their rules on the rewritten command, so such a command is left unwrapped."""
+    if agent == "codex":
+        from intent_ls.agents import codex_rules
+
+        return codex_rules.rule_for(command, root)
+    if agent == "gemini":
+        from intent_ls.agents import gemini_rules
+
+        return gemini_rules.rule_for(command, dict(arguments), root)
+    return None
 
 
 def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Outcome:
