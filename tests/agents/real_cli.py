@@ -25,6 +25,10 @@ from tests.agents.scripted_model import (
 )
 
 CODEX_MODEL = "gpt-5.5"
+#: intent-ls's ``select_active_intent`` as Claude Code and Gemini CLI name it (Codex:
+#: :func:`tests.agents.scripted_model.codex_mcp`).
+CLAUDE_SELECT = "mcp__intent-ls__select_active_intent"
+GEMINI_SELECT = "mcp_intent-ls_select_active_intent"
 
 
 def find_agent(binary: str, package: str) -> str | None:
@@ -54,10 +58,12 @@ def install_hooks(agent: str, root: Path, path: str) -> None:
 
 
 def run_claude(
-    root: Path, home: Path, model: ScriptedModel, path: str, *flags: str
+    root: Path, tmp_path: Path, model: ScriptedModel, path: str, *flags: str
 ) -> dict[str, Any]:
     """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result."""
     assert CLAUDE is not None
+    home = tmp_path / "home"
+    home.mkdir()
     with serve(model) as url:
         env = {
             "PATH": path,
@@ -85,12 +91,13 @@ def run_codex(
     model: ScriptedCodex,
     path: str,
     *,
-    approval: str = "never",
     sandbox: str = "danger-full-access",
     rules: str | None = None,
+    config: str = "",
 ) -> dict[str, str]:
     """``codex exec`` with the project trusted and hooks on; each call's output by id.
-    ``rules``: the user's exec-policy rules (``$CODEX_HOME/rules/user.rules``)."""
+    ``rules``: the user's exec-policy rules (``$CODEX_HOME/rules/user.rules``);
+    ``config``: more of ``config.toml``, after the rest."""
     assert CODEX is not None
     home, codex_home = tmp_path / "home", tmp_path / "codex"
     home.mkdir()
@@ -100,14 +107,14 @@ def run_codex(
         (codex_home / "rules" / "user.rules").write_text(rules)
     with serve_codex(model) as url:
         (codex_home / "config.toml").write_text(
-            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\n'
-            f'approval_policy = "{approval}"\nsandbox_mode = "{sandbox}"\n'
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
+            f'sandbox_mode = "{sandbox}"\n'
             f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
             'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
             "stream_max_retries = 0\n"
             "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
             "tool_suggest = false\nhooks = true\n"
-            f'[projects."{root}"]\ntrust_level = "trusted"\n'
+            f'[projects."{root}"]\ntrust_level = "trusted"\n{config}'
         )
         env = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
         env["MOCK_API_KEY"] = "x"
