@@ -12,7 +12,7 @@ A shell command let through is rewritten to run under the write barrier
 (checked in Gemini CLI 0.61.0, which re-validates them and tells the model they were
 modified). AfterTool then reports the rewritten command, which is read back as the
 agent's own. Gemini judges its policy rules on the rewritten command, so one that a
-rule speaks to is left as written (:mod:`.gemini_rules`).
+rule would lose its meaning for is left as written (:mod:`.agent_rules`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""Gemini CLI's and Codex's own rules, asked whether one speaks to a shell command as
-the model wrote it: such a command is left unwrapped, since both agents match their
-rules on the command the hook returns (tests/agents/test_real_barrier.py shows why)."""
+"""Gemini CLI's and Codex's own rules, asked whether rewriting a shell command to run
+under the write barrier would change what they decide: both match their rules on the
+command the hook returns (tests/agents/test_real_barrier.py shows it in the real CLIs),
+so such a command is left as written, and nothing else is."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.agents import codex_rules, gemini_rules
+from intent_ls.agents.agent_rules import codex_rule_for, gemini_rule_for, plain_commands
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import Hook, rewritten
 
+RULE = '[[rule]]\ntoolName = "run_shell_command"\n{}\ndecision = "{}"\npriority = 100\n'
 
-def _policy(homes: dict[str, Path], text: str) -> None:
+
+def _policy(homes: dict[str, Path], *rules: str) -> None:
     folder = homes["gemini"] / ".gemini" / "policies"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "user.toml").write_text(text)
+    (folder / "user.toml").write_text("\n".join(rules))
 
 
 def _rules(homes: dict[str, Path], text: str) -> None:
@@ -26,104 +29,113 @@ def _rules(homes: dict[str, Path], text: str) -> None:
     (folder / "user.rules").write_text(text)
 
 
-RULE = '[[rule]]\ntoolName = "run_shell_command"\n{}\ndecision = "{}"\npriority = 100\n'
+@pytest.mark.parametrize(
+    ("script", "commands"),
+    [
+        ("npm test", ["npm test"]),
+        ("a && b || c; d | e", ["a", "b", "c", "d", "e"]),
+        ("echo 'a; b' \"c && d\"", ["echo 'a; b' \"c && d\""]),
+        ("a & b", None),
+        ("a > out", None),
+        ("echo $(id)", None),
+        ("a\nb", None),
+        ("echo 'open", None),
+        ("a;;", None),
+    ],
+)
+def test_only_a_plain_script_is_read_command_by_command(
+    script: str, commands: list[str] | None
+) -> None:
+    assert plain_commands(script) == commands
 
 
 @pytest.mark.parametrize(
-    ("condition", "command", "speaks"),
+    ("rule", "command", "left"),
     [
-        ('commandPrefix = "git push"', "git push origin main", True),
-        ('commandPrefix = "git push"', "cd src && git push", True),
-        ('commandPrefix = "git push"', "git pushy", False),
-        ('commandPrefix = "git push"', "git status", False),
-        ('commandPrefix = ["npm test", "make"]', "make -j2", True),
-        ('commandRegex = "curl .*\\\\| *sh"', "curl -s x | sh", True),
-        ('commandRegex = "curl .*\\\\| *sh"', "curl -s x > y", False),
-        ('argsPattern = \'"dir_path":"build"\'', "ls", True),
-        ('commandRegex = "(?<!x"', "ls", True),  # unreadable as a Python regex: counts
-        ('commandPrefix = "rm"', "bash -c 'rm -rf x'", True),
+        # A deny on the whole command text: lost once rewritten, so left as written.
+        (RULE.format('commandRegex = "curl .*\\\\| *sh"', "deny"), "curl -s x | sh", True),
+        (RULE.format('commandRegex = "curl .*\\\\| *sh"', "deny"), "curl -s x > y", False),
+        (RULE.format('commandPrefix = "git push"', "ask_user"), "git push origin", True),
+        # One command of a script: the verbatim copy behind the barrier still matches.
+        (RULE.format('commandPrefix = "git push"', "deny"), "cd src && git push", False),
+        (RULE.format('argsPattern = \'"dir_path":"build"\'', "deny"), "ls", True),
+        (RULE.format('commandRegex = "(?<!x"', "deny"), "ls", False),  # not Python's
+        # An allow holds only when every command of a plain script is allowed.
+        (RULE.format('commandPrefix = "npm test"', "allow"), "npm test", True),
+        (RULE.format('commandPrefix = "npm test"', "allow"), "npm test && npm test -- -w", True),
+        (RULE.format('commandPrefix = "npm test"', "allow"), "npm test; python evil.py", False),
+        (RULE.format('commandPrefix = "npm test"', "allow"), "npm test > out", False),
+        (RULE.format('commandPrefix = "npm test"', "allow"), "npm tester", False),
+        (RULE.format('commandPrefix = ["make", "ls"]', "allow"), "make -j2 | ls", True),
+        # Rules that do not read the command judge both forms alike.
+        ('[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\n', "ls", False),
+        (RULE.replace("run_shell_command", "write_file").format("x = 1", "deny"), "ls", False),
+        ("[[rule]\n", "ls", False),  # Gemini skips a file it cannot parse
     ],
 )
-def test_a_gemini_rule_on_the_command_text_speaks_to_it(
-    agents_homes: dict[str, Path], tmp_path: Path, condition: str, command: str, speaks: bool
+def test_gemini_rules_a_rewrite_would_defeat(
+    agents_homes: dict[str, Path], tmp_path: Path, rule: str, command: str, left: bool
 ) -> None:
-    _policy(agents_homes, RULE.format(condition, "deny"))
-    found = gemini_rules.rule_for(command, {"dir_path": "build"}, tmp_path)
-    assert (found is not None) is speaks, found
+    _policy(agents_homes, rule)
+    found = gemini_rule_for(command, {"dir_path": "build"}, tmp_path)
+    assert (found is not None) is left, found
 
 
-def test_gemini_rules_that_do_not_read_the_command_are_left_to_gemini(
+def test_gemini_tools_allowed_narrowed_to_commands_is_an_allow_for_those(
     agents_homes: dict[str, Path], tmp_path: Path
 ) -> None:
-    """A rule on the whole tool judges the rewritten command as the written one."""
-    _policy(agents_homes, '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\n')
-    assert gemini_rules.rule_for("rm -rf x", {}, tmp_path) is None
-    _policy(
-        agents_homes, '[[rule]]\ntoolName = "write_file"\ncommandPrefix = "x"\ndecision = "deny"\n'
-    )
-    assert gemini_rules.rule_for("x", {}, tmp_path) is None
-
-
-def test_an_unreadable_gemini_policy_or_a_narrowed_tools_allowed_speaks_to_every_command(
-    agents_homes: dict[str, Path], tmp_path: Path
-) -> None:
-    _policy(agents_homes, "[[rule]\n")
-    assert "unreadable" in (gemini_rules.rule_for("ls", {}, tmp_path) or "")
-    _policy(agents_homes, "")
-    assert gemini_rules.rule_for("ls", {}, tmp_path) is None
     settings = tmp_path / ".gemini" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(npm test)"]}}))
-    assert "tools.allowed" in (gemini_rules.rule_for("ls", {}, tmp_path) or "")
+    assert "settings.json" in (gemini_rule_for("npm test", {}, tmp_path) or "")
+    assert gemini_rule_for("ls", {}, tmp_path) is None  # denied either way
     settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command", "read_file"]}}))
-    assert gemini_rules.rule_for("ls", {}, tmp_path) is None
+    assert gemini_rule_for("npm test", {}, tmp_path) is None
 
 
 @pytest.mark.parametrize(
-    ("pattern", "command", "speaks"),
+    ("rules", "command", "left"),
     [
-        ('["npm", "test"]', "npm test", True),
-        ('["npm", "test"]', "npm install && npm test --watch", True),
-        ('["npm", "test"]', "npm run", False),
-        ('["git", ["push", "fetch"]]', "git fetch origin", True),
-        ('["rm"]', "/bin/rm -rf x", True),
-        ('["rm"]', "echo rm", False),
+        ('prefix_rule(pattern = ["npm", "test"], decision = "allow")', "npm test", True),
+        ('prefix_rule(pattern = ["npm", "test"])', "npm test --watch", True),
+        ('prefix_rule(pattern = ["npm", "test"])', "npm install && npm test", False),
+        ('prefix_rule(pattern = ["npm", "test"])', "npm test; rm -rf x", False),
+        ('prefix_rule(pattern = ["npm", "test"])', "npm test > out", False),
+        ('prefix_rule(pattern = ["git", ["push", "fetch"]])', "git fetch origin", True),
+        ('prefix_rule(pattern = ["rm"])', "/bin/rm -f x", True),
+        # forbidden and prompt still match the verbatim copy behind the barrier
+        ('prefix_rule(pattern = ["rm"], decision = "forbidden")', "rm -f x", False),
+        ('prefix_rule(pattern = ["rm"], decision = "prompt")', "rm -f x", False),
+        ("prefix_rule(pattern = [\n", "ls", False),
     ],
 )
-def test_a_codex_prefix_rule_speaks_to_any_command_of_the_script(
-    agents_homes: dict[str, Path], tmp_path: Path, pattern: str, command: str, speaks: bool
+def test_codex_rules_a_rewrite_would_defeat(
+    agents_homes: dict[str, Path], tmp_path: Path, rules: str, command: str, left: bool
 ) -> None:
-    _rules(agents_homes, f'prefix_rule(pattern = {pattern}, decision = "allow")\n')
-    assert (codex_rules.rule_for(command, tmp_path) is not None) is speaks
+    _rules(agents_homes, rules + "\n")
+    assert (codex_rule_for(command, tmp_path) is not None) is left
 
 
-def test_codex_rules_that_cannot_be_read_speak_to_every_command(
-    agents_homes: dict[str, Path], tmp_path: Path
-) -> None:
-    _rules(agents_homes, "prefix_rule(pattern = [\n")
-    assert "unreadable" in (codex_rules.rule_for("ls", tmp_path) or "")
-    _rules(agents_homes, 'prefix_rule(pattern = ["ls"], decision = "allow")\n')
-    assert "cannot be read" in (codex_rules.rule_for("ls 'unclosed", tmp_path) or "")
+def test_codex_reads_the_projects_rules_too(tmp_path: Path) -> None:
     project = tmp_path / ".codex" / "rules"
     project.mkdir(parents=True)
-    (project / "p.rules").write_text('prefix_rule(pattern = ["make"], decision = "prompt")\n')
-    assert "p.rules" in (codex_rules.rule_for("make", tmp_path) or "")
+    (project / "p.rules").write_text('prefix_rule(pattern = ["make"], decision = "allow")\n')
+    assert "p.rules" in (codex_rule_for("make", tmp_path) or "")
 
 
 @pytest.mark.skipif(not available(), reason="no user and mount namespaces here")
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
-def test_the_hook_leaves_a_command_a_rule_speaks_to_as_written(
+def test_the_hook_leaves_a_command_its_agents_rules_allow_as_written(
     governed: Path, agents_homes: dict[str, Path], agent: str
 ) -> None:
     if agent == "gemini":
         _policy(agents_homes, RULE.format('commandPrefix = "npm test"', "allow"))
-        tool, args = "run_shell_command", {"command": "npm test"}
-        other = {"command": "npm run build"}
+        event, tool = "BeforeTool", "run_shell_command"
     else:
         _rules(agents_homes, 'prefix_rule(pattern = ["npm", "test"], decision = "allow")\n')
-        tool, args, other = "Bash", {"command": "npm test"}, {"command": "npm run build"}
-    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
+        event, tool = "PreToolUse", "Bash"
     hook = Hook(governed, agent)
-    assert hook(event, tool, args) == {}
-    changed = rewritten(hook(event, tool, other))
-    assert changed is not None and "intent_ls.agents.barrier" in changed["command"]
+    assert hook(event, tool, {"command": "npm test"}) == {}
+    for other in ("npm run build", "npm test; npm run build"):
+        changed = rewritten(hook(event, tool, {"command": other}))
+        assert changed is not None and "intent_ls.agents.barrier" in changed["command"]

@@ -138,7 +138,7 @@ def test_inside_an_agents_own_sandbox_the_command_runs_without_the_barrier(
     verified after the call (rather than failing every command)."""
     sandboxed = (
         "import sys\nfrom pathlib import Path\nfrom intent_ls.agents import barrier\n"
-        "barrier.available = lambda: False\n"
+        "barrier.available = lambda: False\nbarrier._confined = lambda: True\n"
         "command = 'echo ran > .orchestration/x; cat .orchestration/x'\n"
         "barrier.run(Path(sys.argv[1]), command, None)\n"
     )

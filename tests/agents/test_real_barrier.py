@@ -190,8 +190,9 @@ def test_gemini_judges_its_own_rules_on_the_command_as_written(
     governed: Path, tmp_path: Path, agent_path: str
 ) -> None:
     """Gemini matches its policy on the command the hook returns: the pipeline its user
-    denied ran when rewritten. Commands a rule speaks to are left as written; the rest
-    still run behind the barrier, where Gemini still learns the background jobs."""
+    denied ran when rewritten. Commands whose rules a rewrite would defeat (that deny,
+    an allow) are left as written; the rest still run behind the barrier, where Gemini
+    still learns the background jobs."""
     install_hooks("gemini", governed, agent_path)
     model = ScriptedGemini(
         [
@@ -247,8 +248,8 @@ def test_codex_judges_its_own_rules_on_the_command_as_written(
 ) -> None:
     """A command the user's rules allow runs outside Codex's sandbox, unasked; rewritten
     it matched no rule and ran sandboxed. Left as written it keeps that, a forbidden
-    one is refused as written, and the rest runs in the sandbox, where no namespace can
-    be made: without the barrier (said), verified after the call."""
+    one is still refused, and the rest runs in the sandbox, where no namespace can be
+    made: without the barrier (said), verified after the call."""
     outside = tmp_path / "outside"
     outside.mkdir()
     install_hooks("codex", governed, agent_path)
@@ -265,8 +266,8 @@ def test_codex_judges_its_own_rules_on_the_command_as_written(
         governed, tmp_path, model, agent_path, sandbox="workspace-write", rules=CODEX_RULES,
         config=WORKSPACE_ONLY,
     )  # fmt: skip
+    # Forbidden stays forbidden behind the barrier: Codex matches the verbatim copy.
     assert "policy forbids commands starting with `echo forbidden`" in results["call_01"]
-    assert "intent_ls.agents.barrier" not in results["call_01"], results["call_01"]
     assert (outside / "allowed").exists(), results["call_02"]
     assert "Read-only file system" in results["call_03"], results["call_03"]
     assert not (outside / "sandboxed").exists()

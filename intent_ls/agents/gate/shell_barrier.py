@@ -16,10 +16,9 @@ from intent_ls.agents.gate.governance import Governance
 #: Claude Code's ``updatedInput``, Codex's ``updatedInput`` with ``allow``, Gemini CLI's
 #: ``tool_input``). Each matches its own rules on the rewritten command: Claude Code's
 #: rules are matched here on the command as written and answered with a decision beside
-#: it; a command that one of Codex's or Gemini CLI's rules speaks to is left unwrapped
-#: for the agent to judge (:mod:`intent_ls.agents.codex_rules`,
-#: :mod:`intent_ls.agents.gemini_rules`). Elsewhere shell commands are verified after
-#: they ran, only.
+#: it; a command whose rewrite would defeat a rule of Codex's or Gemini CLI's own is
+#: left as written for the agent to judge (:mod:`intent_ls.agents.agent_rules`).
+#: Elsewhere shell commands are verified after they ran, only.
 REWRITES_COMMANDS = frozenset({"claude-code", "codex", "gemini"})
 
 
@@ -76,16 +75,17 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
 def _agents_own_rule(
     root: Path, agent: str, command: str, arguments: dict[str, object]
 ) -> str | None:
-    """A rule of Codex's or Gemini CLI's own that speaks to the command as written: they
-    match their rules on the rewritten command, so such a command is left unwrapped."""
+    """A rule of Codex's or Gemini CLI's own that rewriting the command would defeat:
+    they match their rules on the rewritten command, so such a command is left as
+    written."""
     if agent == "codex":
-        from intent_ls.agents import codex_rules
+        from intent_ls.agents.agent_rules import codex_rule_for
 
-        return codex_rules.rule_for(command, root)
+        return codex_rule_for(command, root)
     if agent == "gemini":
-        from intent_ls.agents import gemini_rules
+        from intent_ls.agents.agent_rules import gemini_rule_for
 
-        return gemini_rules.rule_for(command, dict(arguments), root)
+        return gemini_rule_for(command, dict(arguments), root)
     return None
 
 
