@@ -121,10 +121,17 @@ def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Out
 def barrier_note(root: Path, event: HookEvent) -> str:
     """Said once, at session start: whether shell commands run under a write barrier."""
     if event.agent in REWRITES_COMMANDS and barrier_available(root, event):
+        own = ""
+        if event.agent in ("codex", "gemini"):
+            own = (
+                " A command your own rules allow as written runs as written, and inside "
+                "the agent's own sandbox there is no barrier: there, what a command "
+                "changes is verified after it ran."
+            )
         return (
             "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
             "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
-            "config/hooks/info, the agents' settings) cannot be changed by them."
+            f"config/hooks/info, the agents' settings) cannot be changed by them.{own}"
         )
     return (
         "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
