@@ -96,24 +96,7 @@ def _gemini_home() -> Path:
     return Path(os.environ.get("GEMINI_CLI_HOME") or os.path.expanduser("~")) / ".gemini"
 
 
-def _gemini_rules(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Every rule of the admin's, the user's and the workspace's policy files (the last
-    ignored by 0.61.0). A file that does not parse is skipped, as Gemini skips it."""
-    folders = [GEMINI_SYSTEM / "policies", _gemini_home() / "policies"]
-    for path in _files([*folders, root / ".gemini" / "policies"], ".toml"):
-        import tomllib
-
-        try:
-            rules = tomllib.loads(_read(path) or "").get("rule", [])
-        except tomllib.TOMLDecodeError:
-            continue
-        if isinstance(rules, list):
-            yield from ((path, rule) for rule in rules if isinstance(rule, dict))
-
-
-def _gemini_narrowed(root: Path) -> Iterator[tuple[Path, str]]:
-    """``tools.allowed`` / ``tools.core`` entries naming shell commands: an allow for
-    those, and a deny for every other shell command."""
+def _gemini_settings(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or GEMINI_SYSTEM / "settings.json"
     for path in (
         GEMINI_SYSTEM / "system-defaults.json",
@@ -123,9 +106,41 @@ def _gemini_narrowed(root: Path) -> Iterator[tuple[Path, str]]:
     ):
         text = _read(path)
         try:
-            tools = json.loads(text).get("tools") if text else None
-        except (ValueError, AttributeError):
+            settings = json.loads(text) if text else None
+        except (ValueError, RecursionError):
             continue
+        if isinstance(settings, dict):
+            yield path, settings
+
+
+def _gemini_rules(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every rule of the admin's and the user's policy files (``policyPaths`` in the
+    settings replace the user's folder; the workspace's folder is off in 0.61.0,
+    ``disableWorkspacePolicies``). A file that does not parse is skipped, as Gemini
+    skips it."""
+    chosen = [
+        Path(os.path.expanduser(p))
+        for _, settings in _gemini_settings(root)
+        for p in _names(settings.get("policyPaths"))
+    ]
+    places = [GEMINI_SYSTEM / "policies", *(chosen or [_gemini_home() / "policies"])]
+    files = [p for p in places if p.suffix == ".toml"]
+    for path in [*files, *_files([p for p in places if p.suffix != ".toml"], ".toml")]:
+        import tomllib
+
+        try:
+            rules = tomllib.loads(_read(path) or "").get("rule", [])
+        except (tomllib.TOMLDecodeError, RecursionError):
+            continue
+        if isinstance(rules, list):
+            yield from ((path, rule) for rule in rules if isinstance(rule, dict))
+
+
+def _gemini_narrowed(root: Path) -> Iterator[tuple[Path, str]]:
+    """``tools.allowed`` / ``tools.core`` entries naming shell commands: an allow for
+    those, and a deny for every other shell command."""
+    for path, settings in _gemini_settings(root):
+        tools = settings.get("tools")
         for key in ("allowed", "core"):
             listed = tools.get(key) if isinstance(tools, dict) else None
             for entry in _names(listed):
@@ -214,7 +229,7 @@ def _codex_allows(text: str) -> list[list[frozenset[str]]] | None:
 
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found = []
     for node in ast.walk(tree):
@@ -224,7 +239,7 @@ def _codex_allows(text: str) -> list[list[frozenset[str]]] | None:
         try:
             words = ast.literal_eval(given.get("pattern") or node.args[0])
             decision = ast.literal_eval(given.get("decision") or ast.Constant("allow"))
-        except (ValueError, IndexError):
+        except (ValueError, TypeError, IndexError, RecursionError, MemoryError):
             return None
         if not isinstance(words, list) or not words:
             return None

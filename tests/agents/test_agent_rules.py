@@ -139,3 +139,31 @@ def test_the_hook_leaves_a_command_its_agents_rules_allow_as_written(
     for other in ("npm run build", "npm test; npm run build"):
         changed = rewritten(hook(event, tool, {"command": other}))
         assert changed is not None and "intent_ls.agents.barrier" in changed["command"]
+
+
+def test_gemini_reads_policy_paths_and_not_the_workspaces_policies(
+    agents_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """0.61.0 ignores ``.gemini/policies`` in the workspace (``disableWorkspacePolicies``)
+    and reads ``policyPaths`` instead of the user's folder: an agent cannot add a rule
+    Gemini would not read to take a command out from behind the barrier."""
+    allow = RULE.format('commandPrefix = "npm test"', "allow")
+    (tmp_path / ".gemini" / "policies").mkdir(parents=True)
+    (tmp_path / ".gemini" / "policies" / "mine.toml").write_text(allow)
+    assert gemini_rule_for("npm test", {}, tmp_path) is None
+    chosen = tmp_path / "chosen.toml"
+    chosen.write_text(allow)
+    home = agents_homes["gemini"] / ".gemini"
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"policyPaths": [str(chosen)]}))
+    assert "chosen.toml" in (gemini_rule_for("npm test", {}, tmp_path) or "")
+
+
+def test_hostile_rule_files_are_skipped_not_crashed_on(
+    agents_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    deep = "prefix_rule(pattern = " + "[" * 5000 + "]" * 5000 + ")\n"
+    _rules(agents_homes, deep)
+    assert codex_rule_for("ls", tmp_path) is None
+    _policy(agents_homes, "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert gemini_rule_for("ls", {}, tmp_path) is None
