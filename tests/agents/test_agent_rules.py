@@ -167,3 +167,22 @@ def test_hostile_rule_files_are_skipped_not_crashed_on(
     assert codex_rule_for("ls", tmp_path) is None
     _policy(agents_homes, "x = " + "[" * 5000 + "]" * 5000 + "\n")
     assert gemini_rule_for("ls", {}, tmp_path) is None
+
+
+@pytest.mark.parametrize("agent", ["gemini", "codex"])
+def test_a_barrier_line_of_the_agents_own_runs_only_the_command_judged(
+    governed: Path, agents_homes: dict[str, Path], agent: str
+) -> None:
+    """A look-alike of the rewritten form with another interpreter is judged on the
+    command inside it; left as written, that command is what runs, not the look-alike."""
+    from intent_ls.agents.barrier import wrap
+
+    if agent == "gemini":
+        _policy(agents_homes, RULE.format('commandPrefix = "npm test"', "allow"))
+        event, tool, jobs = "BeforeTool", "run_shell_command", "_bgpids_file"
+    else:
+        _rules(agents_homes, 'prefix_rule(pattern = ["npm", "test"], decision = "allow")\n')
+        event, tool, jobs = "PreToolUse", "Bash", None
+    crafted = wrap("/tmp/not-python", governed, "npm test", None, jobs)
+    out = Hook(governed, agent)(event, tool, {"command": crafted})
+    assert rewritten(out) == {"command": "npm test"}

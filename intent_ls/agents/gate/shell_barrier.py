@@ -49,15 +49,17 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         or outcome.decision is not Decision.PASS
         or event.agent not in REWRITES_COMMANDS
         or not tool.command
-        or not barrier_available(gov.root, event)
     ):
         return outcome
+    if (
+        not barrier_available(gov.root, event)
+        or _agents_own_rule(gov.root, event.agent, tool.command, tool.arguments) is not None
+    ):
+        return _as_judged(outcome, tool.command, tool.arguments)
     import sys
 
     from intent_ls.agents import barrier
 
-    if _agents_own_rule(gov.root, event.agent, tool.command, tool.arguments) is not None:
-        return outcome
     cwd_out = jobs_var = None  # Gemini CLI and Codex run each command in a fresh shell
     if event.agent == "claude-code":  # its shell persists: a ``cd`` carries over
         cwd_out = os.path.join(
@@ -70,6 +72,15 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
     if event.agent != "claude-code":
         return rewritten
     return _as_the_user_rules(gov, tool.command, rewritten)
+
+
+def _as_judged(outcome: Outcome, command: str, arguments: dict[str, object]) -> Outcome:
+    """The command left as written. An agent that sent a barrier line of its own was
+    judged on the command inside it (:func:`intent_ls.agents.barrier.unwrap`), so that
+    command is what runs: its interpreter and root are not intent-ls's to trust."""
+    if arguments.get("command") == command:
+        return outcome
+    return attrs.evolve(outcome, updated_input={**arguments, "command": command})
 
 
 def _agents_own_rule(
