@@ -126,10 +126,13 @@ def _gemini_rules(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     places = [GEMINI_SYSTEM / "policies", *(chosen or [_gemini_home() / "policies"])]
     files = [p for p in places if p.suffix == ".toml"]
     for path in [*files, *_files([p for p in places if p.suffix != ".toml"], ".toml")]:
+        text = _read(path) or ""
+        if not any(key in text for key in ("commandPrefix", "commandRegex", "argsPattern")):
+            continue  # no rule of it reads the command (and tomllib costs ~4 ms to import)
         import tomllib
 
         try:
-            rules = tomllib.loads(_read(path) or "").get("rule", [])
+            rules = tomllib.loads(text).get("rule", [])
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if isinstance(rules, list):
@@ -266,7 +269,8 @@ def codex_rule_for(command: str, root: Path) -> str | None:
     allows: list[list[frozenset[str]]] = []
     first = None
     for path in _files(_codex_folders(root), ".rules"):
-        found = _codex_allows(_read(path) or "") or []
+        text = _read(path) or ""
+        found = (_codex_allows(text) if "prefix_rule" in text else None) or []
         allows += found
         first = first or (path if found else None)
     if allows and all(any(_prefixes(p, w) for p in allows) for w in words):

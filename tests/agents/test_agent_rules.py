@@ -165,7 +165,7 @@ def test_hostile_rule_files_are_skipped_not_crashed_on(
     deep = "prefix_rule(pattern = " + "[" * 5000 + "]" * 5000 + ")\n"
     _rules(agents_homes, deep)
     assert codex_rule_for("ls", tmp_path) is None
-    _policy(agents_homes, "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    _policy(agents_homes, 'commandPrefix = "ls"\nx = ' + "[" * 5000 + "]" * 5000 + "\n")
     assert gemini_rule_for("ls", {}, tmp_path) is None
 
 
