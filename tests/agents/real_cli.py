@@ -49,6 +49,11 @@ CODEX = find_agent("codex", "@openai/codex")
 GEMINI = find_agent("gemini", "@google/gemini-cli")
 
 
+def spec_text(root: Path) -> str:
+    """The workspace's spec, as the agent left it."""
+    return (root / ".orchestration" / "active_intents.yaml").read_text()
+
+
 def install_hooks(agent: str, root: Path, path: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hooks", "install", agent, "--workspace", str(root)],

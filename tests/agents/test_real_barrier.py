@@ -34,6 +34,7 @@ from tests.agents.real_cli import (
     run_claude,
     run_codex,
     run_gemini,
+    spec_text,
 )
 from tests.agents.scripted_model import (
     ScriptedCodex,
@@ -65,10 +66,6 @@ UNMARKED_APPROVE = (
     "'destructive-command', '--command', 'git push -f'], env=env)\n"
     "print('approve exited', done.returncode)\n"
 )
-
-
-def _spec(root: Path) -> str:
-    return (root / ".orchestration" / "active_intents.yaml").read_text()
 
 
 def _env_names(output: str) -> set[str]:
@@ -110,7 +107,7 @@ def test_gemini_runs_shell_commands_behind_the_barrier(
         ]
     )
     results = run_gemini(governed, tmp_path, model, agent_path, "yolo")
-    assert _spec(governed) == SPEC
+    assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["toolu_01"], results["toolu_01"]
     assert "active_intents.yaml" in results["toolu_01"]
     assert "write barrier" in json.dumps(model.main_requests[0])
@@ -137,7 +134,7 @@ def test_codex_runs_shell_commands_behind_the_barrier(
         ]
     )
     results = run_codex(governed, tmp_path, model, agent_path)
-    assert _spec(governed) == SPEC
+    assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["call_01"], results["call_01"]
     assert "active_intents.yaml" in results["call_01"]
     assert "write barrier" in json.dumps(model.main_requests[0])
@@ -209,7 +206,7 @@ def test_gemini_judges_its_own_rules_on_the_command_as_written(
     assert "Output: hi" in results["toolu_02"] and REWRITTEN not in results["toolu_02"]
     assert "Background PIDs: " in results["toolu_03"], results["toolu_03"]
     assert REWRITTEN in results["toolu_03"]
-    assert "Read-only file system" in results["toolu_04"] and _spec(governed) == SPEC
+    assert "Read-only file system" in results["toolu_04"] and spec_text(governed) == SPEC
 
 
 @pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))

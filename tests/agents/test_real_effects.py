@@ -23,9 +23,11 @@ from tests.agents.real_cli import (
     GEMINI,
     GEMINI_SELECT,
     install_hooks,
+    missing,
     run_claude,
     run_codex,
     run_gemini,
+    spec_text,
 )
 from tests.agents.scripted_model import (
     ScriptedCodex,
@@ -53,7 +55,7 @@ PACKAGE = {
 }
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     (governed / "package.json").write_text(json.dumps(PACKAGE))
@@ -74,7 +76,7 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 6, model.tool_results()
     assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
-    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    assert spec_text(ws) == SPEC
     # Claude Code lets the hook rewrite the command: it ran under the write barrier, so
     # the write itself failed, and the session was told why at its start.
     ran = result_text(results["toolu_03"])
@@ -96,7 +98,7 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_barrier(
     governed: Path, tmp_path: Path, agent_path: str
@@ -136,7 +138,7 @@ def _outcome(ws: Path, ran: str, told: str) -> None:
     """What every agent's run must leave: the spec as it was, the agent told why (the
     barrier's refusal in the script's output, else the files put back after the call),
     the ``sed -i`` recorded as the agent's."""
-    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    assert spec_text(ws) == SPEC
     if available():
         assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
         assert "write barrier" in told
@@ -149,7 +151,7 @@ def _outcome(ws: Path, ran: str, told: str) -> None:
     assert sed["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
 
 
-@pytest.mark.skipif(CODEX is None, reason="Codex CLI not installed")
+@pytest.mark.skipif(CODEX is None, reason=missing("the Codex CLI"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert CODEX is not None
@@ -171,7 +173,7 @@ def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert "tests ok" in results["call_05"], results["call_05"]
 
 
-@pytest.mark.skipif(GEMINI is None, reason="Gemini CLI not installed")
+@pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert GEMINI is not None
