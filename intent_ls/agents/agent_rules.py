@@ -49,6 +49,8 @@ def plain_commands(script: str) -> list[str] | None:
     parts, start, quote, at = [], 0, "", 0
     while at < len(script):
         char = script[at]
+        if quote == '"' and char in "$`\\":
+            return None  # expanded inside double quotes: ``"$(…)"`` runs a command
         if quote:
             quote = "" if char == quote else quote
         elif char in "'\"":

@@ -11,8 +11,8 @@ A shell command let through is rewritten to run under the write barrier
 (:mod:`.barrier`): ``hookSpecificOutput.tool_input`` replaces the tool's arguments
 (checked in Gemini CLI 0.61.0, which re-validates them and tells the model they were
 modified). AfterTool then reports the rewritten command, which is read back as the
-agent's own. Gemini judges its policy rules on the rewritten command, so one that a
-rule would lose its meaning for is left as written (:mod:`.agent_rules`).
+agent's own. Gemini judges its policy rules on the rewritten command, so a command
+whose rewrite would defeat one of them is left as written (:mod:`.agent_rules`).
 """
 
 from __future__ import annotations

@@ -78,7 +78,8 @@ def _as_judged(outcome: Outcome, command: str, arguments: dict[str, object]) -> 
     """The command left as written. An agent that sent a barrier line of its own was
     judged on the command inside it (:func:`intent_ls.agents.barrier.unwrap`), so that
     command is what runs: its interpreter and root are not intent-ls's to trust."""
-    if arguments.get("command") == command:
+    raw = arguments.get("command")
+    if not isinstance(raw, str) or raw == command:
         return outcome
     return attrs.evolve(outcome, updated_input={**arguments, "command": command})
 
