@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from pathlib import Path
 
 _CLONE_NEWUSER = 0x10000000
@@ -47,13 +48,38 @@ def _check(result: int, what: str) -> None:
 
 
 def available() -> bool:
-    """Whether this kernel lets this user make a user and mount namespace (tried in a
-    short-lived child, so the caller is left as it was)."""
+    """Whether this process may make a user and mount namespace and map itself into it
+    (tried in a short-lived child, so the caller is left as it was). Inside an agent's
+    own sandbox (Codex's ``workspace-write`` and ``read-only``) the namespace is made but
+    the map is refused: a process that went on would run as an unmapped user."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child only reports through its status
-        os._exit(0 if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) == 0 else 1)
+        try:
+            _enter_namespace()
+        except OSError:
+            os._exit(1)
+        os._exit(0)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
+
+
+def _confined() -> bool:
+    """Whether this process runs with ``no_new_privs``, as agents' sandboxes set it
+    (Codex's): only then is :func:`available` asked again, which costs a fork."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            return b"\nNoNewPrivs:\t1" in fh.read()
+    except OSError:
+        return True
+
+
+def _enter_namespace() -> None:
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
 
 
 def _mount(source: bytes | None, target: bytes, flags: int) -> None:
@@ -63,12 +89,10 @@ def _mount(source: bytes | None, target: bytes, flags: int) -> None:
 def restrict(protected: list[str]) -> int:
     """Makes every existing path of ``protected`` read-only for this process and what it
     runs; returns how many were. Raises :class:`BarrierError`."""
-    uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
-                       ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
-        with open(f"/proc/self/{name}", "w") as fh:
-            fh.write(text)
+    try:
+        _enter_namespace()
+    except OSError as exc:
+        raise BarrierError(exc.errno, f"namespace: {exc.strerror}") from exc
     _mount(None, b"/", _MS_REC | _MS_PRIVATE)  # nothing leaks back to the host
     count = 0
     for path in sorted(set(protected)):
@@ -110,40 +134,63 @@ def _policy_files(root: Path) -> list[str]:
     return [path for path, _, _ in PolicyPaths(globs).walk(root)]
 
 
-def run(root: Path, command: str, cwd_out: str | None) -> int:
+def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = None) -> int:
     """Restricts this process, then becomes ``bash -c command``; returns 2 (after
-    saying why on stderr) when the barrier cannot be set up: the command does not run."""
+    saying why on stderr) when the barrier cannot be set up: the command does not run.
+
+    Where no namespace can be made at all although the hook found one (the agent runs
+    its commands in a sandbox of its own, as Codex does unless given full access), the
+    command runs without the barrier, saying so: what it changes is verified after it
+    ran, as for an agent that cannot rewrite commands. With ``jobs_out`` (Gemini CLI)
+    the shell lists the jobs it leaves running there at exit, as Gemini's own wrapper
+    around the command would have (an ``exec`` leaves that wrapper no shell to ask).
+    """
+    import shlex
     import sys
 
-    try:
-        restrict(protected_paths(root))
-    except BarrierError as exc:
-        sys.stderr.write(f"intent-ls: the write barrier could not be set up ({exc}); ")
-        sys.stderr.write("the command did not run\n")
-        return 2
+    if _confined() and not available():
+        sys.stderr.write(
+            "intent-ls: no write barrier inside this agent's sandbox; what the command "
+            "changes is verified after it ran\n"
+        )
+    else:
+        try:
+            restrict(protected_paths(root))
+        except BarrierError as exc:
+            sys.stderr.write(f"intent-ls: the write barrier could not be set up ({exc}); ")
+            sys.stderr.write("the command did not run\n")
+            return 2
     script = command
+    if jobs_out:
+        trap = "trap 'jobs -p > \"$__ils_jobs\"' EXIT"
+        script = f"__ils_jobs={shlex.quote(jobs_out)}\n{trap}\n{script}"
     if cwd_out:
-        script = f'{command}\n__ils_status=$?; pwd -P > "$__ILS_CWD_OUT"; exit $__ils_status'
+        script = f'{script}\n__ils_status=$?; pwd -P > "$__ILS_CWD_OUT"; exit $__ils_status'
         os.environ["__ILS_CWD_OUT"] = cwd_out
     os.execvp("bash", ["bash", "-c", script])
     return 2  # not reached: exec replaced this process
 
 
-def wrap(python: str, root: Path, command: str, cwd_out: str | None) -> str:
+def wrap(
+    python: str, root: Path, command: str, cwd_out: str | None, jobs_var: str | None = None
+) -> str:
     """The agent's shell command, run under the barrier, with the same status.
 
     With ``cwd_out`` (Claude Code, whose shell persists between calls) the agent shell's
     working directory follows a ``cd`` in the command, as it would unwrapped. Without it
     (Gemini CLI, Codex: a fresh shell per call) the shell becomes the barrier, and the
     command follows verbatim, never reached: the agent's own checks of the command text
-    (Codex refusing ``rm -f``, Gemini refusing command substitution) still see it.
+    (Codex refusing ``rm -f``, Gemini refusing command substitution, both agents' rules
+    on each command of the script) still see it. ``jobs_var`` names the agent shell's
+    variable holding the file its wrapper lists background jobs into (see :func:`run`).
     """
     import shlex
 
     q = shlex.quote
     head = f"{q(python)} -I -m {_MODULE} {q(str(root))}"
     if cwd_out is None:
-        return f"exec {head} '' {q(command)}{_ONCE}{command}"
+        jobs = f' "${{{jobs_var}-}}"' if jobs_var else ""
+        return f"exec {head} '' {q(command)}{jobs}{_ONCE}{command}"
     return (
         f"{head} {q(cwd_out)} {q(command)}; "
         f'__ils=$?; cd "$(cat {q(cwd_out)} 2>/dev/null || pwd)"; rm -f {q(cwd_out)}; '
@@ -155,6 +202,7 @@ _MODULE = "intent_ls.agents.barrier"
 #: Ends the barrier's line in :func:`wrap`'s single-shot form: should ``exec`` fail,
 #: the shell stops there and the verbatim copy after it never runs.
 _ONCE = " || exit 126\n"
+_JOBS_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)-\}")
 
 
 def unwrap(command: str) -> str:
@@ -178,10 +226,13 @@ def unwrap(command: str) -> str:
             words = shlex.split(head)
         except ValueError:
             continue
-        if len(words) != 7 or words[1:4] != ["-I", "-m", _MODULE]:
+        if len(words) not in (7, 8) or words[1:4] != ["-I", "-m", _MODULE]:
+            continue
+        jobs = _JOBS_WORD.fullmatch(words[7]) if len(words) == 8 else None
+        if len(words) == 8 and jobs is None:
             continue
         python, root, cwd_out, inner = words[0], Path(words[4]), words[5] or None, words[6]
-        if wrap(python, root, inner, cwd_out) == command:
+        if wrap(python, root, inner, cwd_out, jobs.group(1) if jobs else None) == command:
             return inner
     return command
 
@@ -189,7 +240,10 @@ def unwrap(command: str) -> str:
 if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) != 4:
-        sys.stderr.write("usage: python -m intent_ls.agents.barrier ROOT CWD_OUT COMMAND\n")
+    if len(sys.argv) not in (4, 5):
+        sys.stderr.write(
+            "usage: python -m intent_ls.agents.barrier ROOT CWD_OUT COMMAND [JOBS_OUT]\n"
+        )
         sys.exit(2)
-    sys.exit(run(Path(sys.argv[1]), sys.argv[3], sys.argv[2] or None))
+    jobs_out = sys.argv[4] if len(sys.argv) == 5 else ""
+    sys.exit(run(Path(sys.argv[1]), sys.argv[3], sys.argv[2] or None, jobs_out or None))

@@ -11,7 +11,8 @@ A shell command let through is rewritten to run under the write barrier
 (:mod:`.barrier`): ``hookSpecificOutput.tool_input`` replaces the tool's arguments
 (checked in Gemini CLI 0.61.0, which re-validates them and tells the model they were
 modified). AfterTool then reports the rewritten command, which is read back as the
-agent's own.
+agent's own. Gemini judges its policy rules on the rewritten command, so a command
+whose rewrite would defeat one of them is left as written (:mod:`.agent_rules`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ PHASES = {
     "AfterTool": Phase.AFTER_TOOL,
 }
 _OWN_PREFIX = f"mcp_{MCP_SERVER}_"
+#: Gemini CLI 0.61.0 runs a command as ``_bgpids_file=…; ( trap 'jobs -p >
+#: "$_bgpids_file"' EXIT; COMMAND )`` and tells the model the background jobs it lists
+#: (``wrapCommandForBackgroundPIDs``); under the barrier the command's own shell lists
+#: them into that file instead (:func:`intent_ls.agents.barrier.run`).
+JOBS_VAR = "_bgpids_file"
 
 
 def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None) -> ToolCall:

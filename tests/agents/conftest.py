@@ -36,6 +36,16 @@ def claude_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def agents_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The hooks read Gemini CLI's and Codex's own rules from their homes: per test, not
+    the developer's (``~/.gemini``, ``~/.codex``)."""
+    homes = {"gemini": tmp_path / "gemini-home", "codex": tmp_path / "codex-home"}
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(homes["gemini"]))
+    monkeypatch.setenv("CODEX_HOME", str(homes["codex"]))
+    return homes
+
+
 @pytest.fixture
 def governed(tmp_path: Path) -> Path:
     root = tmp_path / "ws"

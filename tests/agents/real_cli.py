@@ -25,6 +25,10 @@ from tests.agents.scripted_model import (
 )
 
 CODEX_MODEL = "gpt-5.5"
+#: intent-ls's ``select_active_intent`` as Claude Code and Gemini CLI name it (Codex:
+#: :func:`tests.agents.scripted_model.codex_mcp`).
+CLAUDE_SELECT = "mcp__intent-ls__select_active_intent"
+GEMINI_SELECT = "mcp_intent-ls_select_active_intent"
 
 
 def find_agent(binary: str, package: str) -> str | None:
@@ -45,6 +49,11 @@ CODEX = find_agent("codex", "@openai/codex")
 GEMINI = find_agent("gemini", "@google/gemini-cli")
 
 
+def spec_text(root: Path) -> str:
+    """The workspace's spec, as the agent left it."""
+    return (root / ".orchestration" / "active_intents.yaml").read_text()
+
+
 def install_hooks(agent: str, root: Path, path: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hooks", "install", agent, "--workspace", str(root)],
@@ -54,10 +63,12 @@ def install_hooks(agent: str, root: Path, path: str) -> None:
 
 
 def run_claude(
-    root: Path, home: Path, model: ScriptedModel, path: str, *flags: str
+    root: Path, tmp_path: Path, model: ScriptedModel, path: str, *flags: str
 ) -> dict[str, Any]:
     """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result."""
     assert CLAUDE is not None
+    home = tmp_path / "home"
+    home.mkdir()
     with serve(model) as url:
         env = {
             "PATH": path,
@@ -79,22 +90,36 @@ def run_claude(
     return json.loads(done.stdout)
 
 
-def run_codex(root: Path, tmp_path: Path, model: ScriptedCodex, path: str) -> dict[str, str]:
-    """``codex exec`` with the project trusted and hooks on; each call's output by id."""
+def run_codex(
+    root: Path,
+    tmp_path: Path,
+    model: ScriptedCodex,
+    path: str,
+    *,
+    sandbox: str = "danger-full-access",
+    rules: str | None = None,
+    config: str = "",
+) -> dict[str, str]:
+    """``codex exec`` with the project trusted and hooks on; each call's output by id.
+    ``rules``: the user's exec-policy rules (``$CODEX_HOME/rules/user.rules``);
+    ``config``: more of ``config.toml``, after the rest."""
     assert CODEX is not None
     home, codex_home = tmp_path / "home", tmp_path / "codex"
     home.mkdir()
     codex_home.mkdir()
+    if rules is not None:
+        (codex_home / "rules").mkdir()
+        (codex_home / "rules" / "user.rules").write_text(rules)
     with serve_codex(model) as url:
         (codex_home / "config.toml").write_text(
             f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
-            'sandbox_mode = "danger-full-access"\n'
+            f'sandbox_mode = "{sandbox}"\n'
             f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
             'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
             "stream_max_retries = 0\n"
             "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
             "tool_suggest = false\nhooks = true\n"
-            f'[projects."{root}"]\ntrust_level = "trusted"\n'
+            f'[projects."{root}"]\ntrust_level = "trusted"\n{config}'
         )
         env = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
         env["MOCK_API_KEY"] = "x"
@@ -109,21 +134,31 @@ def run_codex(root: Path, tmp_path: Path, model: ScriptedCodex, path: str) -> di
 
 
 def run_gemini(
-    root: Path, tmp_path: Path, model: ScriptedGemini, path: str, approval_mode: str
+    root: Path,
+    tmp_path: Path,
+    model: ScriptedGemini,
+    path: str,
+    approval_mode: str,
+    *,
+    settings: dict[str, Any] | None = None,
+    policy: str | None = None,
 ) -> dict[str, str]:
-    """``gemini -p`` with the workspace trusted; each call's response by id."""
+    """``gemini -p`` with the workspace trusted; each call's response by id. ``settings``
+    adds to the user's settings, ``policy`` is a user policy file
+    (``~/.gemini/policies/user.toml``)."""
     assert GEMINI is not None
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-                "telemetry": {"enabled": False},
-                "general": {"enableAutoUpdate": False},
-            }
-        )
-    )
+    user = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+        **(settings or {}),
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps(user))
+    if policy is not None:
+        (home / ".gemini" / "policies").mkdir()
+        (home / ".gemini" / "policies" / "user.toml").write_text(policy)
     with serve_gemini(model) as url:
         env = {
             "PATH": path,

@@ -276,6 +276,22 @@ class ScriptedCodex(ScriptedModel):
         ]
 
 
+def codex_shell(n: int, command: str) -> dict[str, Any]:
+    """A scripted Codex turn: its shell tool runs ``command``."""
+    return {"id": f"call_{n:02d}", "name": "exec_command", "input": {"cmd": command}}
+
+
+def codex_patch(n: int, *lines: str) -> dict[str, Any]:
+    """A scripted Codex turn: ``apply_patch`` with the envelope around ``lines``."""
+    patch = "\n".join(["*** Begin Patch", *lines, "*** End Patch", ""])
+    return {"id": f"call_{n:02d}", "name": "apply_patch", "input": {"patch": patch}}
+
+
+def codex_mcp(n: int, name: str, **arguments: Any) -> dict[str, Any]:
+    """A scripted Codex turn: intent-ls's MCP tool ``name``."""
+    return {"id": f"call_{n:02d}", "name": name, "namespace": "mcp__intent_ls", "input": arguments}
+
+
 def _discovered(body: dict[str, Any], namespace: str) -> bool:
     return any(
         isinstance(item, dict)

@@ -27,6 +27,9 @@ COMMANDS = [
 def test_unwrap_gives_back_the_agents_command(command: str, cwd_out: str | None) -> None:
     wrapped = wrap(sys.executable, Path("/w s/root"), command, cwd_out)
     assert unwrap(wrapped) == command
+    with_jobs = wrap(sys.executable, Path("/w s/root"), command, None, "_bgpids_file")
+    assert unwrap(with_jobs) == command
+    assert unwrap(with_jobs.replace("_bgpids_file", "x; rm -rf src")) != command
 
 
 def test_the_single_shot_form_keeps_the_command_verbatim_for_the_agents_own_checks() -> None:
@@ -97,3 +100,51 @@ def test_the_rewritten_command_runs_under_the_barrier_with_the_tools_other_argum
     assert done.returncode == 3 and done.stdout == "ran\n"
     assert not (governed / ".orchestration" / "new").exists()
     assert "Read-only file system" in done.stderr
+
+
+def _as_gemini_runs_it(command: str, jobs_file: Path) -> str:
+    """Gemini CLI 0.61.0's ``wrapCommandForBackgroundPIDs``, as in its bundle."""
+    return (
+        f"_bgpids_file={jobs_file}\n(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n"
+        f"{command}\n)\n__code=$?\nexit $__code"
+    )
+
+
+@pytest.mark.skipif(not available(), reason="no user and mount namespaces here")
+def test_gemini_still_learns_the_jobs_a_command_leaves_running(governed: Path) -> None:
+    """Gemini lists background jobs from a trap in the shell around the command; the
+    barrier's ``exec`` leaves that shell no jobs, so the command's own shell lists them."""
+    hook = Hook(governed, "gemini")
+    command = "sleep 1 >/dev/null 2>&1 & echo started; exit 4"
+    args = rewritten(hook("BeforeTool", "run_shell_command", {"command": command}))
+    assert args is not None
+    jobs = governed.parent / "bgpids.tmp"
+    exec_only = wrap(sys.executable, governed, command, None)  # no shell left to list them
+    for script, listed in ((command, True), (str(args["command"]), True), (exec_only, False)):
+        jobs.unlink(missing_ok=True)
+        done = subprocess.run(
+            ["bash", "-c", _as_gemini_runs_it(script, jobs)],
+            cwd=governed, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 4 and done.stdout == "started\n", done.stderr
+        assert jobs.exists() is listed and (not listed or jobs.read_text().strip().isdigit())
+
+
+@pytest.mark.skipif(not available(), reason="no user and mount namespaces here")
+def test_inside_an_agents_own_sandbox_the_command_runs_without_the_barrier(
+    governed: Path,
+) -> None:
+    """Codex's sandbox lets no namespace be mapped: the command runs, saying so, and is
+    verified after the call (rather than failing every command)."""
+    sandboxed = (
+        "import sys\nfrom pathlib import Path\nfrom intent_ls.agents import barrier\n"
+        "barrier.available = lambda: False\nbarrier._confined = lambda: True\n"
+        "command = 'echo ran > .orchestration/x; cat .orchestration/x'\n"
+        "barrier.run(Path(sys.argv[1]), command, None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", sandboxed, str(governed)],
+        cwd=governed, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout == "ran\n", done.stderr
+    assert "no write barrier inside this agent's sandbox" in done.stderr

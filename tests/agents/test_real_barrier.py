@@ -8,6 +8,10 @@ in the command's output, and the file is unchanged. The agent's own checks of th
 command text still apply to the rewritten one. ``intent-ls approve`` recognises the
 agent's shell by the variables each CLI really sets there (captured with ``env``), and
 a script that drops them still cannot write an approval: the ledger is read-only.
+
+Gemini CLI and Codex match their own rules on the rewritten command: a command one of
+their rules speaks to is left as written, and the rest keeps what the agent does around
+a command (Gemini's background-job listing, Codex's sandbox).
 """
 
 from __future__ import annotations
@@ -30,11 +34,13 @@ from tests.agents.real_cli import (
     run_claude,
     run_codex,
     run_gemini,
+    spec_text,
 )
 from tests.agents.scripted_model import (
     ScriptedCodex,
     ScriptedGemini,
     ScriptedModel,
+    codex_shell,
     result_text,
     tool,
 )
@@ -60,10 +66,6 @@ UNMARKED_APPROVE = (
     "'destructive-command', '--command', 'git push -f'], env=env)\n"
     "print('approve exited', done.returncode)\n"
 )
-
-
-def _spec(root: Path) -> str:
-    return (root / ".orchestration" / "active_intents.yaml").read_text()
 
 
 def _env_names(output: str) -> set[str]:
@@ -105,7 +107,7 @@ def test_gemini_runs_shell_commands_behind_the_barrier(
         ]
     )
     results = run_gemini(governed, tmp_path, model, agent_path, "yolo")
-    assert _spec(governed) == SPEC
+    assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["toolu_01"], results["toolu_01"]
     assert "active_intents.yaml" in results["toolu_01"]
     assert "write barrier" in json.dumps(model.main_requests[0])
@@ -123,20 +125,16 @@ def test_codex_runs_shell_commands_behind_the_barrier(
     install_hooks("codex", governed, agent_path)
     model = ScriptedCodex(
         [
-            {"id": "call_01", "name": "exec_command", "input": {"cmd": SNEAK}},
-            {"id": "call_02", "name": "exec_command", "input": {"cmd": "env"}},
-            {"id": "call_03", "name": "exec_command", "input": {"cmd": _probe(governed)}},
-            {"id": "call_04", "name": "exec_command", "input": {"cmd": "cd src && pwd"}},
-            {
-                "id": "call_05",
-                "name": "exec_command",
-                "input": {"cmd": _unmarked_approve(governed)},
-            },
+            codex_shell(1, SNEAK),
+            codex_shell(2, "env"),
+            codex_shell(3, _probe(governed)),
+            codex_shell(4, "cd src && pwd"),
+            codex_shell(5, _unmarked_approve(governed)),
             "finished",
         ]
     )
     results = run_codex(governed, tmp_path, model, agent_path)
-    assert _spec(governed) == SPEC
+    assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["call_01"], results["call_01"]
     assert "active_intents.yaml" in results["call_01"]
     assert "write barrier" in json.dumps(model.main_requests[0])
@@ -151,8 +149,6 @@ def test_codex_runs_shell_commands_behind_the_barrier(
 @pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 def test_claude_codes_shell_is_marked(governed: Path, tmp_path: Path, agent_path: str) -> None:
     install_hooks("claude-code", governed, agent_path)
-    home = tmp_path / "home"
-    home.mkdir()
     model = ScriptedModel(
         [
             tool(1, "Bash", command="env", description="env"),
@@ -160,8 +156,117 @@ def test_claude_codes_shell_is_marked(governed: Path, tmp_path: Path, agent_path
             "finished",
         ]
     )
-    run_claude(governed, home, model, agent_path, "--allowedTools", "Bash")
+    run_claude(governed, tmp_path, model, agent_path, "--allowedTools", "Bash")
     results = {r["tool_use_id"]: result_text(r) for r in model.tool_results()}
     names = _env_names(results["toolu_01"])
     assert {"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "AI_AGENT"} <= names, results["toolu_01"]
     assert "marker CLAUDECODE" in results["toolu_02"], results["toolu_02"]
+
+
+#: The user's own Gemini policy: a deny on a whole pipeline (no single command of it
+#: matches), and an allow for one command.
+GEMINI_POLICY = """
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "echo pwned \\\\| cat"
+decision = "deny"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "echo hi"
+decision = "allow"
+priority = 100
+"""
+#: What Gemini CLI appends to a tool result whose input a hook rewrote.
+REWRITTEN = "Tool input parameters were modified by a hook"
+
+
+@pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
+def test_gemini_judges_its_own_rules_on_the_command_as_written(
+    governed: Path, tmp_path: Path, agent_path: str
+) -> None:
+    """Gemini matches its policy on the command the hook returns: the pipeline its user
+    denied ran when rewritten. Commands whose rules a rewrite would defeat (that deny,
+    an allow) are left as written; the rest still run behind the barrier, where Gemini
+    still learns the background jobs."""
+    install_hooks("gemini", governed, agent_path)
+    model = ScriptedGemini(
+        [
+            tool(1, "run_shell_command", command="echo pwned | cat"),
+            tool(2, "run_shell_command", command="echo hi"),
+            tool(3, "run_shell_command", command="sleep 1 >/dev/null 2>&1 & echo started"),
+            tool(4, "run_shell_command", command=SNEAK),
+            "finished",
+        ]
+    )
+    results = run_gemini(governed, tmp_path, model, agent_path, "yolo", policy=GEMINI_POLICY)
+    assert "denied by policy" in results["toolu_01"], results["toolu_01"]
+    assert "Output: pwned" not in results["toolu_01"]
+    assert "Output: hi" in results["toolu_02"] and REWRITTEN not in results["toolu_02"]
+    assert "Background PIDs: " in results["toolu_03"], results["toolu_03"]
+    assert REWRITTEN in results["toolu_03"]
+    assert "Read-only file system" in results["toolu_04"] and spec_text(governed) == SPEC
+
+
+@pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
+def test_gemini_tools_allowed_keeps_its_meaning(
+    governed: Path, tmp_path: Path, agent_path: str
+) -> None:
+    """``tools.allowed`` narrowed to one command denies every other shell command,
+    rewritten ones included: the allowed one is left as written, so it still runs."""
+    install_hooks("gemini", governed, agent_path)
+    model = ScriptedGemini(
+        [
+            tool(1, "run_shell_command", command="echo allowed"),
+            tool(2, "run_shell_command", command="echo other"),
+            "finished",
+        ]
+    )
+    allowed = {"tools": {"allowed": ["run_shell_command(echo allowed)"]}}
+    results = run_gemini(governed, tmp_path, model, agent_path, "yolo", settings=allowed)
+    assert "Output: allowed" in results["toolu_01"], results["toolu_01"]
+    assert "denied by policy" in results["toolu_02"], results["toolu_02"]
+
+
+CODEX_RULES = """
+prefix_rule(pattern = ["echo", "forbidden"], decision = "forbidden")
+prefix_rule(pattern = ["touch"], decision = "allow")
+"""
+#: Codex's ``workspace-write`` sandbox with only the workspace writable.
+WORKSPACE_ONLY = (
+    "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
+)
+
+
+@pytest.mark.skipif(CODEX is None, reason=missing("the Codex CLI"))
+def test_codex_judges_its_own_rules_on_the_command_as_written(
+    governed: Path, tmp_path: Path, agent_path: str
+) -> None:
+    """A command the user's rules allow runs outside Codex's sandbox, unasked; rewritten
+    it matched no rule and ran sandboxed. Left as written it keeps that, a forbidden
+    one is still refused, and the rest runs in the sandbox, where no namespace can be
+    made: without the barrier (said), verified after the call."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    install_hooks("codex", governed, agent_path)
+    model = ScriptedCodex(
+        [
+            codex_shell(1, "echo forbidden"),
+            codex_shell(2, f"touch {outside}/allowed"),
+            codex_shell(3, f"mkdir {outside}/sandboxed"),
+            codex_shell(4, "echo other"),
+            "finished",
+        ]
+    )
+    results = run_codex(
+        governed, tmp_path, model, agent_path, sandbox="workspace-write", rules=CODEX_RULES,
+        config=WORKSPACE_ONLY,
+    )  # fmt: skip
+    # Forbidden stays forbidden behind the barrier: Codex matches the verbatim copy.
+    assert "policy forbids commands starting with `echo forbidden`" in results["call_01"]
+    assert (outside / "allowed").exists(), results["call_02"]
+    assert "Read-only file system" in results["call_03"], results["call_03"]
+    assert not (outside / "sandboxed").exists()
+    assert "other" in results["call_04"] and "Traceback" not in results["call_04"]
+    assert "no write barrier inside this agent's sandbox" in results["call_04"]

@@ -16,24 +16,16 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import APP
-from tests.agents.real_cli import CLAUDE, install_hooks, missing, run_claude
+from tests.agents.real_cli import CLAUDE, CLAUDE_SELECT, install_hooks, missing, run_claude
 from tests.agents.scripted_model import ScriptedModel, result_text, tool
 from tests.support import records
-
-SELECT = "mcp__intent-ls__select_active_intent"
-
 
 pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_path: str) -> None:
+def test_claude_code_is_governed_end_to_end(
+    governed: Path, tmp_path: Path, agent_path: str
+) -> None:
     install_hooks("claude-code", governed, agent_path)
     spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
     spec_path = str(governed / ".orchestration/active_intents.yaml")
@@ -43,7 +35,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
             # machine the select below otherwise finds it still connecting).
             tool(0, "WaitForMcpServers"),
             tool(1, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
-            tool(2, SELECT, intent_id="INT-APP"),
+            tool(2, CLAUDE_SELECT, intent_id="INT-APP"),
             tool(3, "Write", file_path=str(governed / "src/new.py"), content="x = 1\n"),
             tool(4, "Write", file_path=str(governed / "docs/new.md"), content="# Mine\n"),
             tool(5, "Read", file_path=spec_path),
@@ -53,7 +45,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
             "finished",
         ]
     )
-    result = run_claude(governed, home, model, agent_path)
+    result = run_claude(governed, tmp_path, model, agent_path)
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 9, model.tool_results()
 
@@ -100,7 +92,7 @@ def test_claude_code_is_governed_end_to_end(governed: Path, home: Path, agent_pa
 
 @pytest.mark.parametrize("breakage", ["corrupted-spec", "crashing-policy"])
 def test_claude_code_fails_closed(
-    governed: Path, home: Path, breakage: str, agent_path: str
+    governed: Path, tmp_path: Path, breakage: str, agent_path: str
 ) -> None:
     install_hooks("claude-code", governed, agent_path)
     if breakage == "corrupted-spec":
@@ -112,7 +104,7 @@ def test_claude_code_fails_closed(
     model = ScriptedModel(
         [tool(1, "Write", file_path=str(governed / "src/fresh.py"), content="x\n"), "finished"]
     )
-    run_claude(governed, home, model, agent_path)
+    run_claude(governed, tmp_path, model, agent_path)
     [denied] = model.tool_results()
     assert denied.get("is_error") and "governance-error" in result_text(denied)
     assert not (governed / "src" / "fresh.py").exists()

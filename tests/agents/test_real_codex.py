@@ -10,38 +10,28 @@ import pytest
 
 from tests.agents.conftest import APP
 from tests.agents.real_cli import CODEX, CODEX_MODEL, install_hooks, missing, run_codex
-from tests.agents.scripted_model import ScriptedCodex
+from tests.agents.scripted_model import ScriptedCodex, codex_mcp, codex_patch, codex_shell
 from tests.support import records
 
 pytestmark = pytest.mark.skipif(CODEX is None, reason=missing("the Codex CLI"))
 
 
-def patch(*lines: str) -> dict[str, str]:
-    return {"patch": "\n".join(["*** Begin Patch", *lines, "*** End Patch", ""])}
-
-
 def test_codex_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert CODEX is not None
     install_hooks("codex", governed, agent_path)
-    add = patch("*** Add File: src/new.py", "+x = 1")
-    mixed = patch(
+    add = ("*** Add File: src/new.py", "+x = 1")
+    mixed = (
         "*** Update File: src/app.py", "@@", "-    return 1", "+    return 9",
         "*** Add File: docs/new.md", "+x",
     )  # fmt: skip
-    select = {"intent_id": "INT-APP"}
     model = ScriptedCodex(
         [
-            {"id": "call_01", "name": "apply_patch", "input": add},
+            codex_patch(1, *add),
             # Codex defers MCP tools: the scripted model searches for them first.
-            {
-                "id": "call_02",
-                "name": "select_active_intent",
-                "namespace": "mcp__intent_ls",
-                "input": select,
-            },
-            {"id": "call_03", "name": "apply_patch", "input": add},
-            {"id": "call_04", "name": "apply_patch", "input": mixed},
-            {"id": "call_05", "name": "exec_command", "input": {"cmd": "rm -rf src"}},
+            codex_mcp(2, "select_active_intent", intent_id="INT-APP"),
+            codex_patch(3, *add),
+            codex_patch(4, *mixed),
+            codex_shell(5, "rm -rf src"),
             "finished",
         ]
     )

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,23 +18,29 @@ from tests.agents.conftest import APP, SPEC
 from tests.agents.effects_helpers import git_workspace
 from tests.agents.real_cli import (
     CLAUDE,
+    CLAUDE_SELECT,
     CODEX,
     GEMINI,
+    GEMINI_SELECT,
     install_hooks,
+    missing,
     run_claude,
     run_codex,
     run_gemini,
+    spec_text,
 )
 from tests.agents.scripted_model import (
     ScriptedCodex,
     ScriptedGemini,
     ScriptedModel,
+    codex_mcp,
+    codex_patch,
+    codex_shell,
     result_text,
     tool,
 )
 from tests.support import records
 
-SELECT = "mcp__intent-ls__select_active_intent"
 #: A script the agent writes in its own scope, then runs: it rewrites the spec.
 SNEAK = (
     "import pathlib\n"
@@ -50,18 +55,16 @@ PACKAGE = {
 }
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     (governed / "package.json").write_text(json.dumps(PACKAGE))
     install_hooks("claude-code", governed, agent_path)
     ws = git_workspace(governed)  # the human's setup is the base
-    home = tmp_path / "home"
-    home.mkdir()
     model = ScriptedModel(
         [
             tool(0, "WaitForMcpServers"),
-            tool(1, SELECT, intent_id="INT-APP"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
             tool(2, "Write", file_path=str(ws / "src/tool.py"), content=SNEAK),
             tool(3, "Bash", command=f"{sys.executable} src/tool.py", description="run it"),
             tool(4, "Bash", command="sed -i 's/return 2/return 3/' src/app.py", description="s"),
@@ -69,11 +72,11 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
             "finished",
         ]
     )
-    result = run_claude(ws, home, model, agent_path, "--allowedTools", "Bash")
+    result = run_claude(ws, tmp_path, model, agent_path, "--allowedTools", "Bash")
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 6, model.tool_results()
     assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
-    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    assert spec_text(ws) == SPEC
     # Claude Code lets the hook rewrite the command: it ran under the write barrier, so
     # the write itself failed, and the session was told why at its start.
     ran = result_text(results["toolu_03"])
@@ -95,7 +98,7 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="Claude Code CLI not installed")
+@pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_barrier(
     governed: Path, tmp_path: Path, agent_path: str
@@ -110,19 +113,17 @@ def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_ba
     local = governed / ".claude" / "settings.local.json"
     local.write_text(json.dumps({"permissions": rules}))
     ws = git_workspace(governed)
-    home = tmp_path / "home"
-    home.mkdir()
     model = ScriptedModel(
         [
             tool(0, "WaitForMcpServers"),
-            tool(1, SELECT, intent_id="INT-APP"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
             tool(2, "Bash", command="npm test", description="test"),
             tool(3, "Bash", command="make -v", description="no rule allows it"),
             tool(4, "Bash", command="curl -s http://127.0.0.1:9/", description="denied"),
             "finished",
         ]
     )
-    result = run_claude(ws, home, model, agent_path)
+    result = run_claude(ws, tmp_path, model, agent_path)
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     npm = results["toolu_02"]
     assert not npm.get("is_error") and "tests ok" in result_text(npm), result_text(npm)
@@ -137,7 +138,7 @@ def _outcome(ws: Path, ran: str, told: str) -> None:
     """What every agent's run must leave: the spec as it was, the agent told why (the
     barrier's refusal in the script's output, else the files put back after the call),
     the ``sed -i`` recorded as the agent's."""
-    assert (ws / ".orchestration" / "active_intents.yaml").read_text() == SPEC
+    assert spec_text(ws) == SPEC
     if available():
         assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
         assert "write barrier" in told
@@ -150,32 +151,20 @@ def _outcome(ws: Path, ran: str, told: str) -> None:
     assert sed["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
 
 
-def _exec(n: int, command: str) -> dict[str, Any]:
-    return {"id": f"call_{n:02d}", "name": "exec_command", "input": {"cmd": command}}
-
-
-@pytest.mark.skipif(CODEX is None, reason="Codex CLI not installed")
+@pytest.mark.skipif(CODEX is None, reason=missing("the Codex CLI"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert CODEX is not None
     (governed / "package.json").write_text(json.dumps(PACKAGE))
     install_hooks("codex", governed, agent_path)
     ws = git_workspace(governed)
-    add = {"patch": "*** Begin Patch\n*** Add File: src/tool.py\n"
-           + "".join(f"+{line}\n" for line in SNEAK.splitlines()) + "*** End Patch\n"}  # fmt: skip
-    select = {"intent_id": "INT-APP"}
     model = ScriptedCodex(
         [
-            {
-                "id": "call_01",
-                "name": "select_active_intent",
-                "namespace": "mcp__intent_ls",
-                "input": select,
-            },
-            {"id": "call_02", "name": "apply_patch", "input": add},
-            _exec(3, f"{sys.executable} src/tool.py"),
-            _exec(4, "sed -i 's/return 2/return 3/' src/app.py"),
-            _exec(5, "npm test"),
+            codex_mcp(1, "select_active_intent", intent_id="INT-APP"),
+            codex_patch(2, "*** Add File: src/tool.py", *(f"+{x}" for x in SNEAK.splitlines())),
+            codex_shell(3, f"{sys.executable} src/tool.py"),
+            codex_shell(4, "sed -i 's/return 2/return 3/' src/app.py"),
+            codex_shell(5, "npm test"),
             "finished",
         ]
     )
@@ -184,7 +173,7 @@ def test_codex_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert "tests ok" in results["call_05"], results["call_05"]
 
 
-@pytest.mark.skipif(GEMINI is None, reason="Gemini CLI not installed")
+@pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None:
     assert GEMINI is not None
@@ -193,7 +182,7 @@ def test_gemini_effects(governed: Path, tmp_path: Path, agent_path: str) -> None
     ws = git_workspace(governed)
     model = ScriptedGemini(
         [
-            tool(1, "mcp_intent-ls_select_active_intent", intent_id="INT-APP"),
+            tool(1, GEMINI_SELECT, intent_id="INT-APP"),
             tool(2, "write_file", file_path=str(ws / "src/tool.py"), content=SNEAK),
             tool(3, "run_shell_command", command=f"{sys.executable} src/tool.py"),
             tool(4, "run_shell_command", command="sed -i 's/return 2/return 3/' src/app.py"),

@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.real_cli import GEMINI, install_hooks, missing, run_gemini
+from tests.agents.real_cli import GEMINI, GEMINI_SELECT, install_hooks, missing, run_gemini
 from tests.agents.scripted_model import ScriptedGemini, tool
 from tests.support import records
-
-SELECT = "mcp_intent-ls_select_active_intent"
-
 
 pytestmark = pytest.mark.skipif(GEMINI is None, reason=missing("the Gemini CLI"))
 
@@ -25,7 +22,7 @@ def test_gemini_cli_is_governed_end_to_end(governed: Path, tmp_path: Path, agent
     model = ScriptedGemini(
         [
             tool(1, "write_file", file_path=str(governed / "src/new.py"), content="x = 1\n"),
-            tool(2, SELECT, intent_id="INT-APP"),
+            tool(2, GEMINI_SELECT, intent_id="INT-APP"),
             tool(3, "write_file", file_path=str(governed / "src/new.py"), content="x = 1\n"),
             tool(4, "write_file", file_path=str(governed / "docs/new.md"), content="# x\n"),
             tool(

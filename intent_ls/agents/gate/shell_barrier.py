@@ -14,9 +14,11 @@ from intent_ls.agents.gate.governance import Governance
 
 #: Agents whose before-tool answer may rewrite a shell command (checked in each real CLI:
 #: Claude Code's ``updatedInput``, Codex's ``updatedInput`` with ``allow``, Gemini CLI's
-#: ``tool_input``). Claude Code matches its permission rules on the rewritten command, so
-#: the user's rules are matched here on the command as written and answered with a
-#: decision beside it. Elsewhere shell commands are verified after they ran, only.
+#: ``tool_input``). Each matches its own rules on the rewritten command: Claude Code's
+#: rules are matched here on the command as written and answered with a decision beside
+#: it; a command whose rewrite would defeat a rule of Codex's or Gemini CLI's own is
+#: left as written for the agent to judge (:mod:`intent_ls.agents.agent_rules`).
+#: Elsewhere shell commands are verified after they ran, only.
 REWRITES_COMMANDS = frozenset({"claude-code", "codex", "gemini"})
 
 
@@ -47,23 +49,56 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         or outcome.decision is not Decision.PASS
         or event.agent not in REWRITES_COMMANDS
         or not tool.command
-        or not barrier_available(gov.root, event)
     ):
         return outcome
+    if (
+        not barrier_available(gov.root, event)
+        or _agents_own_rule(gov.root, event.agent, tool.command, tool.arguments) is not None
+    ):
+        return _as_judged(outcome, tool.command, tool.arguments)
     import sys
 
     from intent_ls.agents import barrier
 
-    cwd_out = None  # Gemini CLI and Codex run each command in a fresh shell
+    cwd_out = jobs_var = None  # Gemini CLI and Codex run each command in a fresh shell
     if event.agent == "claude-code":  # its shell persists: a ``cd`` carries over
         cwd_out = os.path.join(
             os.environ.get("TMPDIR", "/tmp"), f"intent-ls-cwd-{os.getpid()}-{os.urandom(4).hex()}"
         )
-    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out)
+    elif event.agent == "gemini":
+        from intent_ls.agents.gemini import JOBS_VAR as jobs_var
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out, jobs_var)
     rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
     if event.agent != "claude-code":
         return rewritten
     return _as_the_user_rules(gov, tool.command, rewritten)
+
+
+def _as_judged(outcome: Outcome, command: str, arguments: dict[str, object]) -> Outcome:
+    """The command left as written. An agent that sent a barrier line of its own was
+    judged on the command inside it (:func:`intent_ls.agents.barrier.unwrap`), so that
+    command is what runs: its interpreter and root are not intent-ls's to trust."""
+    raw = arguments.get("command")
+    if not isinstance(raw, str) or raw == command:
+        return outcome
+    return attrs.evolve(outcome, updated_input={**arguments, "command": command})
+
+
+def _agents_own_rule(
+    root: Path, agent: str, command: str, arguments: dict[str, object]
+) -> str | None:
+    """A rule of Codex's or Gemini CLI's own that rewriting the command would defeat:
+    they match their rules on the rewritten command, so such a command is left as
+    written."""
+    if agent == "codex":
+        from intent_ls.agents.agent_rules import codex_rule_for
+
+        return codex_rule_for(command, root)
+    if agent == "gemini":
+        from intent_ls.agents.agent_rules import gemini_rule_for
+
+        return gemini_rule_for(command, dict(arguments), root)
+    return None
 
 
 def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Outcome:
@@ -98,10 +133,17 @@ def _as_the_user_rules(gov: Governance, command: str, rewritten: Outcome) -> Out
 def barrier_note(root: Path, event: HookEvent) -> str:
     """Said once, at session start: whether shell commands run under a write barrier."""
     if event.agent in REWRITES_COMMANDS and barrier_available(root, event):
+        own = ""
+        if event.agent in ("codex", "gemini"):
+            own = (
+                " A command your own rules allow as written runs as written, and inside "
+                "the agent's own sandbox there is no barrier: there, what a command "
+                "changes is verified after it ran."
+            )
         return (
             "\n\nintent-ls runs your shell commands under a write barrier (read-only mounts): "
             "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
-            "config/hooks/info, the agents' settings) cannot be changed by them."
+            f"config/hooks/info, the agents' settings) cannot be changed by them.{own}"
         )
     return (
         "\n\nintent-ls: no write barrier for shell commands here; what each tool call "
