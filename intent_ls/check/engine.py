@@ -133,7 +133,8 @@ def run_check(
     ws = Workspace(root)
     repo = Repo(ws.root)
     base = repo.resolve_base(base_rev)
-    changes = repo.changes(base)
+    # The ledger is never a governed change, and checked below on its own.
+    changes = repo.changes(base, skip=[LEDGER_RELPATH.as_posix()])
     findings = _spec_findings(ws)
     findings.extend(scope_widened(ws, repo, base))
     findings.extend(agent_effect_findings(ws.root))
