@@ -57,7 +57,7 @@ from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import CACHE_RELPATH, Progress, RecordRef, TraceIndex
 from intent_ls.ledger.index.schema import usable
 from intent_ls.ledger.records import approvals_from_records, intent_meta
-from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
+from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, Interest, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
@@ -387,7 +387,6 @@ class _Checker:
         self._records: dict[int, dict[str, Any]] = {}
         self._path_refs: dict[str, list[RecordRef]] = {}
         self._approvals: dict[str, ApprovalSet] = {}
-        self._rangeless_refs: dict[str, list[RecordRef]] | None = None
 
     # -- ledger access ----------------------------------------------------------------
 
@@ -537,7 +536,7 @@ class _Checker:
         old_lines, new_lines, hunks, changed = diff.old, diff.new, diff.hunks, diff.changed
         if not hunks:
             return findings, 0
-        saved = self._saved_states(change.path, content_hash(old_lines), content_hash(new_lines))
+        saved = self._saved_states(change.path, content_hash(old_lines))
         if content_hash(new_lines) in saved:
             return findings, len(changed)
         ok, problems = self._cover_lines(change.path, new_lines, changed)
@@ -547,14 +546,11 @@ class _Checker:
         findings.extend(self._deletions(change.path, new_lines, [hunks[n] for n in deletions]))
         return findings, len(changed)
 
-    def _saved_states(self, path: str, start: str, goal: str) -> set[str]:
-        """Hashes of the contents ``path`` reached from ``start`` through qualifying saves;
-        the file's changes are all proven when ``goal`` (its current hash) is among them."""
-        states = _reachable(self._edges(path, self._refs_for_path(path)), start)
-        rangeless = self._rangeless().get(path) if goal not in states else None
-        if rangeless:
-            states = _reachable(self._edges(path, [*self._refs_for_path(path), *rangeless]), start)
-        return states
+    def _saved_states(self, path: str, start: str) -> set[str]:
+        """Hashes of the contents ``path`` reached from ``start`` through qualifying saves
+        (records without ranges included: the index has a file row for them); the file's
+        changes are all proven when its current hash is among them."""
+        return _reachable(self._edges(path, self._refs_for_path(path)), start)
 
     def _edges(self, path: str, refs: Iterable[RecordRef]) -> dict[str, set[str]]:
         """before_hash -> after_hash of the qualifying saves of ``path``."""
@@ -571,39 +567,13 @@ class _Checker:
                 edges[before].add(after)
         return edges
 
-    def _rangeless(self) -> dict[str, list[RecordRef]]:
-        """Records with no range (pure deletions in a file without definitions) have no
-        row the index can find by path; one scan of the ledger, done only when a chain
-        of saves fails without them, finds them by their empty ``ranges``."""
-        if self._rangeless_refs is None:
-            self._rangeless_refs = defaultdict(list)
-            for seq, (offset, line) in enumerate(Ledger(self.index.ledger).iter_lines(), 1):
-                if b'"ranges":[]' not in line:
-                    continue
-                record = json.loads(line)
-                meta = intent_meta(record)
-                ref = RecordRef(
-                    seq,
-                    offset,
-                    record.get("timestamp"),
-                    meta.get("intent_id"),
-                    None,
-                    None,
-                    meta.get("mutation_class"),
-                    meta.get("kind"),
-                )
-                self._records.setdefault(seq, record)
-                for file in record.get("files") or ():
-                    self._rangeless_refs[file.get("path")].append(ref)
-        return self._rangeless_refs
-
     def _check_removed(self, path: str, change: FileChange) -> list[Finding]:
         """A deleted (or renamed-away) file: destructive, so it needs a human approval of
         a destructive-edit for its content, or recorded saves that emptied it."""
         old_text = change.old_text
         if old_text is not None:
             emptied = text_hash("")
-            if emptied in self._saved_states(path, text_hash(old_text), emptied):
+            if emptied in self._saved_states(path, text_hash(old_text)):
                 return []
         old_lines = split_lines(old_text or "")
         candidates = [path] if change.status == "D" else [path, change.path]

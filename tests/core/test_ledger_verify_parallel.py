@@ -4,7 +4,7 @@ as one process, whichever part the first bad line is in."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ from ledger_helpers import mutation
 from intent_ls.common.hashing import hash_key
 from intent_ls.ledger import verify
 from intent_ls.ledger.store import Ledger
-from intent_ls.ledger.verify import Interest, VerifyResult, verify_ledger
+from intent_ls.ledger.verify import Interest, Problem, VerifyResult, verify_ledger
 
 RECORDS = 40
 #: The helper's part starts after this many lines of the 40 (_OWN_SHARE of the bytes).
@@ -135,3 +135,20 @@ def test_progress_reaches_the_size(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     size = path.stat().st_size
     assert seen[-1] == (size, size)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(_lines(tmp_path)))
+    replayed: list[int] = []
+    replay = verify._Run.replay
+
+    def counted(run: verify._Run, batches: Iterable[verify._Batch]) -> Problem | None:
+        items = list(batches)
+        replayed.append(sum(len(batch[0]) for batch in items))
+        return replay(run, items)
+
+    monkeypatch.setattr(verify._Run, "replay", counted)
+    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
+    assert verify_ledger(path) == VerifyResult(RECORDS, None)
+    assert replayed == [RECORDS - SPLIT]
