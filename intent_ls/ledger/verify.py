@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO
 import attrs
 
 from intent_ls.common.hashing import PREFIX, bytes_hash
-from intent_ls.common.safe_io import open_sidecar, open_sidecar_reader
+from intent_ls.common.safe_io import open_sidecar
 from intent_ls.ledger.conformance import conforms, date_time_conforms, is_date_time
 from intent_ls.ledger.links import NO_LINKS, Links, record_links
 from intent_ls.ledger.merge import CONFLICT_MARKERS
@@ -175,7 +175,7 @@ def verify_ledger(
     with os.fdopen(fd, "rb") as f:
         size = snapshot_size(Path(path), fd)
         split = _split_point(f, size) if size >= PARALLEL_MIN else None
-        helper = _Helper.start(Path(path), split, size, interest) if split is not None else None
+        helper = _Helper.start(fd, split, size, interest) if split is not None else None
         try:
             run = _Run(interest, progress, size)
             problem = run.lines(_raw_lines(f, 0, size if split is None else split), 0)
@@ -257,6 +257,7 @@ PARALLEL_MIN = 32 * 1024 * 1024
 #: chain over every line and reads the other's results back.
 _OWN_SHARE = 0.42
 _BATCH = 8192
+_BLOCK = 4 * 1024 * 1024
 WantedLine = tuple[int, int, bytes]  # line number, byte offset, line without newline
 
 
@@ -352,16 +353,18 @@ _Batch = tuple[list[tuple[Any, ...]], list[WantedLine], tuple[int, str] | None, 
 
 
 class _Helper:
-    """The second process of a parallel verify (:func:`_helper_main`): its input (the
-    interest) and output (marshalled :data:`_Batch` records) are unnamed temporary files,
-    so neither side waits on a pipe and nothing is left behind."""
+    """The second process of a parallel verify (:func:`_helper_main`). It reads the file
+    this process opened (the descriptor is passed on, and read by position), not
+    whatever the path names by then; its input (the interest) and output (marshalled
+    :data:`_Batch` records) are unnamed temporary files, so neither side waits on a pipe
+    and nothing is left behind."""
 
     def __init__(self, proc: subprocess.Popen[bytes], out: IO[bytes]) -> None:
         self.proc = proc
         self.out = out
 
     @classmethod
-    def start(cls, ledger: Path, start: int, end: int, interest: Interest | None) -> _Helper | None:
+    def start(cls, fd: int, start: int, end: int, interest: Interest | None) -> _Helper | None:
         import subprocess
         import tempfile
 
@@ -375,9 +378,10 @@ class _Helper:
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-c", _HELPER_CODE, str(ledger), str(start), str(end)],
+                    [sys.executable, "-c", _HELPER_CODE, str(fd), str(start), str(end)],
                     stdin=given,
                     stdout=out,
+                    pass_fds=(fd,),
                     env=env,
                 )
             except OSError:
@@ -410,34 +414,46 @@ _HELPER_CODE = "from intent_ls.ledger.verify import _helper_main; _helper_main()
 
 
 def _helper_main() -> None:
-    """``ledger start end``: checks the lines of ``ledger`` from byte ``start`` (a line
-    start) to ``end`` one by one and writes :data:`_Batch` records to stdout, stopping
-    after the first bad line."""
-    ledger, start, end = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    """``fd start end``: checks the lines of the ledger open on ``fd`` from byte
+    ``start`` (a line start) to ``end`` one by one and writes :data:`_Batch` records to
+    stdout, stopping after the first bad line."""
+    fd, start, end = (int(arg) for arg in sys.argv[1:4])
     given = marshal.load(sys.stdin.buffer)
     interest = None if given is None else Interest(frozenset(given[0]), frozenset(given[1]))
     out = sys.stdout.buffer
     items: list[tuple[Any, ...]] = []
     wanted: list[WantedLine] = []
-    number, offset = 0, start
-    with open_sidecar_reader(ledger) as f:
-        f.seek(start)
-        for raw in _raw_lines(f, start, end):
-            number += 1
-            reason, item, proven = _examine(raw)
-            if reason is not None:
-                marshal.dump((items, wanted, (number, reason), offset), out)
-                break
-            items.append(item)
-            if interest is not None and not (proven and not interest.wants(raw[:-1])):
-                wanted.append((number, offset, raw[:-1]))
-            offset += len(raw)
-            if len(items) >= _BATCH:
-                marshal.dump((items, wanted, None, offset), out)
-                items, wanted = [], []
-        else:
+    offset = start
+    for number, raw in enumerate(_pread_lines(fd, start, end), start=1):
+        reason, item, proven = _examine(raw)
+        if reason is not None:
+            marshal.dump((items, wanted, (number, reason), offset), out)
+            break
+        items.append(item)
+        if interest is not None and not (proven and not interest.wants(raw[:-1])):
+            wanted.append((number, offset, raw[:-1]))
+        offset += len(raw)
+        if len(items) >= _BATCH:
             marshal.dump((items, wanted, None, offset), out)
+            items, wanted = [], []
+    else:
+        marshal.dump((items, wanted, None, offset), out)
     out.flush()
+
+
+def _pread_lines(fd: int, offset: int, end: int) -> Iterator[bytes]:
+    """:func:`_raw_lines` by position (the descriptor's offset is the parent's)."""
+    pending = b""
+    while offset < end:
+        block = os.pread(fd, min(_BLOCK, end - offset), offset)
+        if not block:
+            break
+        offset += len(block)
+        *lines, pending = (pending + block).split(b"\n")
+        for line in lines:
+            yield line + b"\n"
+    if pending:
+        yield pending
 
 
 class _Chain:
