@@ -47,7 +47,7 @@ def test_the_split_falls_inside_the_ledger(tmp_path: Path) -> None:
 
 
 def _flip(line: bytes) -> bytes:
-    at = line.index(b"\"intent_id\":\"INT-") + 14
+    at = line.index(b'"intent_id":"INT-') + 14
     return line[:at] + b"X" + line[at + 1 :]
 
 
