@@ -29,6 +29,7 @@ import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -144,7 +145,11 @@ def run_check(
     # A usable index cache (a warm workspace) answers at once; without one, the lines
     # that can answer are handed back by the verifying pass (see .answers).
     interest = None if _index_cached(ws.root) else _interest(governed, diffs)
-    verified = verify_ledger(ledger, verifying, interest=interest)
+    # The append-only anchor is mostly hashing, which runs beside verify's own work (the
+    # GIL is released while hashing); its answer counts only once verify has passed.
+    with ThreadPoolExecutor(1) as pool:
+        anchored = pool.submit(_rewritten_since_base, repo, base, ledger)
+        verified = verify_ledger(ledger, verifying, interest=interest)
     if verified.problem is not None:
         unusable = (
             "coverage was not checked until it is repaired"
@@ -163,7 +168,7 @@ def run_check(
         return CheckResult(
             base, tuple(findings), 0, 0, verified.records, repo.toplevel, repo.prefix
         )
-    rewritten = _rewritten_since_base(repo, base, ledger)
+    rewritten = anchored.result()
     if rewritten is not None:
         return CheckResult(
             base, (*findings, rewritten), 0, 0, verified.records, repo.toplevel, repo.prefix
