@@ -179,13 +179,11 @@ def verify_ledger(
         try:
             run = _Run(interest, progress, size)
             problem = run.lines(_raw_lines(f, 0, size if split is None else split), 0)
-            if problem is None and split is not None:
-                batches = helper.batches() if helper is not None else None
-                if batches is None:  # the helper failed: check its part here
-                    f.seek(split)
-                    problem = run.lines(_raw_lines(f, split, size), split)
-                else:
-                    problem = run.replay(batches)
+            if problem is None and helper is not None:
+                problem = run.replay(helper.batches())
+            if problem is None and run.offset < size:  # no helper, or it failed midway
+                f.seek(run.offset)
+                problem = run.lines(_raw_lines(f, run.offset, size), run.offset)
         finally:
             if helper is not None:
                 helper.stop()
@@ -253,9 +251,9 @@ _PATHS = re.compile(rb'"path":"([^"]*)"').findall
 _CONTENT_HASHES = re.compile(rb'"content_hash":"(sha256:[0-9a-f]{16})?').findall
 #: Below this a second process costs more to start than it saves.
 PARALLEL_MIN = 32 * 1024 * 1024
-#: The share of a parallel verify this process checks line by line: it also runs the
-#: chain over every line and reads the other's results back.
-_OWN_SHARE = 0.42
+#: The share of a parallel verify this process checks line by line (it also runs the
+#: chain over every line and replays the other's results): both then take about as long.
+_OWN_SHARE = 0.48
 _BATCH = 8192
 _BLOCK = 4 * 1024 * 1024
 WantedLine = tuple[int, int, bytes]  # line number, byte offset, line without newline
@@ -273,6 +271,7 @@ class _Run:
         self.progress = progress
         self.size = size
         self.number = 0
+        self.offset = 0  # where the lines checked so far end
         self.wanted: list[WantedLine] = []
 
     def lines(self, raws: Iterable[bytes], offset: int) -> Problem | None:
@@ -291,7 +290,7 @@ class _Run:
             offset += len(raw)
             if progress is not None and not number % _BATCH:
                 progress(offset, self.size)
-        self.number = number
+        self.number, self.offset = number, offset
         return None
 
     def replay(self, batches: Iterable[_Batch]) -> Problem | None:
@@ -305,6 +304,7 @@ class _Run:
             self.wanted.extend((base + n, offset, body) for n, offset, body in wanted)
             if failure is not None:
                 return Problem(base + failure[0], failure[1])
+            self.offset = done
             if self.progress is not None:
                 self.progress(done, self.size)
         return None
@@ -355,9 +355,9 @@ _Batch = tuple[list[tuple[Any, ...]], list[WantedLine], tuple[int, str] | None, 
 class _Helper:
     """The second process of a parallel verify (:func:`_helper_main`). It reads the file
     this process opened (the descriptor is passed on, and read by position), not
-    whatever the path names by then; its input (the interest) and output (marshalled
-    :data:`_Batch` records) are unnamed temporary files, so neither side waits on a pipe
-    and nothing is left behind."""
+    whatever the path names by then. It writes each block's results, marshalled and
+    length-prefixed, to an unnamed temporary file, and one byte to its stdout when a block
+    is complete: this process replays blocks as they come, while the helper goes on."""
 
     def __init__(self, proc: subprocess.Popen[bytes], out: IO[bytes]) -> None:
         self.proc = proc
@@ -376,12 +376,13 @@ class _Helper:
             marshal.dump(wanted, given)
             given.seek(0)
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
+            args = (fd, out.fileno(), start, end)
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-c", _HELPER_CODE, str(fd), str(start), str(end)],
+                    [sys.executable, "-c", _HELPER_CODE, *map(str, args)],
                     stdin=given,
-                    stdout=out,
-                    pass_fds=(fd,),
+                    stdout=subprocess.PIPE,
+                    pass_fds=(fd, out.fileno()),
                     env=env,
                 )
             except OSError:
@@ -389,56 +390,72 @@ class _Helper:
                 return None
         return cls(proc, out)
 
-    def batches(self) -> Iterator[_Batch] | None:
-        """The helper's results once it has ended, or None if it failed."""
-        if self.proc.wait() != 0:
-            return None
-        self.out.seek(0)
-        return self._read()
-
-    def _read(self) -> Iterator[_Batch]:
-        while True:
-            try:
-                yield marshal.load(self.out)
-            except EOFError:
-                return
+    def batches(self) -> Iterator[_Batch]:
+        """The helper's blocks as each is complete; fewer if it fails (then its part is
+        checked here from where they end)."""
+        assert self.proc.stdout is not None
+        at = 0
+        while self.proc.stdout.read(1):
+            size = int.from_bytes(_pread_all(self.out.fileno(), 8, at))
+            yield marshal.loads(_pread_all(self.out.fileno(), size, at + 8))
+            at += 8 + size
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
         self.out.close()
+
+
+def _pread_all(fd: int, size: int, at: int) -> bytes:
+    parts = []
+    while size:
+        part = os.pread(fd, size, at)
+        if not part:
+            raise EOFError("the helper's block is cut short")
+        parts.append(part)
+        size -= len(part)
+        at += len(part)
+    return b"".join(parts)
 
 
 _HELPER_CODE = "from intent_ls.ledger.verify import _helper_main; _helper_main()"
 
 
 def _helper_main() -> None:
-    """``fd start end``: checks the lines of the ledger open on ``fd`` from byte
-    ``start`` (a line start) to ``end`` one by one and writes :data:`_Batch` records to
-    stdout, stopping after the first bad line."""
-    fd, start, end = (int(arg) for arg in sys.argv[1:4])
+    """``fd out start end``: checks the lines of the ledger open on ``fd`` from byte
+    ``start`` (a line start) to ``end`` one by one and appends :data:`_Batch` records to
+    ``out`` (see :class:`_Helper`), stopping after the first bad line."""
+    fd, out, start, end = (int(arg) for arg in sys.argv[1:5])
     given = marshal.load(sys.stdin.buffer)
     interest = None if given is None else Interest(frozenset(given[0]), frozenset(given[1]))
-    out = sys.stdout.buffer
+
+    def emit(batch: _Batch) -> None:
+        data = marshal.dumps(batch)
+        view = memoryview(len(data).to_bytes(8) + data)
+        while view:
+            view = view[os.write(out, view) :]
+        sys.stdout.buffer.write(b".")
+        sys.stdout.buffer.flush()
+
     items: list[tuple[Any, ...]] = []
     wanted: list[WantedLine] = []
     offset = start
     for number, raw in enumerate(_pread_lines(fd, start, end), start=1):
         reason, item, proven = _examine(raw)
         if reason is not None:
-            marshal.dump((items, wanted, (number, reason), offset), out)
-            break
+            emit((items, wanted, (number, reason), offset))
+            return
         items.append(item)
         if interest is not None and not (proven and not interest.wants(raw[:-1])):
             wanted.append((number, offset, raw[:-1]))
         offset += len(raw)
         if len(items) >= _BATCH:
-            marshal.dump((items, wanted, None, offset), out)
+            emit((items, wanted, None, offset))
             items, wanted = [], []
-    else:
-        marshal.dump((items, wanted, None, offset), out)
-    out.flush()
+    emit((items, wanted, None, offset))
 
 
 def _pread_lines(fd: int, offset: int, end: int) -> Iterator[bytes]:

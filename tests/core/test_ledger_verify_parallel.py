@@ -17,7 +17,7 @@ from intent_ls.ledger.verify import Interest, Problem, VerifyResult, verify_ledg
 
 RECORDS = 40
 #: The helper's part starts after this many lines of the 40 (_OWN_SHARE of the bytes).
-SPLIT = 17
+SPLIT = 20
 
 
 def _lines(tmp_path: Path) -> list[bytes]:
@@ -152,3 +152,42 @@ def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == VerifyResult(RECORDS, None)
     assert replayed == [RECORDS - SPLIT]
+
+
+#: The real helper, in blocks of 4 lines, dying after writing two of them.
+_DYING_HELPER = """
+import os
+from intent_ls.ledger import verify
+verify._BATCH = 4
+written = []
+real_write = os.write
+def write(fd, data):
+    if len(written) == 2:
+        os._exit(7)
+    written.append(fd)
+    return real_write(fd, data)
+os.write = write
+verify._helper_main()
+"""
+
+
+@pytest.mark.parametrize("damage", ["intact", "bad byte in the helper's part"])
+def test_a_helper_dying_midway_leaves_the_rest_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
+    expected = _both(monkeypatch, path)
+    replayed: list[int] = []
+    replay = verify._Run.replay
+
+    def counted(run: verify._Run, batches: Iterable[verify._Batch]) -> Problem | None:
+        items = list(batches)
+        replayed.append(sum(len(batch[0]) for batch in items))
+        return replay(run, items)
+
+    monkeypatch.setattr(verify._Run, "replay", counted)
+    monkeypatch.setattr(verify, "_HELPER_CODE", _DYING_HELPER)
+    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
+    assert verify_ledger(path) == expected
+    assert replayed == [8]
