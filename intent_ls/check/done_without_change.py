@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pathspec
 
+from intent_ls.check.answers import Answers
 from intent_ls.check.findings import DONE_WITHOUT_CHANGE, Finding
 from intent_ls.importers.model import SourceError, Task
 from intent_ls.importers.plan import tool_of_source
-from intent_ls.ledger.index import TraceIndex
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Intent, Status
 from intent_ls.workspace.discover import Workspace
@@ -35,7 +35,7 @@ def _named(paths: tuple[str, ...], changed: set[str]) -> bool:
     return any(spec.match_file(path) for path in changed)
 
 
-def done_without_change(ws: Workspace, index: TraceIndex) -> list[Finding]:
+def done_without_change(ws: Workspace, index: Answers) -> list[Finding]:
     changed = index.mutated_paths()
     findings: list[Finding] = []
     scope = ws.scope()

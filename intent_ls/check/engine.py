@@ -29,12 +29,14 @@ import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
 import attrs
 
+from intent_ls.check.answers import Answers, ScannedAnswers
 from intent_ls.check.findings import (
     AGENT_EFFECT,
     DONE_WITHOUT_CHANGE,
@@ -53,10 +55,11 @@ from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
-from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
+from intent_ls.ledger.index import CACHE_RELPATH, Progress, RecordRef, TraceIndex
+from intent_ls.ledger.index.schema import usable
 from intent_ls.ledger.records import approvals_from_records, intent_meta
-from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
-from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
+from intent_ls.ledger.store import LEDGER_RELPATH
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, Interest, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
@@ -66,6 +69,9 @@ from intent_ls.workspace.discover import Workspace
 #: Moved-code search hashes every window of an uncovered block up to this many lines
 #: (plus the whole block): cost grows with the square of the window length.
 MAX_MOVED_WINDOW = 64
+#: Windows of changed lines prepared before the ledger is read (:func:`_interest`); the
+#: moved-code search asks the index about any other.
+MAX_PREPARED_WINDOWS = 100_000
 #: Candidate windows hashed before the index is asked which of them it knows.
 _WINDOW_BATCH = 8192
 #: A window from another file counts only with this much substance: a blank line or a
@@ -128,12 +134,22 @@ def run_check(
     ws = Workspace(root)
     repo = Repo(ws.root)
     base = repo.resolve_base(base_rev)
-    changes = repo.changes(base)
+    # The ledger is never a governed change, and checked below on its own.
+    changes = repo.changes(base, skip=[LEDGER_RELPATH.as_posix()])
     findings = _spec_findings(ws)
     findings.extend(scope_widened(ws, repo, base))
     findings.extend(agent_effect_findings(ws.root))
     ledger = ws.root / LEDGER_RELPATH
-    verified = verify_ledger(ledger, verifying)
+    governed = [c for c in changes if _governed(ws, c)]
+    diffs = {c: d for c in governed if (d := _Diff.of(ws, c)) is not None}
+    # A usable index cache (a warm workspace) answers at once; without one, the lines
+    # that can answer are handed back by the verifying pass (see .answers).
+    interest = None if _index_cached(ws.root) else _interest(governed, diffs)
+    # The append-only anchor is mostly hashing, which runs beside verify's own work (the
+    # GIL is released while hashing); its answer counts only once verify has passed.
+    with ThreadPoolExecutor(1) as pool:
+        anchored = pool.submit(_rewritten_since_base, repo, base, ledger)
+        verified = verify_ledger(ledger, verifying, interest=interest)
     if verified.problem is not None:
         unusable = (
             "coverage was not checked until it is repaired"
@@ -152,26 +168,33 @@ def run_check(
         return CheckResult(
             base, tuple(findings), 0, 0, verified.records, repo.toplevel, repo.prefix
         )
-    rewritten = _rewritten_since_base(repo, base, ledger)
+    rewritten = anchored.result()
     if rewritten is not None:
         return CheckResult(
             base, (*findings, rewritten), 0, 0, verified.records, repo.toplevel, repo.prefix
         )
     findings.extend(symlink_findings(ws, changes))
-    governed = [c for c in changes if _governed(ws, c)]
     with ExitStack() as stack:
-        if ledger.exists():
-            index = TraceIndex.for_workspace(ws.root, progress=indexing)
-        else:  # nothing to index; keep the user's tree free of a cache directory
+        index: Answers
+        if not ledger.exists():  # nothing to index; keep the user's tree free of a cache
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             index = TraceIndex(ledger, tmp / "index.sqlite")
+        elif interest is None:
+            index = TraceIndex.for_workspace(ws.root, progress=indexing)
+        else:
+            index = ScannedAnswers(
+                ledger,
+                interest,
+                verified.wanted,
+                lambda: TraceIndex.for_workspace(ws.root, progress=indexing),
+            )
         stack.callback(index.close)
         checker = _Checker(ws, index, base, stack)
         lines = 0
         for change in governed:
             if is_link_change(change):  # judged by symlink_findings above
                 continue
-            found, counted = checker.check(change)
+            found, counted = checker.check(change, diffs.get(change))
             findings.extend(found)
             lines += counted
         if DONE_WITHOUT_CHANGE in optional_rules:
@@ -207,6 +230,59 @@ def agent_effect_findings(root: Path) -> list[Finding]:
         for item in log.read(root)
         if item.get("action") == log.UNRESTORABLE
     ]
+
+
+@attrs.frozen
+class _Diff:
+    """The line diff of a changed text file that the rule judges line by line."""
+
+    old: list[str]
+    new: list[str]
+    hunks: list[Hunk]
+    changed: list[int]  # 1-based lines of ``new`` inside a hunk
+
+    @classmethod
+    def of(cls, ws: Workspace, change: FileChange) -> _Diff | None:
+        """None for a change not judged by lines (deleted, binary, a symlink, ungoverned)."""
+        if (
+            change.status == "D"
+            or change.binary
+            or is_link_change(change)
+            or not ws.classify_rel(change.path).governed
+        ):
+            return None
+        old = split_lines(change.old_text or "")
+        new = split_lines(change.new_text or "")
+        hunks = diff_lines(old, new)
+        changed = sorted({line for h in hunks for line in range(h.new_start + 1, h.new_end + 1)})
+        return cls(old, new, hunks, changed)
+
+
+def _index_cached(root: Path) -> bool:
+    cache = root / CACHE_RELPATH
+    return cache.is_file() and not cache.is_symlink() and usable(cache)
+
+
+def _interest(governed: list[FileChange], diffs: dict[FileChange, _Diff]) -> Interest:
+    """What the rule will ask of the ledger about these changes: the records of each
+    changed path (old and new), and the keys of the windows of changed lines the
+    moved-code search may look for (:func:`_windows`, up to :data:`MAX_PREPARED_WINDOWS`;
+    only substantial ones, the only ones it asks about)."""
+    paths = {p for c in governed for p in (c.path, c.old_path) if p is not None}
+    keys: set[int] = set()
+    budget = MAX_PREPARED_WINDOWS
+    for diff in diffs.values():
+        sums = [0]
+        for line in diff.new:
+            sums.append(sums[-1] + _substance(line))
+        encoded = [line.encode("utf-8") for line in diff.new]
+        for first, last, raw in _windows(encoded, diff.changed):
+            budget -= 1
+            if budget < 0:
+                break
+            if sums[last] - sums[first - 1] >= MIN_MOVED_CHARS:
+                keys.add(int.from_bytes(raw[:8], "big", signed=True))
+    return Interest(frozenset(paths), frozenset(keys))
 
 
 def _governed(ws: Workspace, change: FileChange) -> bool:
@@ -305,7 +381,7 @@ def _line_digest(line: bytes) -> bytes:
 class _Checker:
     """Checks changed files against one ledger; caches records and verdicts across files."""
 
-    def __init__(self, ws: Workspace, index: TraceIndex, base: Base, stack: ExitStack) -> None:
+    def __init__(self, ws: Workspace, index: Answers, base: Base, stack: ExitStack) -> None:
         self.ws = ws
         self.spec = ws.spec()
         self.scope = ws.scope()
@@ -316,7 +392,6 @@ class _Checker:
         self._records: dict[int, dict[str, Any]] = {}
         self._path_refs: dict[str, list[RecordRef]] = {}
         self._approvals: dict[str, ApprovalSet] = {}
-        self._rangeless_refs: dict[str, list[RecordRef]] | None = None
 
     # -- ledger access ----------------------------------------------------------------
 
@@ -432,8 +507,9 @@ class _Checker:
 
     # -- the rule ---------------------------------------------------------------------
 
-    def check(self, change: FileChange) -> tuple[list[Finding], int]:
-        """Findings for one changed file, and how many changed lines it has."""
+    def check(self, change: FileChange, diff: _Diff | None) -> tuple[list[Finding], int]:
+        """Findings for one changed file (``diff`` its :meth:`_Diff.of`), and how many
+        changed lines it has."""
         findings: list[Finding] = []
         if change.status in ("D", "R"):
             gone = change.old_path if change.status == "R" else change.path
@@ -461,13 +537,11 @@ class _Checker:
                 )
             )
             return findings, 1
-        old_lines = split_lines(change.old_text or "")
-        new_lines = split_lines(change.new_text or "")
-        hunks = diff_lines(old_lines, new_lines)
-        changed = sorted({line for h in hunks for line in range(h.new_start + 1, h.new_end + 1)})
+        assert diff is not None
+        old_lines, new_lines, hunks, changed = diff.old, diff.new, diff.hunks, diff.changed
         if not hunks:
             return findings, 0
-        saved = self._saved_states(change.path, content_hash(old_lines), content_hash(new_lines))
+        saved = self._saved_states(change.path, content_hash(old_lines))
         if content_hash(new_lines) in saved:
             return findings, len(changed)
         ok, problems = self._cover_lines(change.path, new_lines, changed)
@@ -477,14 +551,11 @@ class _Checker:
         findings.extend(self._deletions(change.path, new_lines, [hunks[n] for n in deletions]))
         return findings, len(changed)
 
-    def _saved_states(self, path: str, start: str, goal: str) -> set[str]:
-        """Hashes of the contents ``path`` reached from ``start`` through qualifying saves;
-        the file's changes are all proven when ``goal`` (its current hash) is among them."""
-        states = _reachable(self._edges(path, self._refs_for_path(path)), start)
-        rangeless = self._rangeless().get(path) if goal not in states else None
-        if rangeless:
-            states = _reachable(self._edges(path, [*self._refs_for_path(path), *rangeless]), start)
-        return states
+    def _saved_states(self, path: str, start: str) -> set[str]:
+        """Hashes of the contents ``path`` reached from ``start`` through qualifying saves
+        (records without ranges included: the index has a file row for them); the file's
+        changes are all proven when its current hash is among them."""
+        return _reachable(self._edges(path, self._refs_for_path(path)), start)
 
     def _edges(self, path: str, refs: Iterable[RecordRef]) -> dict[str, set[str]]:
         """before_hash -> after_hash of the qualifying saves of ``path``."""
@@ -501,39 +572,13 @@ class _Checker:
                 edges[before].add(after)
         return edges
 
-    def _rangeless(self) -> dict[str, list[RecordRef]]:
-        """Records with no range (pure deletions in a file without definitions) have no
-        row the index can find by path; one scan of the ledger, done only when a chain
-        of saves fails without them, finds them by their empty ``ranges``."""
-        if self._rangeless_refs is None:
-            self._rangeless_refs = defaultdict(list)
-            for seq, (offset, line) in enumerate(Ledger(self.index.ledger).iter_lines(), 1):
-                if b'"ranges":[]' not in line:
-                    continue
-                record = json.loads(line)
-                meta = intent_meta(record)
-                ref = RecordRef(
-                    seq,
-                    offset,
-                    record.get("timestamp"),
-                    meta.get("intent_id"),
-                    None,
-                    None,
-                    meta.get("mutation_class"),
-                    meta.get("kind"),
-                )
-                self._records.setdefault(seq, record)
-                for file in record.get("files") or ():
-                    self._rangeless_refs[file.get("path")].append(ref)
-        return self._rangeless_refs
-
     def _check_removed(self, path: str, change: FileChange) -> list[Finding]:
         """A deleted (or renamed-away) file: destructive, so it needs a human approval of
         a destructive-edit for its content, or recorded saves that emptied it."""
         old_text = change.old_text
         if old_text is not None:
             emptied = text_hash("")
-            if emptied in self._saved_states(path, text_hash(old_text), emptied):
+            if emptied in self._saved_states(path, text_hash(old_text)):
                 return []
         old_lines = split_lines(old_text or "")
         candidates = [path] if change.status == "D" else [path, change.path]
@@ -643,10 +688,15 @@ class _Checker:
     def _known_windows(
         self, batch: list[tuple[int, int, bytes]], lines: list[str]
     ) -> Iterator[tuple[int, int, str]]:
-        keys = [int.from_bytes(raw[:8], "big", signed=True) for _, _, raw in batch]
-        known = self.index.known_keys(set(keys))  # hashing.hash_key's, from bytes
-        for (start, end, raw), key in zip(batch, keys, strict=True):
-            if key in known and _substantial(lines[start - 1 : end]):
+        # Only substantial windows are asked about (:func:`_interest` prepares no other).
+        wanted = [
+            (start, end, raw, int.from_bytes(raw[:8], "big", signed=True))
+            for start, end, raw in batch
+            if _substantial(lines[start - 1 : end])
+        ]
+        known = self.index.known_keys({key for *_, key in wanted})  # hashing.hash_key's
+        for start, end, raw, key in wanted:
+            if key in known:
                 yield start, end - start + 1, "sha256:" + raw.hex()
 
     def _line_findings(
@@ -829,7 +879,11 @@ def _runs(lines: list[int]) -> Iterator[tuple[int, int]]:
 
 
 def _substantial(lines: list[str]) -> bool:
-    return sum(len("".join(line.split())) for line in lines) >= MIN_MOVED_CHARS
+    return sum(_substance(line) for line in lines) >= MIN_MOVED_CHARS
+
+
+def _substance(line: str) -> int:
+    return len("".join(line.split()))
 
 
 def _windows(encoded: list[bytes], pending: list[int]) -> Iterator[tuple[int, int, bytes]]:

@@ -137,9 +137,15 @@ class Repo:
             return Base(out.decode().strip(), f"merge-base(HEAD, {upstream})")
         return Base(head, "HEAD")
 
-    def changes(self, base: Base) -> list[FileChange]:
+    def changes(self, base: Base, skip: Sequence[str] = ()) -> list[FileChange]:
         """Every file that differs between ``base`` and the working tree under ``cwd``:
-        tracked changes (renames detected), plus untracked files that are not ignored."""
+        tracked changes (renames detected), plus untracked files that are not ignored;
+        but the ``skip`` paths (relative to ``cwd``), which git does not even look at.
+
+        That matters for the ledger: in a fresh clone git's index holds it "racily
+        clean" (its mtime is the index's own), so every ``git diff`` hashes it again to
+        be sure, and git's collision-detecting SHA-1 takes ~16 CPU-s for 1M records."""
+        limit = ["--", ".", *(f":(exclude,literal){path}" for path in skip)]
         raw = run_git(
             self.cwd,
             [
@@ -152,7 +158,7 @@ class Repo:
                 "--no-textconv",
                 "--relative",
                 base.rev,
-                "--",
+                *limit,
             ],
         )
         entries = list(_parse_raw(raw))
@@ -185,7 +191,7 @@ class Repo:
                     new_link=new_link,
                 )
             )
-        untracked = run_git(self.cwd, ["ls-files", "--others", "--exclude-standard", "-z"])
+        untracked = run_git(self.cwd, ["ls-files", "--others", "--exclude-standard", "-z", *limit])
         for name in untracked.split(b"\0"):
             if not name:
                 continue

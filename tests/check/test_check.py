@@ -337,7 +337,9 @@ def test_workspace_in_a_subdirectory(tmp_path: Path, capsys: CaptureFixture[str]
     assert rules(repo.findings()) == [("uncovered-change", "src/extra.py", 1, 1)]
 
 
-def test_the_index_is_built_only_when_a_governed_change_asks_it(repo: GitRepo) -> None:
+def test_a_fresh_clone_builds_no_index(repo: GitRepo) -> None:
+    """The verifying pass hands back what the rule asks (tests/check/test_fresh_clone.py
+    compares its answers with the index's)."""
     repo.write("src/app.py", APP)
     repo.save("src/app.py", APP + FEATURE)
     base = repo.commit("base")
@@ -348,4 +350,4 @@ def test_the_index_is_built_only_when_a_governed_change_asks_it(repo: GitRepo) -
     assert not cache.exists()
     repo.write("src/app.py", repo.read("src/app.py") + "print('debug')\n")
     assert rules(repo.findings("--base", base)) == [("uncovered-change", "src/app.py", 8, 8)]
-    assert cache.exists()
+    assert not cache.exists()

@@ -338,11 +338,11 @@ def test_grammar_edges_get_the_same_verdict(pattern: bytes, replacement: bytes) 
 
 
 def test_writer_lines_take_the_fast_path(tmp_path: Path) -> None:
-    assert _proven(FULL_LINE) == GENESIS
+    assert _proven(FULL_LINE) == (bytes_hash(FULL_LINE), GENESIS)
     data = _ledger([mutation(tmp_path, i, intent=f"INT-{i}") for i in range(3)])
     prev = GENESIS
     for body in data.splitlines():
-        assert _proven(body) == prev
+        assert _proven(body) == (bytes_hash(body), prev)
         prev = bytes_hash(body)
 
 
