@@ -25,6 +25,10 @@ _REF = "r.seq, r.offset, r.ts, r.intent, r.ctype, r.model, r.mclass, r.kind"
 _CONTENT = f"t.nkind IS NOT '{FILE_ROW}'"
 #: Below SQLite's default limit of host parameters per statement (999 before 3.32).
 _KEYS_PER_QUERY = 500
+#: Paths and names are ids in ``strings`` (:mod:`.strings`); a text may have several.
+_PATH_TEXT = "(SELECT text FROM strings WHERE id = t.path)"
+_NAME_TEXT = "(SELECT text FROM strings WHERE id = t.name)"
+_IDS = "(SELECT id FROM strings WHERE text = ?)"
 
 
 @attrs.frozen
@@ -92,7 +96,7 @@ class TraceIndex(IndexCache):
         file deleted): the editor judges a file's recorded verdicts by this list."""
         return self._refs(
             f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
-            "WHERE t.path = ? ORDER BY r.seq DESC LIMIT ?",
+            f"WHERE t.path IN {_IDS} ORDER BY r.seq DESC LIMIT ?",
             (path, -1 if limit is None else limit),
         )
 
@@ -123,8 +127,9 @@ class TraceIndex(IndexCache):
         found: dict[int, BlameEntry] = {}
         if definition is not None:
             for row in self._rows(
-                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
-                "WHERE t.path = ? AND t.name = ? ORDER BY r.seq DESC LIMIT ?",
+                f"SELECT {_REF}, {_PATH_TEXT}, {_NAME_TEXT} FROM touches t "
+                f"JOIN records r ON r.seq = t.seq WHERE t.path IN {_IDS} AND t.name IN {_IDS} "
+                "ORDER BY r.seq DESC LIMIT ?",
                 (path, definition.name, limit),
             ):
                 entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "definition")
@@ -133,8 +138,8 @@ class TraceIndex(IndexCache):
             if digest is None:
                 continue
             for row in self._rows(
-                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
-                "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
+                f"SELECT {_REF}, {_PATH_TEXT}, {_NAME_TEXT} FROM touches t "
+                "JOIN records r ON r.seq = t.seq WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
                 (hash_key(digest), limit),
             ):
                 entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "content")
@@ -148,7 +153,7 @@ class TraceIndex(IndexCache):
         for d in definitions:
             rows = self._rows(
                 "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
-                "WHERE t.path = ? AND t.name = ? AND r.kind = 'mutation' "
+                f"WHERE t.path IN {_IDS} AND t.name IN {_IDS} AND r.kind = 'mutation' "
                 "UNION "
                 "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
                 "WHERE t.hkey = ? AND t.name IS NOT NULL AND r.kind = 'mutation'",
@@ -167,11 +172,12 @@ class TraceIndex(IndexCache):
     def summary(self) -> list[SummaryRow]:
         """Aggregates per (intent, path, definition) and per (intent, path), sorted."""
         rows = self._rows(
-            "SELECT r.intent, t.path, t.name, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
+            "SELECT r.intent, p.text, n.text, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
             "group_concat(DISTINCT r.ctype || coalesce(':' || r.model, '')) "
             "FROM touches t JOIN records r ON r.seq = t.seq "
+            "LEFT JOIN strings p ON p.id = t.path LEFT JOIN strings n ON n.id = t.name "
             f"WHERE r.kind = 'mutation' AND r.intent IS NOT NULL AND {_CONTENT} "
-            "GROUP BY r.intent, t.path, t.name"
+            "GROUP BY r.intent, p.text, n.text"
         )
         out = [
             SummaryRow(
@@ -203,8 +209,9 @@ class TraceIndex(IndexCache):
     def mutated_paths(self) -> set[str]:
         """Every path a mutation record touched (by a range or an AST node)."""
         rows = self._rows(
-            "SELECT DISTINCT t.path FROM touches t JOIN records r ON r.seq = t.seq "
-            f"WHERE r.kind = 'mutation' AND t.path IS NOT NULL AND {_CONTENT}"
+            "SELECT DISTINCT p.text FROM touches t JOIN records r ON r.seq = t.seq "
+            "JOIN strings p ON p.id = t.path "
+            f"WHERE r.kind = 'mutation' AND {_CONTENT}"
         )
         return {row[0] for row in rows}
 
