@@ -126,13 +126,13 @@ class TraceIndex(IndexCache):
         first, one entry per record."""
         found: dict[int, BlameEntry] = {}
         if definition is not None:
+            # The rows found have this path and name: no need to look their texts up.
             for row in self._rows(
-                f"SELECT {_REF}, {_PATH_TEXT}, {_NAME_TEXT} FROM touches t "
-                f"JOIN records r ON r.seq = t.seq WHERE t.path IN {_IDS} AND t.name IN {_IDS} "
-                "ORDER BY r.seq DESC LIMIT ?",
+                f"SELECT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
+                f"WHERE t.path IN {_IDS} AND t.name IN {_IDS} ORDER BY r.seq DESC LIMIT ?",
                 (path, definition.name, limit),
             ):
-                entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "definition")
+                entry = BlameEntry(RecordRef(*row), path, definition.name, "definition")
                 found.setdefault(row[0], entry)
         for digest in (definition.content_hash if definition else None, content_hash):
             if digest is None:
