@@ -124,3 +124,18 @@ def test_halves_with_their_own_string_ids_answer_as_one(tmp_path: Path, monkeypa
     ledger.append(mutation(tmp_path, 99, intent="INT-001", path="m1.py"))
     assert split.records_for_path("m1.py")[0].seq == 41
     split.close()
+
+
+def test_the_second_process_never_imports_the_workspaces_code(tmp_path: Path, monkeypatch) -> None:
+    """The second process of a cold build starts in the workspace: a repository with an
+    ``intent_ls/`` directory of its own must not have it imported (and run) there."""
+    planted = tmp_path / "intent_ls"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("raise SystemExit('the workspace code ran')\n")
+    monkeypatch.chdir(tmp_path)
+    child = build.python_child("import intent_ls; print(intent_ls.__file__)")
+    out, _ = child.communicate()
+    assert child.returncode == 0
+    assert Path(out.decode().strip()).resolve() == Path(build.__file__).resolve().parents[2] / (
+        "__init__.py"
+    )
