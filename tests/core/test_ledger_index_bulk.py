@@ -98,10 +98,11 @@ def test_a_line_that_fails_halfway_leaves_no_rows_behind(tmp_path: Path, monkeyp
     index.close()
 
 
-def test_halves_with_their_own_string_ids_answer_as_one(tmp_path: Path, monkeypatch) -> None:
-    """The second process of a cold build numbers its paths and names from 1 like the
-    first, and its strings are merged after the first's: the same path then has two ids,
-    and every query still finds both halves' rows under it, once."""
+def test_halves_in_two_files_answer_as_one(tmp_path: Path, monkeypatch) -> None:
+    """A parallel cold build leaves the second half in a shard with its own indexes and
+    its own string ids (the same path has an id in each file): every query answers as
+    one file would, records appended later go to the cache file and are found too, and
+    a rebuild removes the shard it replaces."""
     ledger = Ledger(ledger_path(tmp_path), fsync=False)
     for i in range(40):
         ledger.append(mutation(tmp_path, i, intent=f"INT-00{i % 3}", path=f"m{i % 4}.py"))
@@ -115,14 +116,21 @@ def test_halves_with_their_own_string_ids_answer_as_one(tmp_path: Path, monkeypa
     split = TraceIndex.for_workspace(tmp_path)
     assert split.rebuild() == 40
     assert _answers(split, paths, hashes) == expected
-    with sqlite3.connect(split.cache) as db:
-        twice = db.execute(
-            "SELECT count(*) FROM (SELECT text FROM strings GROUP BY text HAVING count(*) > 1)"
-        ).fetchone()[0]
-    db.close()
-    assert twice > 0  # the case this test is about did happen
+    [shard] = split.cache.parent.glob("*.shard")
+    texts, counts = [], []
+    for file in (split.cache, shard):
+        with sqlite3.connect(file) as db:
+            texts.append(dict(db.execute("SELECT text, id FROM strings").fetchall()))
+            counts.append(db.execute("SELECT count(*) FROM records").fetchone()[0])
+        db.close()
+    assert min(counts) > 0 and sum(counts) == 40
+    assert set(texts[0]) & set(texts[1])  # the same paths, numbered in each file
     ledger.append(mutation(tmp_path, 99, intent="INT-001", path="m1.py"))
     assert split.records_for_path("m1.py")[0].seq == 41
+    assert split.record_count == 41
+    assert split.rebuild() == 41
+    assert not shard.exists()
+    assert len(list(split.cache.parent.glob("*.shard"))) == 1
     split.close()
 
 
@@ -139,3 +147,91 @@ def test_the_second_process_never_imports_the_workspaces_code(tmp_path: Path, mo
     assert Path(out.decode().strip()).resolve() == Path(build.__file__).resolve().parents[2] / (
         "__init__.py"
     )
+
+
+def _sharded(root: Path, monkeypatch, count: int = 30) -> Ledger:
+    ledger = Ledger(ledger_path(root), fsync=False)
+    for i in range(count):
+        ledger.append(mutation(root, i, intent=f"INT-00{i % 3}", path=f"m{i % 4}.py"))
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    return ledger
+
+
+def test_a_reader_on_old_shards_follows_a_rebuild(tmp_path: Path, monkeypatch) -> None:
+    """One server rebuilds the cache in place (its old shard deleted) while another has
+    the old one attached: the other's next query is answered from the new files."""
+    ledger = _sharded(tmp_path, monkeypatch)
+    reader = TraceIndex.for_workspace(tmp_path)
+    assert reader.record_count == 30
+    [old] = reader.cache.parent.glob("*.shard")
+    ledger.path.write_bytes(b"".join(ledger.path.read_bytes().splitlines(True)[10:]))
+    for i in range(5):
+        ledger.append(mutation(tmp_path, 100 + i, intent="INT-NEW"))
+    builder = TraceIndex.for_workspace(tmp_path)
+    assert builder.rebuild() == 25
+    assert not old.exists()
+    assert reader.record_count == 25
+    assert reader.all_records() == builder.all_records()
+    assert len(reader.records_for_intent("INT-NEW")) == 5
+    assert builder.rebuild() == 25  # the ledger as it was: only the cache file changed
+    assert reader.record_count == 25
+    assert reader._shards == builder._shards
+    builder.close()
+    reader.close()
+
+
+def test_a_sharded_cache_realigns_after_a_merge(tmp_path: Path, monkeypatch) -> None:
+    ledger = _sharded(tmp_path, monkeypatch, 40)
+    index = TraceIndex.for_workspace(tmp_path)
+    assert index.record_count == 40
+    lines = ledger.path.read_bytes().splitlines(True)
+    other = Ledger(tmp_path / "other.jsonl", fsync=False)
+    for i in range(3):
+        other.append(mutation(tmp_path, 200 + i, intent="INT-B", path="b.py"))
+    merged = lines[:25] + other.path.read_bytes().splitlines(True) + lines[25:]
+    ledger.path.write_bytes(b"".join(merged))
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1 << 40)  # realigned, not rebuilt
+    cold = TraceIndex(ledger.path, tmp_path / "cold.sqlite")
+    key = lambda r: r.offset  # noqa: E731
+    assert [(r.offset, r.intent_id) for r in sorted(index.all_records(), key=key)] == [
+        (r.offset, r.intent_id) for r in cold.all_records()
+    ]
+    assert len(index.records_for_path("b.py")) == 3
+    assert index.summary() == cold.summary()
+    index.close()
+    cold.close()
+
+
+def test_a_missing_or_forged_shard_means_a_rebuild(tmp_path: Path, monkeypatch) -> None:
+    _sharded(tmp_path, monkeypatch)
+    index = TraceIndex.for_workspace(tmp_path)
+    expected = index.all_records()
+    index.close()
+    [shard] = index.cache.parent.glob("*.shard")
+    shard.unlink()
+    again = TraceIndex.for_workspace(tmp_path)
+    assert again.all_records() == expected
+    again.close()
+    outside = tmp_path / "outside.sqlite"
+    with sqlite3.connect(again.cache) as db:
+        db.execute("UPDATE meta SET value = '../../outside.sqlite' WHERE key = 'shards'")
+    db.close()
+    forged = TraceIndex.for_workspace(tmp_path)
+    assert forged.all_records() == expected
+    forged.close()
+    assert not outside.exists()
+
+
+def test_a_link_at_a_shard_name_is_refused(tmp_path: Path, monkeypatch) -> None:
+    from intent_ls.common.safe_io import UnsafePathError
+
+    _sharded(tmp_path, monkeypatch)
+    index = TraceIndex.for_workspace(tmp_path)
+    assert index.record_count == 30
+    index.close()
+    [shard] = index.cache.parent.glob("*.shard")
+    target = tmp_path / "elsewhere.sqlite"
+    shard.rename(target)
+    shard.symlink_to(target)
+    with pytest.raises(UnsafePathError):
+        TraceIndex.for_workspace(tmp_path).refresh()

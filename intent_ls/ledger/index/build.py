@@ -1,10 +1,12 @@
 """Writing rows into a cache file: from a byte offset on (catch-up), or a cold build.
 
 A cold build writes a fresh file, put in place (:func:`install`) only once complete so
-readers never see half. A large ledger is split at a line boundary and a second process
-parses the part after it into a file of its own, merged in at the end: parsing is most
-of the work and the GIL would keep it on one core. Indexes are created after the bulk
-insert, which is several times cheaper than maintaining them row by row.
+readers never see half. A large ledger is split in the middle, at a line boundary, and a
+second process indexes the half after it into a shard of its own (:mod:`.schema`), with
+its own indexes, while this one does the first half: parsing is most of the work and
+the GIL would keep it on one core, and neither the indexes nor a merge of the rows are
+left to one process at the end. Indexes are created after the bulk insert, which is
+several times cheaper than maintaining them row by row.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from intent_ls.ledger.index.schema import (
     Progress,
     create,
     insert_rows,
+    read_meta,
+    shard_names,
+    shard_path,
     write_meta,
 )
 from intent_ls.ledger.index.strings import Strings
@@ -155,19 +160,21 @@ def index_from(
 
 def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Path, int]:
     """A complete cache of ``ledger`` in a new file beside ``cache``: (its path, the
-    records indexed). The caller puts it in place with :func:`install`."""
+    records indexed). The caller puts it in place with :func:`install`; the shard it
+    names (a parallel build's second half) is already in its place."""
     # Unguessable names: SQLite follows a symlink planted at a name known in advance.
     nonce = os.urandom(8).hex()
     tmp = cache.with_name(f"{cache.name}.{nonce}.tmp")
-    part = cache.with_name(f"{cache.name}.{nonce}.part")
-    for stale in (tmp, part):
+    shard = shard_path(cache, nonce)
+    for stale in (tmp, shard):
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
     size = ledger.stat().st_size if ledger.exists() else 0
     split = _split_point(ledger, size) if size >= PARALLEL_MIN else None
-    worker = _Part.start(ledger, part, split) if split is not None else None
+    worker = _Part.start(ledger, shard, split) if split is not None else None
     if worker is None:
         split = None
+    adopted = False
     try:
         db = create(tmp)
     except BaseException:
@@ -182,9 +189,10 @@ def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Pa
             extra = worker.done if worker is not None else None
             added = index_from(db, ledger, 0, 0, progress, end=split, extra=extra)
         db.execute("COMMIT")
-        if worker is not None:
-            added = _merge_part(db, ledger, worker, part, added, progress)
+        # This half's indexes while the other process is still at its own.
         db.executescript(INDEXES)
+        if worker is not None:
+            added, adopted = _adopt(db, ledger, worker, shard, added, progress)
     except BaseException:
         db.close()
         with contextlib.suppress(FileNotFoundError):
@@ -194,58 +202,51 @@ def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Pa
         db.close()
         if worker is not None:
             worker.stop()
-        with contextlib.suppress(FileNotFoundError):
-            part.unlink()
+        if not adopted:
+            with contextlib.suppress(FileNotFoundError):
+                shard.unlink()
     return tmp, added
 
 
-def _merge_part(
+def _adopt(
     db: sqlite3.Connection,
     ledger: Path,
     worker: _Part,
-    part: Path,
+    shard: Path,
     added: int,
     progress: Progress | None,
-) -> int:
-    """Appends the worker's rows after the first half's ``added`` records, shifting their
-    ``seq``; if the worker failed, indexes its half here instead."""
-    if not worker.finish():
+) -> tuple[int, bool]:
+    """Names the worker's shard in this file's meta once the worker has indexed its half
+    completely, numbered right after this half's ``added`` records: (records indexed in
+    all, whether the shard is kept). If the worker failed, or its numbers do not follow
+    these (the ledger changed under the build), indexes its half here instead."""
+    meta: dict[str, str] = {}
+    if worker.finish():
+        with (
+            contextlib.suppress(sqlite3.DatabaseError),
+            contextlib.closing(sqlite3.connect(shard)) as part,
+        ):
+            meta = read_meta(part)
+    if meta.get("base") != str(added) or meta.get("version") != SCHEMA_VERSION:
         db.execute("BEGIN")
         added += index_from(db, ledger, worker.start_offset, added, progress)
         db.execute("COMMIT")
-        return added
-    db.execute("ATTACH DATABASE ? AS part", (str(part),))
-    meta = dict(db.execute("SELECT key, value FROM part.meta").fetchall())
-    db.execute("BEGIN")
-    db.execute(
-        "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind, "
-        "lkey FROM part.records",
-        (added,),
+        return added, False
+    if int(meta["seq"]) == added:  # nothing complete after the middle
+        return added, False
+    write_meta(
+        db,
+        {
+            "offset": meta["offset"],
+            "seq": meta["seq"],
+            "head_start": meta["head_start"],
+            "head_hash": meta["head_hash"],
+            "shards": shard.name,
+        },
     )
-    # The worker's strings get ids after this file's: a text both saw then has two ids,
-    # which the queries allow for (:mod:`.strings`); looking each up would cost more.
-    shift = db.execute("SELECT coalesce(max(id), 0) FROM strings").fetchone()[0]
-    db.execute("INSERT INTO strings SELECT id + ?, text FROM part.strings", (shift,))
-    db.execute(
-        "INSERT INTO touches SELECT seq + ?, path + ?, name + ?, nkind, hkey FROM part.touches",
-        (added, shift, shift),
-    )
-    if int(meta["seq"]):
-        added += int(meta["seq"])
-        write_meta(
-            db,
-            {
-                "offset": meta["offset"],
-                "seq": str(added),
-                "head_start": meta["head_start"],
-                "head_hash": meta["head_hash"],
-            },
-        )
-    db.execute("COMMIT")
-    db.execute("DETACH DATABASE part")
     if progress is not None:
         progress(int(meta["offset"]), ledger.stat().st_size)
-    return added
+    return int(meta["seq"]), True
 
 
 def install(built: Path, cache: Path) -> None:
@@ -262,6 +263,7 @@ def install(built: Path, cache: Path) -> None:
     else:
         built.unlink()
         return
+    old = _shards_of(cache)
     try:
         with (
             contextlib.closing(sqlite3.connect(built)) as src,
@@ -274,13 +276,25 @@ def install(built: Path, cache: Path) -> None:
         os.replace(built, cache)
         return
     built.unlink()
+    # A reader still on the old shards has them open; it sees the new meta on its next
+    # query (the cache file changed) and attaches the new ones.
+    for name in set(old) - set(_shards_of(cache)):
+        with contextlib.suppress(FileNotFoundError):
+            cache.with_name(name).unlink()
+
+
+def _shards_of(cache: Path) -> list[str]:
+    """The shards a cache file names; none if it is not a cache at all."""
+    try:
+        with contextlib.closing(sqlite3.connect(cache)) as db:
+            return shard_names(cache, read_meta(db))
+    except (sqlite3.DatabaseError, ValueError):
+        return []
 
 
 def _split_point(ledger: Path, size: int) -> int | None:
     """The start of the first line after :data:`_OWN_SHARE` of the ledger, if there is
-    one. The middle: the merge has to wait for the other process's last row, so parsing
-    less here only left this process idle until then (at 3/8 it waited ~2 s of a 1M
-    record build)."""
+    one: each process then indexes one half and sorts its indexes."""
     with open_sidecar_reader(ledger) as f:
         f.seek(int(size * _OWN_SHARE))
         f.readline()
@@ -289,7 +303,7 @@ def _split_point(ledger: Path, size: int) -> int | None:
 
 
 class _Part:
-    """The process that indexes the second part of a cold build into its own file
+    """The process that indexes the second half of a cold build into a shard
     (:func:`python_child` running :func:`_part_main`). It prints how many bytes it has
     indexed after each block, for progress."""
 
@@ -358,12 +372,26 @@ def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
 
 
 def _part_main() -> None:
-    """Worker entry point: ``ledger part start`` — index ``ledger`` from byte ``start``
-    into the new file ``part``, numbering records from 1."""
-    ledger, part, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
-    db = create(part)
+    """Worker entry point: ``ledger shard start`` — index ``ledger`` from byte ``start``
+    into the new file ``shard``, with its indexes, numbering records after the lines
+    before ``start`` (``base`` in its meta, for the other process to check)."""
+    ledger, shard, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    base = _lines_before(ledger, start)
+    db = create(shard)
     db.execute("BEGIN")
-    write_meta(db, {"offset": str(start), "seq": "0"})
-    index_lines(db, ledger, start, 0, None, lambda done: print(done - start, flush=True))
+    write_meta(db, {"version": SCHEMA_VERSION, "offset": str(start), "seq": str(base)})
+    index_lines(db, ledger, start, base, None, lambda done: print(done - start, flush=True))
     db.execute("COMMIT")
+    db.executescript(INDEXES)
+    write_meta(db, {"base": str(base)})  # last: a shard without it is not complete
     db.close()
+
+
+def _lines_before(ledger: Path, end: int) -> int:
+    """The number of lines that end before byte ``end`` (a line boundary)."""
+    count = 0
+    with open_sidecar_reader(ledger) as f:
+        while end > 0 and (block := f.read(min(_BLOCK, end))):
+            count += block.count(b"\n")
+            end -= len(block)
+    return count

@@ -7,12 +7,22 @@ record names, and a file row (``nkind`` "file") per file a record names without 
 its ``path`` and ``name`` are ids in ``strings`` (:mod:`.strings`). ``meta`` holds
 ``version`` (:data:`SCHEMA_VERSION`), ``offset`` (the byte after the last indexed line),
 ``seq`` (the last number given), ``head_start`` and ``head_hash`` (where the last indexed
-line starts and its hash: a rewritten ledger shows there).
+line starts and its hash: a rewritten ledger shows there), and ``shards``.
+
+A parallel cold build leaves the records after the ledger's middle in a *shard*: a file
+beside the cache (``trace-index.sqlite.<16 hex>.shard``) with the same tables and
+indexes, its ``seq`` numbers following the cache's own. ``shards`` names them; a
+connection attaches each (as ``s1``…) and queries ask every one. Appends after the build
+go to the cache file itself. A shard is written once, under a name nobody knew before,
+and only named once complete.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +30,7 @@ from typing import Any
 from intent_ls.common.safe_io import require_regular
 
 CACHE_RELPATH = Path(".orchestration") / ".local" / "trace-index.sqlite"
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 #: (bytes indexed so far, ledger size) — the LSP layer maps it to work-done progress.
 Progress = Callable[[int, int], None]
 
@@ -79,6 +89,42 @@ def create(path: Path) -> sqlite3.Connection:
     return db
 
 
+def shard_path(cache: Path, nonce: str) -> Path:
+    return cache.with_name(f"{cache.name}.{nonce}.shard")
+
+
+def shard_names(cache: Path, meta: dict[str, str]) -> list[str]:
+    """The shards ``meta`` names; ValueError for a name that is not one (a forged or
+    damaged cache must not attach, or create, a file elsewhere)."""
+    names = meta.get("shards", "").split()
+    form = re.compile(re.escape(cache.name) + r"\.[0-9a-f]{16}\.shard")
+    if not all(form.fullmatch(name) for name in names):
+        raise ValueError(f"not a shard of {cache.name}: {names!r}")
+    return names
+
+
+def connect(cache: Path, names: list[str]) -> sqlite3.Connection:
+    """A connection to ``cache`` with its shards attached as ``s1``, ``s2``…; a shard
+    that is missing fails (it is never created)."""
+    refuse_links(cache)
+    db = sqlite3.connect(
+        os.path.abspath(cache), isolation_level=None, uri=True, check_same_thread=False
+    )
+    try:
+        for number, name in enumerate(names, 1):
+            path = cache.with_name(name)
+            refuse_links(path)
+            db.execute(f"ATTACH DATABASE ? AS s{number}", (_uri(path, "rw"),))
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"file:{urllib.parse.quote(os.path.abspath(path))}?mode={mode}"
+
+
 def refuse_links(cache: Path) -> None:
     """Raises :class:`~intent_ls.common.safe_io.UnsafePathError` unless each file SQLite
     opens by the cache's name is a regular file or absent (SQLite follows symlinks)."""
@@ -87,16 +133,26 @@ def refuse_links(cache: Path) -> None:
 
 
 def usable(cache: Path) -> bool:
-    """True when ``cache`` is a database of this :data:`SCHEMA_VERSION`."""
+    """True when ``cache`` and each shard it names are databases of this
+    :data:`SCHEMA_VERSION`; a shard that is a link raises, as the cache would."""
     try:
-        db = sqlite3.connect(cache)
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
+        meta = _meta_of(cache)
+        names = shard_names(cache, meta)
+        for name in names:
+            refuse_links(cache.with_name(name))
+        return meta.get("version") == SCHEMA_VERSION and all(
+            _meta_of(cache.with_name(name), "ro").get("version") == SCHEMA_VERSION for name in names
+        )
+    except (sqlite3.DatabaseError, ValueError):
         return False
-    return row is not None and row[0] == SCHEMA_VERSION
+
+
+def _meta_of(path: Path, mode: str = "rw") -> dict[str, str]:
+    db = sqlite3.connect(_uri(path, mode) if mode == "ro" else path, uri=mode == "ro")
+    try:
+        return read_meta(db)
+    finally:
+        db.close()
 
 
 def read_meta(db: sqlite3.Connection) -> dict[str, str]:
