@@ -3,9 +3,8 @@
 A ``touches`` row holds the ids of its path and name, not the text: three million rows
 of small integers insert and index in about half the time of the same rows as text, and
 the ``(path, name)`` index is a third of the size. Queries look a text up by its id, or
-its ids up by the text. A text may have more than one id (a parallel cold build merges
-the second process's strings after its own, without looking for the texts both saw), so
-queries ask ``IN`` the ids of a text and group by the text, never by the id.
+its id up by the text. Ids are those of one file: a shard (:mod:`.schema`) numbers its
+own, so answers from several files are put together by text, never by id.
 """
 
 from __future__ import annotations
