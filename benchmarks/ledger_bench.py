@@ -168,7 +168,9 @@ def run_child(ledger: Path, cache: Path, tree: Path | None = None) -> dict:
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(ledger), str(cache)],
+        # -P: run from a checkout, ``-c`` would import the working directory's
+        # intent_ls ahead of ``tree`` (the baseline was this tree, its ratio 1.0).
+        [sys.executable, "-P", "-c", _CHILD, str(ledger), str(cache)],
         check=True,
         capture_output=True,
         text=True,

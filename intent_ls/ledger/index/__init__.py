@@ -11,8 +11,10 @@ place, or is rebuilt from scratch when most of it changed.
 Hashes are indexed by their first 64 bits (:func:`intent_ls.common.hashing.hash_key`): a 1M
 record ledger then fits in a small B-tree, and a false match needs a 2⁻⁶⁴ accident.
 
-The package: :mod:`.schema` (the file's tables), :mod:`.rows` and :mod:`.fastpath` (what a
-ledger line gives), :mod:`.build` (inserting rows; the parallel cold build),
+The package: :mod:`.schema` (the file's tables, and the shard a parallel cold build
+leaves beside it), :mod:`.strings` (paths and names as ids), :mod:`.rows` and
+:mod:`.fastpath` (what a ledger line gives), :mod:`.build` (inserting rows; the parallel
+cold build),
 :mod:`.realign` (after a merge or rebase), :mod:`.cache` (keeping the file up with the
 ledger), :mod:`.queries` (:class:`TraceIndex`, what callers ask).
 """

@@ -1,10 +1,12 @@
 """Writing rows into a cache file: from a byte offset on (catch-up), or a cold build.
 
 A cold build writes a fresh file, put in place (:func:`install`) only once complete so
-readers never see half. A large ledger is split at a line boundary and a second process
-parses the part after it into a file of its own, merged in at the end: parsing is most
-of the work and the GIL would keep it on one core. Indexes are created after the bulk
-insert, which is several times cheaper than maintaining them row by row.
+readers never see half. A large ledger is split in the middle, at a line boundary, and a
+second process indexes the half after it into a shard of its own (:mod:`.schema`), with
+its own indexes, while this one does the first half: parsing is most of the work and
+the GIL would keep it on one core, and neither the indexes nor a merge of the rows are
+left to one process at the end. Indexes are created after the bulk insert, which is
+several times cheaper than maintaining them row by row.
 """
 
 from __future__ import annotations
@@ -21,51 +23,61 @@ from typing import TYPE_CHECKING, Any
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import fastpath
-from intent_ls.ledger.index.fastpath import line_rows
-from intent_ls.ledger.index.rows import json_rows
+from intent_ls.ledger.index.rows import json_block
 from intent_ls.ledger.index.schema import (
     INDEXES,
-    INSERT_RECORDS,
-    INSERT_TOUCHES,
+    RECORD_WIDTH,
     SCHEMA_VERSION,
+    TOUCH_WIDTH,
     Progress,
     create,
+    insert_rows,
+    read_meta,
+    shard_names,
+    shard_path,
     write_meta,
 )
+from intent_ls.ledger.index.strings import Strings
 
 if TYPE_CHECKING:
     import subprocess
 
-_BLOCK = 8 * 1024 * 1024
+#: Bytes read at a time: a block's lines are decoded while it is still in the CPU's
+#: caches (8 MiB blocks cost ~5% more CPU).
+_BLOCK = 1024 * 1024
+#: Records whose rows are inserted together (~75 MB of row values at most).
 _BATCH = 50_000
 #: Below this a second process costs more to start than it saves.
 PARALLEL_MIN = 32 * 1024 * 1024
 #: The share of a parallel cold build this process parses (:func:`_split_point`).
-_OWN_SHARE = 0.375
+_OWN_SHARE = 0.51
 
 
-def _scan(
-    ledger: Path, start: int, end: int | None, on_block: Callable[[int], None] | None
-) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of complete lines from ``start`` up to ``end`` (a line boundary, or
-    None for the end of the file); a torn tail is left for later."""
+def _blocks(ledger: Path, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
+    """(offset, block) of the complete lines from ``start`` up to ``end`` (a line
+    boundary, or None for the end of the file), a block at a time, each block ending with
+    a newline; a torn tail is left for later. A line longer than a block is gathered
+    across reads and joined once."""
     with open_sidecar_reader(ledger) as f:
         f.seek(start)
         offset = start
-        pending = b""
-        while end is None or offset + len(pending) < end:
-            want = _BLOCK if end is None else min(_BLOCK, end - offset - len(pending))
-            block = f.read(want)
-            if not block:
+        pending: list[bytes] = []
+        held = 0
+        while end is None or offset + held < end:
+            want = _BLOCK if end is None else min(_BLOCK, end - offset - held)
+            chunk = f.read(want)
+            if not chunk:
                 break
-            data = pending + block
-            lines = data.split(b"\n")
-            pending = lines.pop()
-            for line in lines:
-                yield offset, line
-                offset += len(line) + 1
-            if on_block is not None:
-                on_block(offset)
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                pending.append(chunk)
+                held += len(chunk)
+                continue
+            block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
+            yield offset, block
+            offset += len(block)
+            pending = [chunk[cut:]] if cut < len(chunk) else []
+            held = len(chunk) - cut
 
 
 def index_lines(
@@ -78,49 +90,50 @@ def index_lines(
 ) -> int:
     """Inserts the rows of the complete lines from ``offset`` (to ``end``) numbered after
     ``seq``, and records where indexing stopped; returns the number of lines."""
-    records: list[tuple[Any, ...]] = []
-    touches: list[tuple[Any, ...]] = []
-    head: tuple[int, bytes] | None = None
+    records: list[Any] = []
+    touches: list[Any] = []
+    strings = Strings(db)
+    last: tuple[int, bytes] | None = None
     first = seq
     stop = end if end is not None else os.stat(ledger).st_size
-    rows_of = line_rows if stop - offset >= fastpath.FAST_MIN else json_rows
-    # A batch is ~200k live tuples, none of them cyclic: the cyclic collector would
-    # rescan them every few hundred allocations, a third of the build's time.
+    rows_of = fastpath.fast_block if stop - offset >= fastpath.FAST_MIN else json_block
+    # The rows waiting for an insert are millions of objects, none of them cyclic: the
+    # cyclic collector would rescan them every few hundred allocations.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for line_offset, line in _scan(ledger, offset, end, on_block):
-            seq += 1
-            head = (line_offset, line)
-            row, rows = rows_of(seq, line_offset, line)
-            records.append(row)
-            touches.extend(rows)
-            if len(records) >= _BATCH:
-                _flush(db, records, touches)
-        _flush(db, records, touches)
+        for at, block in _blocks(ledger, offset, end):
+            seq = rows_of(block, at, seq, strings, records, touches)
+            last = at, block
+            if len(records) >= _BATCH * RECORD_WIDTH:
+                _flush(db, strings, records, touches)
+            if on_block is not None:
+                on_block(at + len(block))
+        _flush(db, strings, records, touches)
     finally:
         if collecting:
             gc.enable()
-    if head is not None:
+    if last is not None:
+        at, block = last
+        head = block.rfind(b"\n", 0, len(block) - 1) + 1
         write_meta(
             db,
             {
-                "offset": str(head[0] + len(head[1]) + 1),
+                "offset": str(at + len(block)),
                 "seq": str(seq),
-                "head_start": str(head[0]),
-                "head_hash": bytes_hash(head[1]),
+                "head_start": str(at + head),
+                "head_hash": bytes_hash(block[head:-1]),
             },
         )
     return seq - first
 
 
 def _flush(
-    db: sqlite3.Connection, records: list[tuple[Any, ...]], touches: list[tuple[Any, ...]]
+    db: sqlite3.Connection, strings: Strings, records: list[Any], touches: list[Any]
 ) -> None:
-    db.executemany(INSERT_RECORDS, records)
-    db.executemany(INSERT_TOUCHES, touches)
-    records.clear()
-    touches.clear()
+    insert_rows(db, "records", RECORD_WIDTH, records)
+    insert_rows(db, "touches", TOUCH_WIDTH, touches)
+    strings.flush()
 
 
 def index_from(
@@ -147,19 +160,21 @@ def index_from(
 
 def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Path, int]:
     """A complete cache of ``ledger`` in a new file beside ``cache``: (its path, the
-    records indexed). The caller puts it in place with :func:`install`."""
+    records indexed). The caller puts it in place with :func:`install`; the shard it
+    names (a parallel build's second half) is already in its place."""
     # Unguessable names: SQLite follows a symlink planted at a name known in advance.
     nonce = os.urandom(8).hex()
     tmp = cache.with_name(f"{cache.name}.{nonce}.tmp")
-    part = cache.with_name(f"{cache.name}.{nonce}.part")
-    for stale in (tmp, part):
+    shard = shard_path(cache, nonce)
+    for stale in (tmp, shard):
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
     size = ledger.stat().st_size if ledger.exists() else 0
     split = _split_point(ledger, size) if size >= PARALLEL_MIN else None
-    worker = _Part.start(ledger, part, split) if split is not None else None
+    worker = _Part.start(ledger, shard, split) if split is not None else None
     if worker is None:
         split = None
+    adopted = False
     try:
         db = create(tmp)
     except BaseException:
@@ -174,9 +189,10 @@ def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Pa
             extra = worker.done if worker is not None else None
             added = index_from(db, ledger, 0, 0, progress, end=split, extra=extra)
         db.execute("COMMIT")
-        if worker is not None:
-            added = _merge_part(db, ledger, worker, part, added, progress)
+        # This half's indexes while the other process is still at its own.
         db.executescript(INDEXES)
+        if worker is not None:
+            added, adopted = _adopt(db, ledger, worker, shard, added, progress)
     except BaseException:
         db.close()
         with contextlib.suppress(FileNotFoundError):
@@ -186,54 +202,51 @@ def cold_build(ledger: Path, cache: Path, progress: Progress | None) -> tuple[Pa
         db.close()
         if worker is not None:
             worker.stop()
-        with contextlib.suppress(FileNotFoundError):
-            part.unlink()
+        if not adopted:
+            with contextlib.suppress(FileNotFoundError):
+                shard.unlink()
     return tmp, added
 
 
-def _merge_part(
+def _adopt(
     db: sqlite3.Connection,
     ledger: Path,
     worker: _Part,
-    part: Path,
+    shard: Path,
     added: int,
     progress: Progress | None,
-) -> int:
-    """Appends the worker's rows after the first half's ``added`` records, shifting their
-    ``seq``; if the worker failed, indexes its half here instead."""
-    if not worker.finish():
+) -> tuple[int, bool]:
+    """Names the worker's shard in this file's meta once the worker has indexed its half
+    completely, numbered right after this half's ``added`` records: (records indexed in
+    all, whether the shard is kept). If the worker failed, or its numbers do not follow
+    these (the ledger changed under the build), indexes its half here instead."""
+    meta: dict[str, str] = {}
+    if worker.finish():
+        with (
+            contextlib.suppress(sqlite3.DatabaseError),
+            contextlib.closing(sqlite3.connect(shard)) as part,
+        ):
+            meta = read_meta(part)
+    if meta.get("base") != str(added) or meta.get("version") != SCHEMA_VERSION:
         db.execute("BEGIN")
         added += index_from(db, ledger, worker.start_offset, added, progress)
         db.execute("COMMIT")
-        return added
-    db.execute("ATTACH DATABASE ? AS part", (str(part),))
-    meta = dict(db.execute("SELECT key, value FROM part.meta").fetchall())
-    db.execute("BEGIN")
-    db.execute(
-        "INSERT INTO records SELECT seq + ?, offset, ts, intent, ctype, model, mclass, kind, "
-        "lkey FROM part.records",
-        (added,),
+        return added, False
+    if int(meta["seq"]) == added:  # nothing complete after the middle
+        return added, False
+    write_meta(
+        db,
+        {
+            "offset": meta["offset"],
+            "seq": meta["seq"],
+            "head_start": meta["head_start"],
+            "head_hash": meta["head_hash"],
+            "shards": shard.name,
+        },
     )
-    db.execute(
-        "INSERT INTO touches SELECT seq + ?, path, name, nkind, hkey FROM part.touches",
-        (added,),
-    )
-    if int(meta["seq"]):
-        added += int(meta["seq"])
-        write_meta(
-            db,
-            {
-                "offset": meta["offset"],
-                "seq": str(added),
-                "head_start": meta["head_start"],
-                "head_hash": meta["head_hash"],
-            },
-        )
-    db.execute("COMMIT")
-    db.execute("DETACH DATABASE part")
     if progress is not None:
         progress(int(meta["offset"]), ledger.stat().st_size)
-    return added
+    return int(meta["seq"]), True
 
 
 def install(built: Path, cache: Path) -> None:
@@ -250,6 +263,7 @@ def install(built: Path, cache: Path) -> None:
     else:
         built.unlink()
         return
+    old = _shards_of(cache)
     try:
         with (
             contextlib.closing(sqlite3.connect(built)) as src,
@@ -262,13 +276,27 @@ def install(built: Path, cache: Path) -> None:
         os.replace(built, cache)
         return
     built.unlink()
+    # A reader still on the old shards has them open; it sees the new meta on its next
+    # query (the cache file changed) and attaches the new ones.
+    for name in set(old) - set(_shards_of(cache)):
+        with contextlib.suppress(FileNotFoundError):
+            cache.with_name(name).unlink()
+
+
+def _shards_of(cache: Path) -> list[str]:
+    """The shards a cache file names; none if it is not a cache at all."""
+    try:
+        with contextlib.closing(sqlite3.connect(cache)) as db:
+            return shard_names(cache, read_meta(db))
+    except (sqlite3.DatabaseError, ValueError):
+        return []
 
 
 def _split_point(ledger: Path, size: int) -> int | None:
     """The start of the first line after :data:`_OWN_SHARE` of the ledger, if there is
-    one. Not the middle: after parsing, this process still merges the other's rows and
-    creates the indexes (a third of its work on 1M records) while the other has ended,
-    so the other parses more and both finish parsing as this one would have alone."""
+    one: each process then indexes one half and sorts its indexes. A little past the
+    middle: the other process first starts an interpreter and counts the lines before
+    its half (~3% of its work on 1M records)."""
     with open_sidecar_reader(ledger) as f:
         f.seek(int(size * _OWN_SHARE))
         f.readline()
@@ -277,7 +305,7 @@ def _split_point(ledger: Path, size: int) -> int | None:
 
 
 class _Part:
-    """The process that indexes the second part of a cold build into its own file
+    """The process that indexes the second half of a cold build into a shard
     (:func:`python_child` running :func:`_part_main`). It prints how many bytes it has
     indexed after each block, for progress."""
 
@@ -328,14 +356,17 @@ _PART_CODE = "from intent_ls.ledger.index.build import _part_main; _part_main()"
 def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
     """This interpreter running ``code`` with this package importable, its stdout piped
     (a plain interpreter: multiprocessing's spawn would re-import the caller's
-    ``__main__``, which for ``python -m intent_ls`` runs the CLI)."""
+    ``__main__``, which for ``python -m intent_ls`` runs the CLI). ``-P``: ``-c`` would
+    put the working directory first on the path, and that is the workspace, where a
+    repository's own ``intent_ls/`` directory would be imported in place of this one.
+    ``PYTHONPATH`` still applies, after this tree."""
     import subprocess
 
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     return subprocess.Popen(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, "-P", "-c", code, *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         env=env,
@@ -343,12 +374,26 @@ def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
 
 
 def _part_main() -> None:
-    """Worker entry point: ``ledger part start`` — index ``ledger`` from byte ``start``
-    into the new file ``part``, numbering records from 1."""
-    ledger, part, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
-    db = create(part)
+    """Worker entry point: ``ledger shard start`` — index ``ledger`` from byte ``start``
+    into the new file ``shard``, with its indexes, numbering records after the lines
+    before ``start`` (``base`` in its meta, for the other process to check)."""
+    ledger, shard, start = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    base = _lines_before(ledger, start)
+    db = create(shard)
     db.execute("BEGIN")
-    write_meta(db, {"offset": str(start), "seq": "0"})
-    index_lines(db, ledger, start, 0, None, lambda done: print(done - start, flush=True))
+    write_meta(db, {"version": SCHEMA_VERSION, "offset": str(start), "seq": str(base)})
+    index_lines(db, ledger, start, base, None, lambda done: print(done - start, flush=True))
     db.execute("COMMIT")
+    db.executescript(INDEXES)
+    write_meta(db, {"base": str(base)})  # last: a shard without it is not complete
     db.close()
+
+
+def _lines_before(ledger: Path, end: int) -> int:
+    """The number of lines that end before byte ``end`` (a line boundary)."""
+    count = 0
+    with open_sidecar_reader(ledger) as f:
+        while end > 0 and (block := f.read(min(_BLOCK, end))):
+            count += block.count(b"\n")
+            end -= len(block)
+    return count

@@ -4,6 +4,7 @@ rebuild from scratch when the file is missing, of another schema or unreadable.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +18,10 @@ from intent_ls.ledger.index.realign import realign
 from intent_ls.ledger.index.schema import (
     CACHE_RELPATH,
     Progress,
+    connect,
     read_meta,
     refuse_links,
+    shard_names,
     usable,
 )
 from intent_ls.ledger.store import LEDGER_RELPATH
@@ -33,6 +36,12 @@ class IndexCache:
         self._progress = progress
         self._db: sqlite3.Connection | None = None
         self._db_ino = -1
+        #: The cache file's modification time after the last refresh: another process
+        #: that rebuilt it in place may have named other shards.
+        self._db_mtime = -1
+        #: The shards attached, and the schema of each file to ask (``main`` first).
+        self._shards: list[str] = []
+        self.schemas: list[str] = ["main"]
         self._seen: tuple[int, int, int] | None = None
 
     @classmethod
@@ -62,6 +71,7 @@ class IndexCache:
         db = self._connect()
         added = self._catch_up(db, st.st_size if st else 0)
         self._seen = stamp
+        self._db_mtime = self.cache.stat().st_mtime_ns
         return added
 
     def up_to_date(self) -> bool:
@@ -73,7 +83,13 @@ class IndexCache:
         return self._current((st.st_size, st.st_mtime_ns, st.st_ino))
 
     def _current(self, stamp: tuple[int, int, int]) -> bool:
-        return stamp == self._seen and self._db is not None and self._cache_current()
+        if stamp != self._seen or self._db is None:
+            return False
+        try:
+            st = self.cache.stat()
+        except FileNotFoundError:
+            return False
+        return st.st_ino == self._db_ino and st.st_mtime_ns == self._db_mtime
 
     def backlog(self) -> int | None:
         """Bytes a :meth:`refresh` would index now, without indexing them; None when it
@@ -116,21 +132,40 @@ class IndexCache:
         refuse_links(self.cache)
         if not self.cache.exists() or not usable(self.cache):
             self.rebuild()
-        db = sqlite3.connect(self.cache, isolation_level=None, check_same_thread=False)
+        with contextlib.closing(sqlite3.connect(self.cache)) as plain:
+            names = shard_names(self.cache, read_meta(plain))
+        db = connect(self.cache, names)
         db.execute("PRAGMA busy_timeout=10000")
         self._db, self._db_ino = db, self.cache.stat().st_ino
+        self._shards = names
+        self.schemas = ["main"] + [f"s{n}" for n in range(1, len(names) + 1)]
         return db
+
+    def _shards_moved(self, meta: dict[str, str]) -> bool:
+        """True when the cache now names other shards than those attached (another
+        process rebuilt it in place)."""
+        try:
+            return shard_names(self.cache, meta) != self._shards
+        except ValueError:
+            return True
 
     def _catch_up(self, db: sqlite3.Connection, size: int) -> int:
         meta = read_meta(db)
+        if self._shards_moved(meta):
+            self.close()
+            db = self._connect()
+            meta = read_meta(db)
         offset = int(meta.get("offset", 0))
         if offset == size and not self._rewritten(meta):
             return 0
         db.execute("BEGIN IMMEDIATE")
         try:
             meta = read_meta(db)  # another process may have caught up meanwhile
+            if self._shards_moved(meta):  # or rebuilt it: start again on the new file
+                db.execute("ROLLBACK")
+                return self._catch_up(db, size)
             if int(meta.get("offset", 0)) > size or self._rewritten(meta):
-                realigned = realign(db, self.ledger, meta)
+                realigned = realign(db, self.ledger, meta, self.schemas)
                 if realigned is None:
                     db.execute("ROLLBACK")
                     return self.rebuild()
@@ -166,3 +201,14 @@ class IndexCache:
         self.refresh()
         assert self._db is not None
         return self._db.execute(sql, params).fetchall()
+
+    def _each(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` asked of the cache file and of each shard (``{s}`` in it
+        names the file's schema), after picking up new appends: one list, shard after
+        shard. A record's rows are all in one file, so per-file answers only add up."""
+        self.refresh()
+        assert self._db is not None
+        rows: list[tuple[Any, ...]] = []
+        for schema in self.schemas:
+            rows += self._db.execute(sql.format(s=schema), params).fetchall()
+        return rows

@@ -25,6 +25,19 @@ _REF = "r.seq, r.offset, r.ts, r.intent, r.ctype, r.model, r.mclass, r.kind"
 _CONTENT = f"t.nkind IS NOT '{FILE_ROW}'"
 #: Below SQLite's default limit of host parameters per statement (999 before 3.32).
 _KEYS_PER_QUERY = 500
+#: Each query is asked of the cache file and of each shard (:mod:`.schema`): ``{s}`` is
+#: the file's schema. Paths and names are ids in that file's ``strings``.
+_JOIN = "FROM {s}.touches t JOIN {s}.records r ON r.seq = t.seq "
+_PATH_TEXT = "(SELECT text FROM {s}.strings WHERE id = t.path)"
+_NAME_TEXT = "(SELECT text FROM {s}.strings WHERE id = t.name)"
+_IDS = "(SELECT id FROM {s}.strings WHERE text = ?)"
+
+
+def _newest(rows: list[tuple[Any, ...]], limit: int | None) -> list[tuple[Any, ...]]:
+    """``rows`` (``seq`` first) of several files, newest first, at most ``limit``: each
+    file's own newest ``limit`` hold the newest of all. A record is in one file only."""
+    rows.sort(key=lambda row: row[0], reverse=True)
+    return rows if limit is None else rows[:limit]
 
 
 @attrs.frozen
@@ -78,35 +91,38 @@ class TraceIndex(IndexCache):
 
     @property
     def record_count(self) -> int:
-        return int(self._rows("SELECT count(*) FROM records")[0][0])
+        return sum(row[0] for row in self._each("SELECT count(*) FROM {s}.records"))
 
     def records_for_hash(self, digest: str, limit: int = 100) -> list[RecordRef]:
         return self._refs(
-            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
-            "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
+            f"SELECT DISTINCT {_REF} {_JOIN}WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
             (hash_key(digest), limit),
+            limit,
         )
 
     def records_for_path(self, path: str, limit: int | None = None) -> list[RecordRef]:
         """Every record that names ``path``, with or without ranges (a pure deletion, a
         file deleted): the editor judges a file's recorded verdicts by this list."""
         return self._refs(
-            f"SELECT DISTINCT {_REF} FROM touches t JOIN records r ON r.seq = t.seq "
-            "WHERE t.path = ? ORDER BY r.seq DESC LIMIT ?",
+            f"SELECT DISTINCT {_REF} {_JOIN}WHERE t.path IN {_IDS} ORDER BY r.seq DESC LIMIT ?",
             (path, -1 if limit is None else limit),
+            limit,
         )
 
     def records_for_intent(self, intent_id: str, limit: int | None = None) -> list[RecordRef]:
         return self._refs(
-            f"SELECT {_REF} FROM records r WHERE intent = ? ORDER BY seq DESC LIMIT ?",
+            f"SELECT {_REF} FROM {{s}}.records r WHERE intent = ? ORDER BY seq DESC LIMIT ?",
             (intent_id, -1 if limit is None else limit),
+            limit,
         )
 
     def all_records(self) -> list[RecordRef]:
-        return self._refs(f"SELECT {_REF} FROM records r ORDER BY seq")
+        rows = self._each(f"SELECT {_REF} FROM {{s}}.records r ORDER BY seq")
+        rows.sort(key=lambda row: row[0])
+        return [RecordRef(*row) for row in rows]
 
-    def _refs(self, sql: str, params: Sequence[Any] = ()) -> list[RecordRef]:
-        return [RecordRef(*row) for row in self._rows(sql, params)]
+    def _refs(self, sql: str, params: Sequence[Any], limit: int | None) -> list[RecordRef]:
+        return [RecordRef(*row) for row in _newest(self._each(sql, params), limit)]
 
     def blame(
         self,
@@ -122,21 +138,24 @@ class TraceIndex(IndexCache):
         first, one entry per record."""
         found: dict[int, BlameEntry] = {}
         if definition is not None:
-            for row in self._rows(
-                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
-                "WHERE t.path = ? AND t.name = ? ORDER BY r.seq DESC LIMIT ?",
+            # The rows found have this path and name: no need to look their texts up.
+            rows = self._each(
+                f"SELECT {_REF} {_JOIN}WHERE t.path IN {_IDS} AND t.name IN {_IDS} "
+                "ORDER BY r.seq DESC LIMIT ?",
                 (path, definition.name, limit),
-            ):
-                entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "definition")
+            )
+            for row in _newest(rows, limit):
+                entry = BlameEntry(RecordRef(*row), path, definition.name, "definition")
                 found.setdefault(row[0], entry)
         for digest in (definition.content_hash if definition else None, content_hash):
             if digest is None:
                 continue
-            for row in self._rows(
-                f"SELECT {_REF}, t.path, t.name FROM touches t JOIN records r ON r.seq = t.seq "
+            rows = self._each(
+                f"SELECT {_REF}, {_PATH_TEXT}, {_NAME_TEXT} {_JOIN}"
                 "WHERE t.hkey = ? ORDER BY r.seq DESC LIMIT ?",
                 (hash_key(digest), limit),
-            ):
+            )
+            for row in _newest(rows, limit):
                 entry = BlameEntry(RecordRef(*row[:8]), row[8], row[9], "content")
                 found.setdefault(row[0], entry)
         return [found[seq] for seq in sorted(found, reverse=True)][:limit]
@@ -146,11 +165,10 @@ class TraceIndex(IndexCache):
         by name here or by content hash anywhere — the code lens "INT-001 · 3 changes"."""
         out = []
         for d in definitions:
-            rows = self._rows(
-                "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
-                "WHERE t.path = ? AND t.name = ? AND r.kind = 'mutation' "
-                "UNION "
-                "SELECT r.seq, r.intent, r.ts FROM touches t JOIN records r ON r.seq = t.seq "
+            rows = self._each(
+                f"SELECT r.seq, r.intent, r.ts {_JOIN}"
+                f"WHERE t.path IN {_IDS} AND t.name IN {_IDS} AND r.kind = 'mutation' "
+                f"UNION SELECT r.seq, r.intent, r.ts {_JOIN}"
                 "WHERE t.hkey = ? AND t.name IS NOT NULL AND r.kind = 'mutation'",
                 (path, d.name, hash_key(d.content_hash)),
             )
@@ -165,19 +183,27 @@ class TraceIndex(IndexCache):
         return out
 
     def summary(self) -> list[SummaryRow]:
-        """Aggregates per (intent, path, definition) and per (intent, path), sorted."""
-        rows = self._rows(
-            "SELECT r.intent, t.path, t.name, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
+        """Aggregates per (intent, path, definition) and per (intent, path), sorted. Each
+        file's are added up by their texts: its records are its own (counts add), the
+        latest timestamp and kind are the greatest, the contributors all of them."""
+        groups: dict[tuple[Any, ...], list[Any]] = {}
+        for intent, path, name, kind, changes, last, who in self._each(
+            "SELECT r.intent, p.text, n.text, max(t.nkind), count(DISTINCT r.seq), max(r.ts), "
             "group_concat(DISTINCT r.ctype || coalesce(':' || r.model, '')) "
-            "FROM touches t JOIN records r ON r.seq = t.seq "
+            f"{_JOIN}LEFT JOIN {{s}}.strings p ON p.id = t.path "
+            "LEFT JOIN {s}.strings n ON n.id = t.name "
             f"WHERE r.kind = 'mutation' AND r.intent IS NOT NULL AND {_CONTENT} "
-            "GROUP BY r.intent, t.path, t.name"
-        )
+            "GROUP BY r.intent, p.text, n.text"
+        ):
+            seen = groups.setdefault((intent, path, name), [None, 0, None, None])
+            seen[0] = _greatest(seen[0], kind)
+            seen[1] += changes
+            seen[2] = _greatest(seen[2], last)
+            if who is not None:  # group_concat of no contributor at all is NULL
+                seen[3] = (seen[3] or set()) | set(who.split(","))
         out = [
-            SummaryRow(
-                intent, path, name, kind, changes, last, tuple(sorted(set((who or "").split(","))))
-            )
-            for intent, path, name, kind, changes, last, who in rows
+            SummaryRow(intent, path, name, kind, changes, last, tuple(sorted(who or {""})))
+            for (intent, path, name), (kind, changes, last, who) in groups.items()
         ]
         out.sort(key=lambda r: (r.intent_id, r.path or "", r.name or ""))
         return out
@@ -192,19 +218,21 @@ class TraceIndex(IndexCache):
         for at in range(0, len(wanted), _KEYS_PER_QUERY):
             batch = wanted[at : at + _KEYS_PER_QUERY]
             marks = ",".join("?" * len(batch))
-            rows = self._rows(f"SELECT DISTINCT hkey FROM touches WHERE hkey IN ({marks})", batch)
+            rows = self._each(
+                f"SELECT DISTINCT hkey FROM {{s}}.touches WHERE hkey IN ({marks})", batch
+            )
             found.update(row[0] for row in rows)
         return found
 
     def has_content_keys(self) -> bool:
         """Whether any range or node content hash is on the ledger at all."""
-        return bool(self._rows("SELECT 1 FROM touches WHERE hkey IS NOT NULL LIMIT 1"))
+        return bool(self._each("SELECT 1 FROM {s}.touches WHERE hkey IS NOT NULL LIMIT 1"))
 
     def mutated_paths(self) -> set[str]:
         """Every path a mutation record touched (by a range or an AST node)."""
-        rows = self._rows(
-            "SELECT DISTINCT t.path FROM touches t JOIN records r ON r.seq = t.seq "
-            f"WHERE r.kind = 'mutation' AND t.path IS NOT NULL AND {_CONTENT}"
+        rows = self._each(
+            f"SELECT DISTINCT p.text {_JOIN}JOIN {{s}}.strings p ON p.id = t.path "
+            f"WHERE r.kind = 'mutation' AND {_CONTENT}"
         )
         return {row[0] for row in rows}
 
@@ -213,3 +241,8 @@ class TraceIndex(IndexCache):
         with open_sidecar_reader(self.ledger) as f:
             f.seek(ref.offset)
             return json.loads(f.readline())
+
+
+def _greatest(a: Any, b: Any) -> Any:
+    """SQLite's ``max`` of two values, NULL (None) being the least."""
+    return b if a is None or (b is not None and b > a) else a

@@ -20,7 +20,9 @@ from intent_ls.ledger.index.schema import write_meta
 _TAIL = 64 * 1024
 
 
-def realign(db: sqlite3.Connection, ledger: Path, meta: dict[str, str]) -> int | None:
+def realign(
+    db: sqlite3.Connection, ledger: Path, meta: dict[str, str], schemas: list[str]
+) -> int | None:
     """Catches up with a ledger that changed other than by appending — a merge or a
     rebase put lines in the middle, or took the other side's lines first — by
     indexing only what changed: the indexed lines still at their offset (a prefix)
@@ -30,8 +32,11 @@ def realign(db: sqlite3.Connection, ledger: Path, meta: dict[str, str]) -> int |
     so a reader that remembers the last ``seq`` it saw still sees them. Runs inside
     the caller's write transaction. Returns None when most of a large file changed
     (a parallel cold build is then faster). Trusts, like the append path, that lines
-    are not rewritten in place: that is tampering, which ``trace verify`` reports."""
-    rows = db.execute("SELECT offset, lkey, seq FROM records ORDER BY offset").fetchall()
+    are not rewritten in place: that is tampering, which ``trace verify`` reports.
+    ``schemas``: the cache file's and its shards' (:mod:`.schema`); new lines go to the
+    cache file."""
+    every = " UNION ALL ".join(f"SELECT offset, lkey, seq FROM {s}.records" for s in schemas)
+    rows = db.execute(every + " ORDER BY offset").fetchall()
     old_end = int(meta.get("offset", 0))
     try:
         f = ledger.open("rb")
@@ -62,17 +67,19 @@ def realign(db: sqlite3.Connection, ledger: Path, meta: dict[str, str]) -> int |
         return None
     top = max((seq for _, _, seq in rows), default=0)  # never reuse a seq
     stale = [(seq,) for _, _, seq in rows[first:keep]]
-    db.executemany("DELETE FROM records WHERE seq = ?", stale)
     if stale:
         db.execute("CREATE TEMP TABLE IF NOT EXISTS gone(seq INTEGER PRIMARY KEY)")
         db.execute("DELETE FROM gone")
         db.executemany("INSERT INTO gone VALUES (?)", stale)
-        db.execute("DELETE FROM touches WHERE seq IN (SELECT seq FROM gone)")
-    if shift and keep < len(rows):
-        db.execute(
-            "UPDATE records SET offset = offset + ? WHERE offset >= ?",
-            (shift, rows[keep][0]),
-        )
+    for s in schemas:
+        if stale:
+            db.execute(f"DELETE FROM {s}.records WHERE seq IN (SELECT seq FROM temp.gone)")
+            db.execute(f"DELETE FROM {s}.touches WHERE seq IN (SELECT seq FROM temp.gone)")
+        if shift and keep < len(rows):
+            db.execute(
+                f"UPDATE {s}.records SET offset = offset + ? WHERE offset >= ?",
+                (shift, rows[keep][0]),
+            )
     added = index_lines(db, ledger, start, top, end, None)
     write_meta(
         db,

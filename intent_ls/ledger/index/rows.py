@@ -8,6 +8,8 @@ ranges needs none (its range rows carry the path), so ranged records cost nothin
 
 Every way of reading a line (json.loads here, msgspec in :mod:`.fastpath`) yields exactly
 what :func:`extract_rows` makes of the parsed record; tests compare them line by line.
+Rows are written as flat lists of column values, paths and names as their ids
+(:mod:`.strings`): a multi-row INSERT takes them as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from typing import Any
 
 from intent_ls.common.hashing import hash_key
+from intent_ls.ledger.index.strings import Strings
 from intent_ls.ledger.records import METADATA_KEY, intent_urn
 
 #: A ``records`` row and the ``touches`` rows of one line.
@@ -108,3 +111,30 @@ def json_rows(seq: int, offset: int, line: bytes) -> Rows:
         return extract_rows(seq, offset, json.loads(line))
     except (ValueError, AttributeError, TypeError, RecursionError):  # nested too deep
         return (seq, offset, None, None, None, None, None, "invalid", None), []
+
+
+def json_block(
+    block: bytes, base: int, seq: int, strings: Strings, records: list[Any], touches: list[Any]
+) -> int:
+    """Adds the rows of each line of ``block`` (complete lines, at byte ``base`` of the
+    ledger) read by json.loads, numbered after ``seq``; returns the last number."""
+    pos, size = 0, len(block)
+    while pos < size:
+        end = block.index(b"\n", pos)
+        seq += 1
+        add_json_line(seq, base + pos, block[pos:end], strings, records, touches)
+        pos = end + 1
+    return seq
+
+
+def add_json_line(
+    seq: int, offset: int, line: bytes, strings: Strings, records: list[Any], touches: list[Any]
+) -> None:
+    """Adds the rows of one line read by json.loads, its texts as their ids."""
+    row, rows = json_rows(seq, offset, line)
+    records.extend(row)
+    ids, miss = strings.ids, strings.miss
+    for at, path, name, nkind, key in rows:
+        pid = None if path is None else ids.get(path) or miss(path)
+        nid = None if name is None else ids.get(name) or miss(name)
+        touches.extend((at, pid, nid, nkind, key))
