@@ -93,7 +93,8 @@ class _Session:
             self.recorded.append(_plain(params))
             self._changed.set()
 
-        await client.start_io(sys.executable, "-m", "intent_ls", "serve")
+        # -P: the demo may be started from any folder, which -m would put on the path first
+        await client.start_io(sys.executable, "-P", "-m", "intent_ls", "serve")
         try:
             await self.script()
         finally:

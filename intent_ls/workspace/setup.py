@@ -136,11 +136,13 @@ def find_git_dir(start: Path) -> tuple[Path, Path] | None:
 def driver_commands() -> dict[str, str]:
     """The commands git runs, with this interpreter's absolute path: git does not see
     the user's virtual environment on PATH, and the command must run the same
-    intent-ls that was set up."""
+    intent-ls that was set up. ``-P``: git runs drivers in the repository's top folder,
+    and ``-m`` would put it first on the import path, so a branch that brought its own
+    ``intent_ls/`` package would run in place of the one set up."""
     python = shlex.quote(sys.executable)
     return {
-        LEDGER_DRIVER: f"{python} -m intent_ls merge-driver %O %A %B",
-        DERIVED_DRIVER: f"{python} -m intent_ls merge-driver --derived %O %A %B",
+        LEDGER_DRIVER: f"{python} -P -m intent_ls merge-driver %O %A %B",
+        DERIVED_DRIVER: f"{python} -P -m intent_ls merge-driver --derived %O %A %B",
     }
 
 
@@ -167,6 +169,13 @@ def _configured_drivers(config: Path) -> dict[str, str]:
 #: What a ledger driver's command must run: anything else (``true``, ``cat %A``) settles
 #: every merge by keeping one side and silently drops the other side's records.
 _OUR_DRIVER = re.compile(r"intent[-_]ls\S*\s+merge-driver\b")
+#: Ours as set up before ``-P`` (:func:`driver_commands`): it runs a merged branch's own
+#: ``intent_ls/`` package if there is one; ``intent-ls init`` replaces it.
+_PATH_FIRST_DRIVER = re.compile(r"^(?!.*\s-[PI]\s).*\s-m\s+intent_ls\s")
+
+
+def _current(command: str) -> bool:
+    return bool(_OUR_DRIVER.search(command)) and not _PATH_FIRST_DRIVER.search(command)
 
 
 def clone_setup_problems(workspace: Path) -> list[str]:
@@ -202,6 +211,12 @@ def clone_setup_problems(workspace: Path) -> list[str]:
             f"the ledger's merge driver runs {drivers[LEDGER_DRIVER]!r}, not intent-ls: the "
             "next merge would drop the other side's records; run `intent-ls init` in this clone"
         )
+    elif not _current(drivers[LEDGER_DRIVER]):
+        problems.append(
+            "the ledger's merge driver runs `python -m intent_ls` without -P: a branch "
+            "carrying its own intent_ls/ folder would run in its place; run `intent-ls init` "
+            "in this clone"
+        )
     return problems
 
 
@@ -226,8 +241,8 @@ def init_workspace(workspace: Path) -> InitResult:
     top, gitdir = found
     configured = _configured_drivers(gitdir / "config")
     for name, command in driver_commands().items():
-        if _OUR_DRIVER.search(configured.get(name, "")):
-            continue  # a driver that is not intent-ls's is replaced
+        if _current(configured.get(name, "")):
+            continue  # a driver that is not intent-ls's, or an unsafe one, is replaced
         _git(top, "config", f"merge.{name}.name", f"intent-ls: {name}")
         _git(top, "config", f"merge.{name}.driver", command)
         steps.append(Step(f'.git/config [merge "{name}"]', "configured"))

@@ -163,3 +163,43 @@ def test_repair_after_a_save_on_a_conflicted_ledger(tmp_path: Path) -> None:
     assert len(lines) == 4  # both sides, the save, and the merge record
     again = intent_ls("trace", "repair", "--workspace", str(tmp_path), cwd=tmp_path)
     assert again.stdout.startswith("nothing to repair")
+
+
+def test_a_merge_never_runs_the_merged_branchs_own_intent_ls(tmp_path: Path) -> None:
+    """Git runs the driver in the repository's top folder; an ``intent_ls/`` package
+    a branch brought there must not be what a merge runs."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    assert intent_ls("init", "--workspace", str(repo), cwd=repo).returncode == 0
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    ledger = repo / ".orchestration" / "agent_trace.jsonl"
+    ledger.write_bytes(b"")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    planted = repo / "intent_ls"  # merged in earlier, unnoticed among other files
+    planted.mkdir()
+    (planted / "__init__.py").write_text("")
+    (planted / "__main__.py").write_text(
+        "import pathlib; pathlib.Path('PWNED').write_text('ran'); raise SystemExit(0)\n"
+    )
+    git("add", "-A")
+    git("commit", "-qm", "vendored")
+    git("checkout", "-qb", "side")
+    ledger.write_bytes(b"side\n")
+    git("commit", "-qam", "side")
+    git("checkout", "-q", "main")
+    ledger.write_bytes(b"main\n")
+    git("commit", "-qam", "main")
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "side"], capture_output=True)
+    assert not (repo / "PWNED").exists()
+    # a clone set up before -P is told, and init replaces its driver
+    old = f"{sys.executable} -m intent_ls merge-driver %O %A %B"
+    git("config", "merge.intent-ls-ledger.driver", old)
+    [problem] = clone_setup_problems(repo)
+    assert "without -P" in problem
+    # (not from the repository's folder: this harness's own ``-m`` would run the package)
+    assert intent_ls("init", "--workspace", str(repo), cwd=tmp_path).returncode == 0
+    assert clone_setup_problems(repo) == []
