@@ -140,7 +140,9 @@ def main() -> None:
             status_ms.append((t1 - t0) * 1000)
             before_ms.append((t2 - t1) * 1000)
             after_ms.append((t4 - t3) * 1000)
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{args.files} tracked files, {args.calls} calls (shared 2-core machine)")
+        print(f"load average before the hook processes: {load}")
         show("git status --porcelain=v2 -uall (floor)", status_ms)
         show("before-tool snapshot", before_ms)
         show("after-tool verification (+ judge + record one file)", after_ms)
@@ -183,6 +185,7 @@ def main() -> None:
                     for key in ("PreToolUse", "PostToolUse")
                 )
                 print(f"hook median / peer median (same run): {ratios}")
+            print("load average after: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 def timed(

@@ -31,18 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from intent_ls.ledger.records import (
-    Clock,
-    IdFactory,
-    RecordedVerdict,
-    build_mutation_record,
-    utc_now,
-)
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor, verdict_approval
 from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, Verdict, evaluate
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, SCOPE_CODES, STALE_FILE
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the record's side loads when a record is built: judging needs none of it
+    from intent_ls.ledger.records import Clock, IdFactory, RecordedVerdict
     from intent_ls.ledger.store import Ledger
     from intent_ls.policy.session import Session
     from intent_ls.policy.stale import DiskState
@@ -82,6 +76,8 @@ class WriteDecision:
 
 def recorded(verdicts: Iterable[Verdict]) -> list[RecordedVerdict]:
     """Verdicts as the ledger keeps them (a plain copy that outlives the policy types)."""
+    from intent_ls.ledger.records import RecordedVerdict
+
     return [RecordedVerdict(v.code, v.message, dict(v.details)) for v in verdicts]
 
 
@@ -164,13 +160,15 @@ def build_record(
     language: str | None = None,
     syntax: DocumentSyntax | None = None,
     old_syntax: DocumentSyntax | None = None,
-    clock: Clock = utc_now,
+    clock: Clock | None = None,
     new_id: IdFactory = uuid.uuid4,
 ) -> dict[str, Any] | None:
     """The mutation record of a write: the decision's verdicts and approvals plus any the
     front door collected elsewhere (the editor's willSave re-check). None when the text
     did not change. ``clock``/``new_id`` fix the record's time and id (the editor takes
     both when the save arrives, so a journalled save replays to the same record)."""
+    from intent_ls.ledger.records import build_mutation_record, utc_now
+
     verdicts = [*extra_verdicts, *(decision.recorded() if decision else ())]
     approvals = unique_approvals([*extra_approvals, *(decision.approvals if decision else ())])
     return build_mutation_record(
@@ -186,7 +184,7 @@ def build_record(
         syntax=syntax,
         old_syntax=old_syntax,
         language=language,
-        clock=clock,
+        clock=clock or utc_now,
         new_id=new_id,
     )
 
@@ -237,7 +235,7 @@ def build_write(
     syntax: DocumentSyntax | None = None,
     old_syntax: DocumentSyntax | None = None,
     baseline_syntax: DocumentSyntax | None = None,
-    clock: Clock = utc_now,
+    clock: Clock | None = None,
     new_id: IdFactory = uuid.uuid4,
 ) -> BuiltWrite:
     """Judge -> approvals -> build for one write of ``new_text`` over ``old_text``.

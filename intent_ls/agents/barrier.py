@@ -21,10 +21,11 @@ back to verification alone.
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNS = 0x00020000
@@ -34,7 +35,14 @@ _MS_BIND = 4096
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 
-_libc = ctypes.CDLL(None, use_errno=True)
+
+@functools.cache
+def _libc() -> Any:
+    """The C library, loaded by the barrier process only: every hook process imports
+    this module for :func:`wrap` and :func:`unwrap`, and ctypes would cost it ~2 ms."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 class BarrierError(OSError):
@@ -43,6 +51,8 @@ class BarrierError(OSError):
 
 def _check(result: int, what: str) -> None:
     if result != 0:
+        import ctypes
+
         err = ctypes.get_errno()
         raise BarrierError(err, f"{what}: {os.strerror(err)}")
 
@@ -75,7 +85,7 @@ def _confined() -> bool:
 
 def _enter_namespace() -> None:
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+    _check(_libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                        ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
         with open(f"/proc/self/{name}", "w") as fh:
@@ -83,7 +93,9 @@ def _enter_namespace() -> None:
 
 
 def _mount(source: bytes | None, target: bytes, flags: int) -> None:
-    _check(_libc.mount(source, target, None, ctypes.c_ulong(flags), None), "mount")
+    import ctypes
+
+    _check(_libc().mount(source, target, None, ctypes.c_ulong(flags), None), "mount")
 
 
 def restrict(protected: list[str]) -> int:

@@ -111,10 +111,12 @@ def main(agent: str, workspace: Path | None = None, budget: float = DEFAULT_BUDG
         raise HookTimeout
 
     previous = signal.signal(signal.SIGALRM, expire)
-    # An agent (or anything else) ending the hook early gets a refusal, not silence.
-    signal.signal(signal.SIGTERM, expire)
-    signal.setitimer(signal.ITIMER_REAL, budget)
     try:
+        # An agent (or anything else) ending the hook early gets a refusal, not silence:
+        # handled inside the ``try``, so even a SIGTERM that arrives the moment it is
+        # caught (before the timer is set) is answered, never an exit with a traceback.
+        signal.signal(signal.SIGTERM, expire)
+        signal.setitimer(signal.ITIMER_REAL, budget)
         raw = sys.stdin.buffer.read()
         answer, status = run(agent, raw, workspace)
     except HookTimeout:

@@ -43,6 +43,7 @@ import attrs
 
 from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.policy.verdicts import DEFAULT_MAX_DELETED_LINES
 from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax.languages import GRAMMARS, language_for
 from intent_ls.syntax.model import AstNode
@@ -57,7 +58,6 @@ PROTECTED_PATH = "protected-path"
 FILE_DELETED = "file-deleted"
 FILE_RENAMED = "file-renamed"
 
-DEFAULT_MAX_DELETED_LINES = 20
 _LISTED_RANGES = 3
 
 Position = tuple[int, int]

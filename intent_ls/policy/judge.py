@@ -30,21 +30,22 @@ from intent_ls.policy.approvals import (
     approval_request,
     verdict_approval,
 )
-from intent_ls.policy.destructive import (
-    DEFAULT_MAX_DELETED_LINES,
-    Finding,
-    classify_change,
-    classify_file_operation,
-)
 from intent_ls.policy.out_of_scope import check_scope
 from intent_ls.policy.session import Session
-from intent_ls.policy.stale import DiskState, StaleFile, check_stale
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, STALE_FILE, severity_of
+from intent_ls.policy.verdicts import (
+    DEFAULT_MAX_DELETED_LINES,
+    DESTRUCTIVE_EDIT,
+    STALE_FILE,
+    severity_of,
+)
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
 from intent_ls.spec.model import Severity, Spec
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the change rules' modules load when a change is judged: a path alone
+    # (an agent's shell command, the editor's keystroke) needs only the scope rule
+    from intent_ls.policy.destructive import Finding
+    from intent_ls.policy.stale import DiskState, StaleFile
     from intent_ls.syntax.document import DocumentSyntax
 
 
@@ -188,19 +189,24 @@ def evaluate(
     """
     if scope.is_ignored(rel_path):
         return ()
-    config = config or PolicyConfig.of(scope.spec)
     approved = ApprovalSet.of(approvals)
     verdicts = _scope_verdicts(session, scope, rel_path) if path_rules else []
     findings: tuple[Finding, ...] = ()
     if isinstance(change, FileOperation):
         if path_rules and change.new_rel is not None and not scope.is_ignored(change.new_rel):
             verdicts.extend(_scope_verdicts(session, scope, change.new_rel))
+        from intent_ls.policy.destructive import classify_file_operation
+
         findings = (
             classify_file_operation(
                 rel_path, change.new_rel, text=change.text, language=change.language
             ),
         )
     elif change is not None:
+        from intent_ls.policy.destructive import classify_change
+        from intent_ls.policy.stale import check_stale
+
+        config = config or PolicyConfig.of(scope.spec)
         if change.disk is not None:
             stale = check_stale(rel_path, change.disk, change.new_text)
             if stale is not None:

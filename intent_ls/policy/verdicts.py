@@ -52,6 +52,10 @@ APPROVABLE = frozenset(APPROVABLE_IN_ORDER)
 #: Verdicts about who may edit a file: resolved by selecting an intent that owns it.
 SCOPE_CODES = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT})
 
+#: More net deleted lines than this in one save is a destructive edit, unless the
+#: repository's ``policy.maxDeletedLines`` says otherwise (:class:`.judge.PolicyConfig`).
+DEFAULT_MAX_DELETED_LINES = 20
+
 
 def severity_of(code: str) -> Severity:
     return DEFAULT_SEVERITY.get(code, Severity.ERROR)

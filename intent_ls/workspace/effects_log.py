@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +47,11 @@ def append(root: Path, entries: Iterable[dict[str, Any]]) -> None:
 
 
 def entry(**fields: Any) -> dict[str, Any]:
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return {"time": stamp, **fields}
+    """Stamped in UTC to the microsecond, ``2026-01-31T12:00:00.123456Z``, without the
+    datetime module: every agent hook stamps one, and importing it costs ~1 ms."""
+    ns = time.time_ns()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns // 1_000_000_000))
+    return {"time": f"{stamp}.{ns // 1000 % 1_000_000:06d}Z", **fields}
 
 
 def read(root: Path) -> Iterator[dict[str, Any]]:

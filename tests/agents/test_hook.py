@@ -373,3 +373,33 @@ def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
     )  # fmt: skip
     verdict, reason = decision(json.loads(done.stdout))
     assert verdict == "deny" and "governance-error" in reason
+
+
+def test_a_shell_call_loads_only_what_its_events_use(governed: Path) -> None:
+    """What each event of a shell call leaves unloaded (each is milliseconds on every
+    tool call): before it, a write the classifier sees is judged on its path, so no change
+    rules and no record builder; after it, nothing changed, so no policy at all; neither
+    loads subprocess (git is spawned directly), ctypes (the barrier's own process does),
+    shutil or datetime."""
+    from tests.agents.effects_helpers import git_workspace
+
+    git_workspace(governed)
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    command = {"command": "sed -i 's/1/3/' src/app.py"}
+    # The session's first call tries the barrier and lists git's index flags, once.
+    for event in ("PreToolUse", "PostToolUse"):
+        hook(event, "Bash", command, tool_use_id="t0")
+    shown = (
+        "sorted(m for m in sys.modules if m in ('subprocess', 'ctypes', 'shutil', 'datetime',"
+        " 'intent_ls.policy.destructive', 'intent_ls.policy.stale', 'intent_ls.ledger.records',"
+        " 'intent_ls.workflow', 'intent_ls.policy.judge'))"
+    )
+    before = {**_pre_tool(governed, "s1", "Bash", command), "tool_use_id": "t1"}
+    out, loaded = _probe(governed, before, shown)
+    assert let_through(json.loads(out)), out
+    assert loaded == "['intent_ls.policy.judge', 'intent_ls.workflow']", loaded
+    after = {**before, "hook_event_name": "PostToolUse"}
+    out, loaded = _probe(governed, after, shown)
+    assert json.loads(out) == {}, out
+    assert loaded == "[]", loaded

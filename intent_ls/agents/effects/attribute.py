@@ -80,8 +80,6 @@ def judge_files(
 ) -> list[str]:
     """Judges, puts back or records every changed file; returns lines for the agent.
     ``status``: the ``git status`` after the call, when already started."""
-    from intent_ls import workflow
-
     store = Store(gov.root)
     effects = [
         e
@@ -93,6 +91,8 @@ def judge_files(
     ]
     if not effects:
         return []
+    from intent_ls import workflow  # the policy's rules: only for a call that changed files
+
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []

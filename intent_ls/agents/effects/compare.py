@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +182,8 @@ def _head_blobs(
     if not wanted:
         return {}
     query = b"".join(oid.encode() + b"\n" for oid, _ in wanted.values())
+    import subprocess  # only when the call moved HEAD: not on every after-tool event
+
     try:
         done = subprocess.run(
             ["git", *GIT_SAFE, "cat-file", "--batch"],

@@ -74,11 +74,13 @@ class PolicyPaths:
     """The repository's ``policy.agentProtectedPaths``, as one before-tool event read them."""
 
     def __init__(self, globs: Sequence[str] = ()) -> None:
-        from intent_ls.spec.globs import literal_base
-
         self.globs = tuple(globs)
-        bases = (literal_base(g) for g in self.globs if not g.startswith("!"))
-        self.bases = tuple(sorted({b for b in bases if b}))
+        self.bases: tuple[str, ...] = ()
+        if self.globs:  # most repositories name none: their hooks skip the glob module
+            from intent_ls.spec.globs import literal_base
+
+            bases = (literal_base(g) for g in self.globs if not g.startswith("!"))
+            self.bases = tuple(sorted({b for b in bases if b}))
 
     def match(self, rel: str) -> bool:
         if not self.globs:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -29,9 +28,17 @@ def remove(path: str) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(path)
+        _remove_tree(path)
     else:
         os.unlink(path)
+
+
+def _remove_tree(path: str) -> None:
+    """shutil loads the compression modules with it (~3 ms): only a directory to remove
+    pays for them, not every after-tool event."""
+    import shutil
+
+    shutil.rmtree(path)
 
 
 def _real_parents(path: str, anchor: str) -> None:
@@ -88,7 +95,7 @@ def write_back(path: str, data: bytes, before: Before, root: Path) -> None:
     _real_parents(path, _anchor(path, root))
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISDIR(os.lstat(path).st_mode):
-            shutil.rmtree(path)
+            _remove_tree(path)
     parent, name = os.path.split(path)
     tmp = os.path.join(parent, f".{name}.{os.urandom(6).hex()}.intent-ls")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, before.mode)

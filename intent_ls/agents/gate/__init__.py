@@ -9,7 +9,9 @@ and each prompt: the selected intent's context, or how to select one.
 
 One module per concern, each loaded only by the events that need it:
 
-- :mod:`.answer` — the entry point: one event in, one :class:`~..events.Outcome` out;
+- :mod:`.answer` — the entry point: one event in, one :class:`~..events.Outcome` out,
+  a verified call bracketed by its effects;
+- :mod:`.decide` — what each event decides (context, the tool gates, the record);
 - :mod:`.governance` — the workspace as a hook sees it (spec, scope, paths, the session);
 - :mod:`.judge_write` — a file write before it happens;
 - :mod:`.judge_shell` — a shell command before it runs;

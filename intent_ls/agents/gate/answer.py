@@ -5,39 +5,20 @@ A verified tool call (a write, a shell command, a tool intent-ls does not know) 
 bracketed by its effects: the before-tool event keeps the workspace's state once the
 call is let through, and the after-tool event first puts protected paths back — before
 the spec or any cache is read, so they are judged as they were — then judges what else
-changed (:mod:`.effects`).
+changed (:mod:`.effects`). What each event decides is :mod:`.decide`'s, imported only
+once the call's ``git status`` is running: the after-tool event waits for that process,
+which then runs while the rest of the gate is imported.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from intent_ls.agents import SELECT_TOOL, sessions
-from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
-from intent_ls.agents.gate.governance import (
-    Governance,
-    command_cwd,
-    load_governance,
-    read_text,
-    rel_path,
-)
-from intent_ls.agents.gate.messages import deny, effects_told
-from intent_ls.common.hashing import text_hash
-from intent_ls.policy.session import SelectionRefused, check_selectable
-from intent_ls.policy.verdicts import GOVERNANCE_ERROR
-from intent_ls.scope import glob_cache
-
-if TYPE_CHECKING:
-    from intent_ls.agents.effects.git import GitStatus
-    from intent_ls.agents.effects.verify import Restored
+from intent_ls.agents.events import HookEvent, Outcome, Phase, ToolKind
 
 #: Tool calls whose effects on disk are verified after they ran (:mod:`.effects`).
 VERIFIED = frozenset({ToolKind.WRITE, ToolKind.SHELL, ToolKind.OTHER})
-#: Claude Code permission modes in which an ``ask`` may be answered without a human
-#: (skipped, or settled by a classifier): a write there never counts as approved.
-UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
 
 
 def answer(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
@@ -59,163 +40,9 @@ def answer(event: HookEvent, root: Path, *, ask_supported: bool) -> Outcome:
 
         status = start_status(real)
     try:
-        return _answer(event, root, ask_supported, restored, status)
+        from intent_ls.agents.gate.decide import decide
+
+        return decide(event, root, ask_supported, verified, restored, status)
     finally:
         if status is not None:
             status.cancel()
-
-
-def _answer(
-    event: HookEvent,
-    root: Path,
-    ask_supported: bool,
-    restored: Restored | None,
-    status: GitStatus | None,
-) -> Outcome:
-    gov = load_governance(root)
-    if gov is None:
-        return Outcome(context=effects_told(restored.told if restored else ()))
-    verified = event.tool is not None and event.tool.kind in VERIFIED
-    written: list[str] = []
-    if verified and event.tool is not None and event.phase is Phase.AFTER_TOOL:
-        # What the tool's input says it writes: recorded as the call's own, and not
-        # judged again among its effects.
-        kept = restored.declared if restored is not None else None
-        written = kept if kept is not None else _declared(gov, event, event.tool)
-    outcome = _dispatch(gov, event, ask_supported, written)
-    glob_cache.save(gov.root)
-    if (
-        verified
-        and event.tool is not None
-        and event.phase is Phase.BEFORE_TOOL
-        and outcome.decision is not Decision.DENY
-    ):
-        from intent_ls.agents.effects import verify
-        from intent_ls.agents.gate.shell_barrier import behind_barrier
-
-        # The barrier may note in the session's state whether it can be set up: before
-        # the snapshot, which would otherwise see that as the call's change.
-        outcome = behind_barrier(gov, event, outcome)
-        if outcome.decision is not Decision.DENY:  # the user's own rules may refuse it
-            declared = _declared(gov, event, event.tool)
-            protected = gov.spec.policy.agent_protected_paths
-            verify.before_call(gov.root, event, status, declared, protected)
-    if restored is not None:
-        from intent_ls.agents.gate.effects import tell_effects
-
-        outcome = tell_effects(gov, event, restored, outcome, set(written), status)
-    return outcome
-
-
-def _declared(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
-    from intent_ls.agents.gate.record import files_of
-
-    return files_of(gov, event, tool)
-
-
-def _dispatch(
-    gov: Governance, event: HookEvent, ask_supported: bool, written: list[str]
-) -> Outcome:
-    tool = event.tool
-    if event.phase in (Phase.SESSION_START, Phase.PROMPT):
-        from intent_ls.agents.gate.context import clone_setup_note, session_context
-
-        state = sessions.read_state(gov.root, event.agent, event.session_id)
-        context = session_context(gov, state)
-        if event.phase is Phase.SESSION_START:
-            from intent_ls.agents.gate.shell_barrier import barrier_note
-
-            context += clone_setup_note(gov.root) + barrier_note(gov.root, event)
-        return Outcome(context=context)
-    if event.phase is Phase.BEFORE_MODEL:
-        if event.model:
-            with sessions.updating(gov.root, event.agent, event.session_id) as state:
-                state["model"] = event.model
-        return Outcome()
-    if tool is None:
-        return Outcome()
-    if event.phase is Phase.BEFORE_TOOL:
-        return _before_tool(gov, event, tool, ask_supported)
-    if event.phase is Phase.AFTER_TOOL:
-        return _after_tool(gov, event, tool, written)
-    return Outcome()
-
-
-def _unreadable(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None:
-    """Why this call cannot be judged at all (then it is refused), or None."""
-    if tool.problem:
-        return tool.problem
-    if not os.path.isabs(event.cwd) or not os.path.isdir(event.cwd):
-        return f"the event's working directory {event.cwd!r} is not a directory"
-    if tool.workdir is not None and command_cwd(gov, event, tool) is None:
-        return f"the tool's working directory {tool.workdir!r} is outside the workspace"
-    return None
-
-
-def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supported: bool) -> Outcome:
-    if tool.kind in (ToolKind.WRITE, ToolKind.SHELL):
-        why = _unreadable(gov, event, tool)
-        if why is not None:
-            return deny(
-                GOVERNANCE_ERROR,
-                f"intent-ls cannot judge this {tool.name} call: {why}; it is refused.",
-                "call the tool with the arguments it documents (a string file_path, a "
-                "working directory inside the workspace).",
-            )
-    if tool.kind is ToolKind.OWN_MCP:
-        if tool.mcp_tool == SELECT_TOOL:
-            wanted = tool.arguments.get("intent_id")
-            if isinstance(wanted, str):
-                try:
-                    check_selectable(gov.spec, wanted)
-                except SelectionRefused:
-                    pass  # the tool itself answers why and what can be selected
-                else:
-                    with sessions.updating(gov.root, event.agent, event.session_id) as state:
-                        state["intent_id"] = wanted
-        return Outcome(Decision.ALLOW)
-    if tool.kind not in (ToolKind.WRITE, ToolKind.SHELL):
-        return Outcome()
-    state = sessions.read_state(gov.root, event.agent, event.session_id)
-    if tool.kind is ToolKind.SHELL:
-        from intent_ls.agents.gate.judge_shell import judge_shell
-
-        cwd = command_cwd(gov, event, tool) or event.cwd
-        judged = judge_shell(gov, state, event, tool.command or "", ask_supported, cwd)
-    else:
-        from intent_ls.agents.gate.judge_write import judge_files
-
-        judged = judge_files(gov, state, event, tool.files, ask_supported)
-    if judged.outcome.decision is not Decision.DENY and judged.pending:
-        asked = dict(judged.asked) if event.permission_mode not in UNATTENDED_MODES else {}
-        with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
-            pending = fresh.setdefault("pending", {})
-            for rel, old in judged.pending:
-                pending[rel] = {"old": old}
-                if rel in asked:
-                    pending[rel]["asked"] = asked[rel]
-    return judged.outcome
-
-
-def _after_tool(gov: Governance, event: HookEvent, tool: ToolCall, written: list[str]) -> Outcome:
-    if tool.kind is ToolKind.READ:
-        rels = [r for r in (rel_path(gov, event.cwd, c.path) for c in tool.files) if r]
-        if rels:
-            with sessions.updating(gov.root, event.agent, event.session_id) as state:
-                seen = state.setdefault("seen", {})
-                for rel in rels:
-                    text = read_text(gov, rel)
-                    seen[rel] = None if text is None else text_hash(text)
-        return Outcome()
-    if tool.kind not in (ToolKind.WRITE, ToolKind.SHELL):
-        return Outcome()
-    from intent_ls.agents.gate.record import record
-
-    problems = record(gov, event, written)
-    if problems:
-        return Outcome(
-            context="intent-ls could not record this change in the trace ledger: "
-            + "; ".join(problems)
-            + ". Tell the human: `intent-ls record PATH` records it once the ledger is writable."
-        )
-    return Outcome()

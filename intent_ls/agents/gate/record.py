@@ -35,18 +35,14 @@ def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
 
 
 def record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
-    """Appends one record per written file that changed; returns problems to report."""
-    from intent_ls import workflow
-    from intent_ls.ledger.store import Ledger, ledger_path
-    from intent_ls.policy.approvals import Contributor
-
+    """Appends one record per written file that changed; returns problems to report.
+    The recording machinery is imported only once a file did change: most calls (a
+    shell command that writes nothing, a write that left the text as it was) need none."""
     problems: list[str] = []
     with sessions.updating(gov.root, event.agent, event.session_id) as state:
         pending: dict[str, Any] = state.setdefault("pending", {})
         seen: dict[str, Any] = state.setdefault("seen", {})
-        session = session_of(gov, state)
-        model = event.model or model_of(event, state)
-        ledger = Ledger(ledger_path(gov.root))
+        changed: list[tuple[str, str | None, str | None, object]] = []
         for rel in rels:
             if rel not in pending:
                 continue
@@ -55,8 +51,18 @@ def record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
             asked = entry.get("asked") if isinstance(entry, dict) else None
             new = read_text(gov, rel)
             seen[rel] = None if new is None else text_hash(new)
-            if (old or "") == (new or ""):
-                continue
+            if (old or "") != (new or ""):
+                changed.append((rel, old, new, asked))
+        if not changed:
+            return problems
+        from intent_ls import workflow
+        from intent_ls.ledger.store import Ledger, ledger_path
+        from intent_ls.policy.approvals import Contributor
+
+        session = session_of(gov, state)
+        model = event.model or model_of(event, state)
+        ledger = Ledger(ledger_path(gov.root))
+        for rel, old, new, asked in changed:
             try:
                 for approval in prompt_approvals(event.agent, rel, asked, new):
                     workflow.record_approval(
