@@ -13,12 +13,11 @@ import pytest
 from intent_ls.check.answers import ScannedAnswers
 from intent_ls.check.git import Repo
 from intent_ls.common.hashing import hash_key
-from intent_ls.ledger import verify
 from intent_ls.ledger.index import CACHE_RELPATH, TraceIndex, json_rows
 from intent_ls.ledger.merge import merge_versions
 from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.ledger.store import LEDGER_RELPATH
-from intent_ls.ledger.verify import Interest, verify_ledger
+from intent_ls.ledger.verify import Interest, run, verify_ledger
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from tests.check.conftest import GitRepo
 
@@ -29,7 +28,7 @@ MOVED = "def moved(value):\n    total = value * 3 + 7\n    return total - 1\n"
 @pytest.fixture(params=["one process", "two processes"])
 def verifying(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both ways of verifying: the second process hands its wanted lines back too."""
-    monkeypatch.setattr(verify, "PARALLEL_MIN", 0 if request.param == "two processes" else 1 << 62)
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0 if request.param == "two processes" else 1 << 62)
     return str(request.param)
 
 

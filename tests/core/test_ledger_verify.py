@@ -25,11 +25,10 @@ from intent_ls.ledger.verify import (
     CONFLICT_MESSAGE,
     Problem,
     VerifyResult,
-    _digest,
-    _proven,
     validator,
     verify_ledger,
 )
+from intent_ls.ledger.verify.lines import _digest, _proven
 from intent_ls.policy.approvals import Approval, Contributor
 
 

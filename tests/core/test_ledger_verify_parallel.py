@@ -11,9 +11,8 @@ import pytest
 from ledger_helpers import mutation
 
 from intent_ls.common.hashing import hash_key
-from intent_ls.ledger import verify
 from intent_ls.ledger.store import Ledger
-from intent_ls.ledger.verify import Interest, Problem, VerifyResult, verify_ledger
+from intent_ls.ledger.verify import Interest, Problem, VerifyResult, parallel, run, verify_ledger
 
 RECORDS = 40
 #: The helper's part starts after this many lines of the 40 (_OWN_SHARE of the bytes).
@@ -31,10 +30,10 @@ def _both(
     monkeypatch: pytest.MonkeyPatch, path: Path, interest: Interest | None = None
 ) -> VerifyResult:
     with monkeypatch.context() as m:
-        m.setattr(verify, "PARALLEL_MIN", 1 << 62)
+        m.setattr(run, "PARALLEL_MIN", 1 << 62)
         serial = verify_ledger(path, interest=interest)
     with monkeypatch.context() as m:
-        m.setattr(verify, "PARALLEL_MIN", 0)
+        m.setattr(run, "PARALLEL_MIN", 0)
         parallel = verify_ledger(path, interest=interest)
     assert parallel == serial
     return parallel
@@ -43,7 +42,7 @@ def _both(
 def test_the_split_falls_inside_the_ledger(tmp_path: Path) -> None:
     lines = _lines(tmp_path)
     with (tmp_path / "made.jsonl").open("rb") as f:
-        assert verify._split_point(f, sum(map(len, lines))) == sum(map(len, lines[:SPLIT]))
+        assert parallel._split_point(f, sum(map(len, lines))) == sum(map(len, lines[:SPLIT]))
 
 
 def _flip(line: bytes) -> bytes:
@@ -119,8 +118,8 @@ def test_a_failed_helper_leaves_the_work_to_this_process(
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(DAMAGE["bad byte in the helper's part"](_lines(tmp_path))))
     expected = _both(monkeypatch, path)
-    monkeypatch.setattr(verify, "_HELPER_CODE", "import sys; sys.exit(3)")
-    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(parallel, "_HELPER_CODE", "import sys; sys.exit(3)")
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == expected
     assert expected.problem is not None and expected.problem.line == 31
 
@@ -128,8 +127,8 @@ def test_a_failed_helper_leaves_the_work_to_this_process(
 def test_progress_reaches_the_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(_lines(tmp_path)))
-    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
-    monkeypatch.setattr(verify, "_BATCH", 4)
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(parallel, "_BATCH", 4)
     seen: list[tuple[int, int]] = []
     assert verify_ledger(path, lambda done, size: seen.append((done, size))).ok
     size = path.stat().st_size
@@ -141,15 +140,15 @@ def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(_lines(tmp_path)))
     replayed: list[int] = []
-    replay = verify._Run.replay
+    replay = run._Run.replay
 
-    def counted(run: verify._Run, batches: Iterable[verify._Batch]) -> Problem | None:
+    def counted(run: run._Run, batches: Iterable[parallel._Batch]) -> Problem | None:
         items = list(batches)
         replayed.append(sum(len(batch[0]) for batch in items))
         return replay(run, items)
 
-    monkeypatch.setattr(verify._Run, "replay", counted)
-    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(run._Run, "replay", counted)
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == VerifyResult(RECORDS, None)
     assert replayed == [RECORDS - SPLIT]
 
@@ -157,8 +156,8 @@ def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 #: The real helper, in blocks of 4 lines, dying after writing two of them.
 _DYING_HELPER = """
 import os
-from intent_ls.ledger import verify
-verify._BATCH = 4
+from intent_ls.ledger.verify import parallel
+parallel._BATCH = 4
 written = []
 real_write = os.write
 def write(fd, data):
@@ -167,7 +166,7 @@ def write(fd, data):
     written.append(fd)
     return real_write(fd, data)
 os.write = write
-verify._helper_main()
+parallel._helper_main()
 """
 
 
@@ -179,15 +178,15 @@ def test_a_helper_dying_midway_leaves_the_rest_to_this_process(
     path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
     expected = _both(monkeypatch, path)
     replayed: list[int] = []
-    replay = verify._Run.replay
+    replay = run._Run.replay
 
-    def counted(run: verify._Run, batches: Iterable[verify._Batch]) -> Problem | None:
+    def counted(run: run._Run, batches: Iterable[parallel._Batch]) -> Problem | None:
         items = list(batches)
         replayed.append(sum(len(batch[0]) for batch in items))
         return replay(run, items)
 
-    monkeypatch.setattr(verify._Run, "replay", counted)
-    monkeypatch.setattr(verify, "_HELPER_CODE", _DYING_HELPER)
-    monkeypatch.setattr(verify, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(run._Run, "replay", counted)
+    monkeypatch.setattr(parallel, "_HELPER_CODE", _DYING_HELPER)
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == expected
     assert replayed == [8]

@@ -150,7 +150,7 @@ def test_the_checks_were_written_for_the_bundled_schema() -> None:
     schema = resources.files("intent_ls.ledger").joinpath("trace-record.schema.json")
     assert hashlib.sha256(schema.read_bytes()).hexdigest() == SCHEMA_SHA256, (
         "the bundled schema changed: update intent_ls/ledger/conformance.py (and the fast "
-        "path in verify.py), then this hash"
+        "path in verify/lines.py), then this hash"
     )
 
 
@@ -225,7 +225,7 @@ def test_edge_values_agree(path: tuple[Any, ...], value: Any) -> None:
 
 def test_jsonschema_has_the_last_word(monkeypatch: pytest.MonkeyPatch) -> None:
     """Were the fast checks ever wrong about a valid record, the record still passes."""
-    monkeypatch.setattr("intent_ls.ledger.verify.conforms", lambda record: False)
+    monkeypatch.setattr("intent_ls.ledger.verify.lines.conforms", lambda record: False)
     assert check_record(_writer_record()) is None
 
 
