@@ -1,4 +1,4 @@
-"""The append-only anchor of ``check`` (``_rewritten_since_base``) streams both ledgers;
+"""The append-only anchor of ``check`` (``rewritten_since_base``) streams both ledgers;
 its answer must be the one of holding them whole, which this file spells out plainly."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.check.engine import _rewritten_since_base
+from intent_ls.check.append_only import rewritten_since_base
 from intent_ls.check.git import GitError, Repo
 from intent_ls.ledger.store import LEDGER_RELPATH
 
@@ -70,7 +70,7 @@ def test_streamed_answer_is_the_whole_file_answer(
         ledger.unlink()
     else:
         ledger.write_bytes(current)
-    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    found = rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
     expected = whole_file_answer(old, current)
     assert (found.start_line if found else None) == expected
     if found is not None:
@@ -90,14 +90,14 @@ def test_a_large_appended_ledger_is_proven_by_hash_without_reading_the_blob(
         raise AssertionError("the committed ledger was read")
 
     monkeypatch.setattr(Repo, "open_object", never)
-    assert _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger) is None
+    assert rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger) is None
     ledger.write_bytes(old[:-3] + b'y"}\n')  # the last committed line altered
     monkeypatch.undo()
-    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    found = rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
     assert found is not None and found.start_line == 20000
     # the first line gone: the answer comes while git still has megabytes to write
     ledger.write_bytes(old[old.index(b"\n") + 1 :])
-    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    found = rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
     assert found is not None and found.start_line == 1
 
 
@@ -131,6 +131,6 @@ def test_a_committed_directory_in_the_ledgers_place_is_compared_as_before(
     ledger.rmdir()
     ledger.write_bytes(b"a\n")
     repo = Repo(tmp_path)
-    found = _rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
+    found = rewritten_since_base(repo, repo.resolve_base("HEAD"), ledger)
     expected = whole_file_answer(tree, b"a\n")
     assert (found.start_line if found else None) == expected
