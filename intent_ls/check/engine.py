@@ -24,7 +24,6 @@ this get the failing rule, so the message says what to fix rather than just "unc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from collections import defaultdict
@@ -53,6 +52,15 @@ from intent_ls.check.findings import (
 from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
 from intent_ls.check.spec_change import scope_widened
 from intent_ls.check.symlinks import is_link_change, symlink_findings
+from intent_ls.check.windows import (
+    MIN_MOVED_CHARS,
+    runs,
+    starts_touching,
+    substance,
+    substantial,
+    window_hash,
+    windows,
+)
 from intent_ls.common.diff import Hunk, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
@@ -67,17 +75,11 @@ from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
 
-#: Moved-code search hashes every window of an uncovered block up to this many lines
-#: (plus the whole block): cost grows with the square of the window length.
-MAX_MOVED_WINDOW = 64
 #: Windows of changed lines prepared before the ledger is read (:func:`_interest`); the
 #: moved-code search asks the index about any other.
 MAX_PREPARED_WINDOWS = 100_000
 #: Candidate windows hashed before the index is asked which of them it knows.
 _WINDOW_BATCH = 8192
-#: A window from another file counts only with this much substance: a blank line or a
-#: lone ``}`` matches everywhere and proves nothing about where code came from.
-MIN_MOVED_CHARS = 16
 #: Locating one unrecorded block among the saved ones costs a text rebuild per try.
 MAX_UNDO_HUNKS = 200
 
@@ -266,17 +268,17 @@ def _index_cached(root: Path) -> bool:
 def _interest(governed: list[FileChange], diffs: dict[FileChange, _Diff]) -> Interest:
     """What the rule will ask of the ledger about these changes: the records of each
     changed path (old and new), and the keys of the windows of changed lines the
-    moved-code search may look for (:func:`_windows`, up to :data:`MAX_PREPARED_WINDOWS`;
-    only substantial ones, the only ones it asks about)."""
+    moved-code search may look for (:func:`~intent_ls.check.windows.windows`, up to
+    :data:`MAX_PREPARED_WINDOWS`; only substantial ones, the only ones it asks about)."""
     paths = {p for c in governed for p in (c.path, c.old_path) if p is not None}
     keys: set[int] = set()
     budget = MAX_PREPARED_WINDOWS
     for diff in diffs.values():
         sums = [0]
         for line in diff.new:
-            sums.append(sums[-1] + _substance(line))
+            sums.append(sums[-1] + substance(line))
         encoded = [line.encode("utf-8") for line in diff.new]
-        for first, last, raw in _windows(encoded, diff.changed):
+        for first, last, raw in windows(encoded, diff.changed):
             budget -= 1
             if budget < 0:
                 break
@@ -570,7 +572,7 @@ class _Checker:
         # Most ranges are where they were saved; shifted ones are searched for per length.
         shifted: dict[int, list[_Range]] = defaultdict(list)
         for rng in ranges:
-            if _window(encoded, rng.start, rng.length) == rng.digest:
+            if window_hash(encoded, rng.start, rng.length) == rng.digest:
                 mark(rng, rng.start, rng.digest)
             else:
                 shifted[rng.length].append(rng)
@@ -579,8 +581,8 @@ class _Checker:
             for rng in group:
                 by_digest[rng.digest].append(rng)
             pending = [line for line in changed if line not in ok]
-            for start in _starts_touching(pending, length, len(lines)):
-                digest = _window(encoded, start, length)
+            for start in starts_touching(pending, length, len(lines)):
+                digest = window_hash(encoded, start, length)
                 for rng in by_digest.get(digest, ()):
                     mark(rng, start, digest)
         pending = [line for line in changed if line not in ok]
@@ -604,7 +606,7 @@ class _Checker:
         if not self.index.has_content_keys():
             return
         batch: list[tuple[int, int, bytes]] = []
-        for candidate in _windows(encoded, pending):
+        for candidate in windows(encoded, pending):
             batch.append(candidate)
             if len(batch) >= _WINDOW_BATCH:
                 yield from self._known_windows(batch, lines)
@@ -618,7 +620,7 @@ class _Checker:
         wanted = [
             (start, end, raw, int.from_bytes(raw[:8], "big", signed=True))
             for start, end, raw in batch
-            if _substantial(lines[start - 1 : end])
+            if substantial(lines[start - 1 : end])
         ]
         known = self.index.known_keys({key for *_, key in wanted})  # hashing.hash_key's
         for start, end, raw, key in wanted:
@@ -747,9 +749,9 @@ def _localise(
     def without(removed: set[int]) -> str:
         return content_hash([line for n, line in enumerate(new, 1) if n not in removed])
 
-    runs = list(_runs(bad))
-    if len(runs) <= MAX_UNDO_HUNKS:
-        for first, last in runs:
+    blocks = list(runs(bad))
+    if len(blocks) <= MAX_UNDO_HUNKS:
+        for first, last in blocks:
             block = set(range(first, last + 1))
             if without(block) in saved:
                 return block, []
@@ -773,54 +775,3 @@ def _mixed_hash(old: list[str], new: list[str], hunks: list[Hunk], reverted: set
         pos = h.new_end
     out.extend(new[pos:])
     return content_hash(out)
-
-
-def _window(encoded: list[bytes], start: int, length: int) -> str | None:
-    if start < 1 or start + length - 1 > len(encoded):
-        return None
-    return (
-        "sha256:" + hashlib.sha256(b"\n".join(encoded[start - 1 : start - 1 + length])).hexdigest()
-    )
-
-
-def _starts_touching(lines: list[int], length: int, total: int) -> list[int]:
-    """Window starts (1-based) whose ``length`` lines include at least one of ``lines``."""
-    starts: set[int] = set()
-    for first, last in _runs(lines):
-        starts.update(range(max(1, first - length + 1), min(last, total - length + 1) + 1))
-    return sorted(starts)
-
-
-def _runs(lines: list[int]) -> Iterator[tuple[int, int]]:
-    """Maximal blocks of consecutive line numbers in sorted ``lines``."""
-    if not lines:
-        return
-    first = last = lines[0]
-    for line in lines[1:]:
-        if line != last + 1:
-            yield first, last
-            first = line
-        last = line
-    yield first, last
-
-
-def _substantial(lines: list[str]) -> bool:
-    return sum(_substance(line) for line in lines) >= MIN_MOVED_CHARS
-
-
-def _substance(line: str) -> int:
-    return len("".join(line.split()))
-
-
-def _windows(encoded: list[bytes], pending: list[int]) -> Iterator[tuple[int, int, bytes]]:
-    """(first line, last line, SHA-256) of every window of up to
-    :data:`MAX_MOVED_WINDOW` lines inside each run of ``pending`` lines, and of each run
-    longer than that as a whole."""
-    for first, last in _runs(pending):
-        if last - first + 1 > MAX_MOVED_WINDOW:  # the whole block, beyond the limit
-            yield first, last, hashlib.sha256(b"\n".join(encoded[first - 1 : last])).digest()
-        for start in range(first, last + 1):
-            h = hashlib.sha256()
-            for end in range(start, min(last, start + MAX_MOVED_WINDOW - 1) + 1):
-                h.update(b"\n" + encoded[end - 1] if end > start else encoded[end - 1])
-                yield start, end, h.digest()
