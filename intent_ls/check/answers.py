@@ -4,7 +4,7 @@ A fresh clone has no index cache, and building one for a 1M-record ledger costs 
 the rest of the check together, while the check asks only narrow questions: the records
 that name each changed path, which of the changed lines' window hashes some record has,
 and the records with one of those hashes. All of them are known before the ledger is read
-(``engine._interest``), so ``trace verify``'s pass, which reads every line anyway, hands
+(``prepare.ledger_interest``), so ``trace verify``'s pass, which reads every line anyway, hands
 back the few lines that can answer them (:class:`~intent_ls.ledger.verify.Interest`), and
 they are parsed into the index's own rows (:func:`~intent_ls.ledger.index.json_rows`):
 the same answers the index gives, in the same order. A question outside what was asked

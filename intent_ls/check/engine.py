@@ -50,34 +50,29 @@ from intent_ls.check.findings import (
     Finding,
 )
 from intent_ls.check.git import MAX_CHECK_BYTES, Base, FileChange, Repo
+from intent_ls.check.prepare import Diff, index_cached, ledger_interest
 from intent_ls.check.spec_change import scope_widened
 from intent_ls.check.symlinks import is_link_change, symlink_findings
 from intent_ls.check.windows import (
-    MIN_MOVED_CHARS,
     runs,
     starts_touching,
-    substance,
     substantial,
     window_hash,
     windows,
 )
-from intent_ls.common.diff import Hunk, diff_lines, split_lines
+from intent_ls.common.diff import Hunk, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.common.safe_io import open_sidecar_reader
-from intent_ls.ledger.index import CACHE_RELPATH, Progress, RecordRef, TraceIndex
-from intent_ls.ledger.index.schema import usable
+from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
 from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH
-from intent_ls.ledger.verify import CONFLICT_MESSAGE, Interest, verify_ledger
+from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
 from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
 
-#: Windows of changed lines prepared before the ledger is read (:func:`_interest`); the
-#: moved-code search asks the index about any other.
-MAX_PREPARED_WINDOWS = 100_000
 #: Candidate windows hashed before the index is asked which of them it knows.
 _WINDOW_BATCH = 8192
 #: Locating one unrecorded block among the saved ones costs a text rebuild per try.
@@ -143,10 +138,10 @@ def run_check(
     findings.extend(agent_effect_findings(ws.root))
     ledger = ws.root / LEDGER_RELPATH
     governed = [c for c in changes if _governed(ws, c)]
-    diffs = {c: d for c in governed if (d := _Diff.of(ws, c)) is not None}
+    diffs = {c: d for c in governed if (d := Diff.of(ws, c)) is not None}
     # A usable index cache (a warm workspace) answers at once; without one, the lines
     # that can answer are handed back by the verifying pass (see .answers).
-    interest = None if _index_cached(ws.root) else _interest(governed, diffs)
+    interest = None if index_cached(ws.root) else ledger_interest(governed, diffs)
     # The append-only anchor is mostly hashing, which runs beside verify's own work (the
     # GIL is released while hashing); its answer counts only once verify has passed.
     with ThreadPoolExecutor(1) as pool:
@@ -232,59 +227,6 @@ def agent_effect_findings(root: Path) -> list[Finding]:
         for item in log.read(root)
         if item.get("action") == log.UNRESTORABLE
     ]
-
-
-@attrs.frozen
-class _Diff:
-    """The line diff of a changed text file that the rule judges line by line."""
-
-    old: list[str]
-    new: list[str]
-    hunks: list[Hunk]
-    changed: list[int]  # 1-based lines of ``new`` inside a hunk
-
-    @classmethod
-    def of(cls, ws: Workspace, change: FileChange) -> _Diff | None:
-        """None for a change not judged by lines (deleted, binary, a symlink, ungoverned)."""
-        if (
-            change.status == "D"
-            or change.binary
-            or is_link_change(change)
-            or not ws.classify_rel(change.path).governed
-        ):
-            return None
-        old = split_lines(change.old_text or "")
-        new = split_lines(change.new_text or "")
-        hunks = diff_lines(old, new)
-        changed = sorted({line for h in hunks for line in range(h.new_start + 1, h.new_end + 1)})
-        return cls(old, new, hunks, changed)
-
-
-def _index_cached(root: Path) -> bool:
-    cache = root / CACHE_RELPATH
-    return cache.is_file() and not cache.is_symlink() and usable(cache)
-
-
-def _interest(governed: list[FileChange], diffs: dict[FileChange, _Diff]) -> Interest:
-    """What the rule will ask of the ledger about these changes: the records of each
-    changed path (old and new), and the keys of the windows of changed lines the
-    moved-code search may look for (:func:`~intent_ls.check.windows.windows`, up to
-    :data:`MAX_PREPARED_WINDOWS`; only substantial ones, the only ones it asks about)."""
-    paths = {p for c in governed for p in (c.path, c.old_path) if p is not None}
-    keys: set[int] = set()
-    budget = MAX_PREPARED_WINDOWS
-    for diff in diffs.values():
-        sums = [0]
-        for line in diff.new:
-            sums.append(sums[-1] + substance(line))
-        encoded = [line.encode("utf-8") for line in diff.new]
-        for first, last, raw in windows(encoded, diff.changed):
-            budget -= 1
-            if budget < 0:
-                break
-            if sums[last] - sums[first - 1] >= MIN_MOVED_CHARS:
-                keys.add(int.from_bytes(raw[:8], "big", signed=True))
-    return Interest(frozenset(paths), frozenset(keys))
 
 
 def _governed(ws: Workspace, change: FileChange) -> bool:
@@ -435,8 +377,8 @@ class _Checker:
 
     # -- the rule ---------------------------------------------------------------------
 
-    def check(self, change: FileChange, diff: _Diff | None) -> tuple[list[Finding], int]:
-        """Findings for one changed file (``diff`` its :meth:`_Diff.of`), and how many
+    def check(self, change: FileChange, diff: Diff | None) -> tuple[list[Finding], int]:
+        """Findings for one changed file (``diff`` its :meth:`Diff.of`), and how many
         changed lines it has."""
         findings: list[Finding] = []
         if change.status in ("D", "R"):
@@ -616,7 +558,8 @@ class _Checker:
     def _known_windows(
         self, batch: list[tuple[int, int, bytes]], lines: list[str]
     ) -> Iterator[tuple[int, int, str]]:
-        # Only substantial windows are asked about (:func:`_interest` prepares no other).
+        # Only substantial windows are asked about (``prepare.ledger_interest`` prepares no
+        # other).
         wanted = [
             (start, end, raw, int.from_bytes(raw[:8], "big", signed=True))
             for start, end, raw in batch
