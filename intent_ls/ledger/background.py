@@ -29,7 +29,8 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
-from intent_ls.ledger.index import TraceIndex, python_child
+from intent_ls.common.child import python_child
+from intent_ls.ledger.index import TraceIndex
 
 logger = logging.getLogger(__name__)
 

@@ -13,6 +13,8 @@ import pytest
 from ledger_helpers import mutation
 from test_ledger_index_fastpath import HOSTILE, UNSTORABLE, _sealed_lines
 
+from intent_ls.common import child as child_module
+from intent_ls.common.child import python_child
 from intent_ls.common.hashing import content_hash, hash_key
 from intent_ls.ledger.index import TraceIndex, build, fastpath, json_rows
 from intent_ls.ledger.store import Ledger, ledger_path
@@ -135,18 +137,18 @@ def test_halves_in_two_files_answer_as_one(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_the_second_process_never_imports_the_workspaces_code(tmp_path: Path, monkeypatch) -> None:
-    """The second process of a cold build starts in the workspace: a repository with an
-    ``intent_ls/`` directory of its own must not have it imported (and run) there."""
+    """The second process of a cold build (and of a parallel verify, and the server's
+    background build) starts in the workspace: a repository with an ``intent_ls/``
+    directory of its own must not have it imported (and run) there."""
     planted = tmp_path / "intent_ls"
     planted.mkdir()
     (planted / "__init__.py").write_text("raise SystemExit('the workspace code ran')\n")
     monkeypatch.chdir(tmp_path)
-    child = build.python_child("import intent_ls; print(intent_ls.__file__)")
+    child = python_child("import intent_ls; print(intent_ls.__file__)")
     out, _ = child.communicate()
     assert child.returncode == 0
-    assert Path(out.decode().strip()).resolve() == Path(build.__file__).resolve().parents[2] / (
-        "__init__.py"
-    )
+    ours = Path(child_module.__file__).resolve().parents[1] / "__init__.py"
+    assert Path(out.decode().strip()).resolve() == ours
 
 
 def _sharded(root: Path, monkeypatch, count: int = 30) -> Ledger:

@@ -19,7 +19,6 @@ cold build),
 ledger), :mod:`.queries` (:class:`TraceIndex`, what callers ask).
 """
 
-from intent_ls.ledger.index.build import python_child
 from intent_ls.ledger.index.fastpath import fast_rows, line_rows
 from intent_ls.ledger.index.queries import (
     BlameEntry,
@@ -44,5 +43,4 @@ __all__ = [
     "fast_rows",
     "json_rows",
     "line_rows",
-    "python_child",
 ]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from intent_ls.common.child import python_child
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import fastpath
@@ -351,26 +352,6 @@ class _Part:
 
 
 _PART_CODE = "from intent_ls.ledger.index.build import _part_main; _part_main()"
-
-
-def python_child(code: str, *args: str) -> subprocess.Popen[bytes]:
-    """This interpreter running ``code`` with this package importable, its stdout piped
-    (a plain interpreter: multiprocessing's spawn would re-import the caller's
-    ``__main__``, which for ``python -m intent_ls`` runs the CLI). ``-P``: ``-c`` would
-    put the working directory first on the path, and that is the workspace, where a
-    repository's own ``intent_ls/`` directory would be imported in place of this one.
-    ``PYTHONPATH`` still applies, after this tree."""
-    import subprocess
-
-    package_root = str(Path(__file__).resolve().parents[3])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-    return subprocess.Popen(
-        [sys.executable, "-P", "-c", code, *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        env=env,
-    )
 
 
 def _part_main() -> None:

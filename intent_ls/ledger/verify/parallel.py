@@ -7,7 +7,6 @@ import marshal
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from intent_ls.ledger.verify.interest import Interest
@@ -52,12 +51,10 @@ class _Helper:
 
     @classmethod
     def start(cls, fd: int, start: int, end: int, interest: Interest | None) -> _Helper | None:
-        import subprocess
         import tempfile
 
-        package_root = str(Path(__file__).resolve().parents[3])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        from intent_ls.common.child import python_child
+
         wanted = None if interest is None else (sorted(interest.paths), sorted(interest.keys))
         with tempfile.TemporaryFile() as given:
             marshal.dump(wanted, given)
@@ -65,12 +62,8 @@ class _Helper:
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
             args = (fd, out.fileno(), start, end)
             try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", _HELPER_CODE, *map(str, args)],
-                    stdin=given,
-                    stdout=subprocess.PIPE,
-                    pass_fds=(fd, out.fileno()),
-                    env=env,
+                proc = python_child(
+                    _HELPER_CODE, *map(str, args), stdin=given, pass_fds=(fd, out.fileno())
                 )
             except OSError:
                 out.close()
