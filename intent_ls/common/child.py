@@ -35,3 +35,13 @@ def python_child(
         pass_fds=tuple(pass_fds),
         env=env,
     )
+
+
+def stop_child(proc: subprocess.Popen[bytes]) -> None:
+    """Ends a child that may still be running (a build or check given up on, or failed)
+    and releases its pipe, so nothing outlives the work it was started for."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()

@@ -136,9 +136,8 @@ def test_progress_reaches_the_size(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
-def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b"".join(_lines(tmp_path)))
+def _count_replayed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of lines of each replay of the helper's batches, as they happen."""
     replayed: list[int] = []
     replay = run._Run.replay
 
@@ -148,6 +147,13 @@ def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         return replay(run, items)
 
     monkeypatch.setattr(run._Run, "replay", counted)
+    return replayed
+
+
+def test_the_helper_checks_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(_lines(tmp_path)))
+    replayed = _count_replayed(monkeypatch)
     monkeypatch.setattr(run, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == VerifyResult(RECORDS, None)
     assert replayed == [RECORDS - SPLIT]
@@ -177,15 +183,7 @@ def test_a_helper_dying_midway_leaves_the_rest_to_this_process(
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
     expected = _both(monkeypatch, path)
-    replayed: list[int] = []
-    replay = run._Run.replay
-
-    def counted(run: run._Run, batches: Iterable[parallel._Batch]) -> Problem | None:
-        items = list(batches)
-        replayed.append(sum(len(batch[0]) for batch in items))
-        return replay(run, items)
-
-    monkeypatch.setattr(run._Run, "replay", counted)
+    replayed = _count_replayed(monkeypatch)
     monkeypatch.setattr(parallel, "_HELPER_CODE", _DYING_HELPER)
     monkeypatch.setattr(run, "PARALLEL_MIN", 0)
     assert verify_ledger(path) == expected

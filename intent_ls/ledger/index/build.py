@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from intent_ls.common.child import python_child
+from intent_ls.common.child import python_child, stop_child
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import fastpath
@@ -344,11 +344,7 @@ class _Part:
         return self.proc.returncode == 0
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
+        stop_child(self.proc)
 
 
 _PART_CODE = "from intent_ls.ledger.index.build import _part_main; _part_main()"

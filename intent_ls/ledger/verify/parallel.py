@@ -81,11 +81,9 @@ class _Helper:
             at += 8 + size
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
+        from intent_ls.common.child import stop_child
+
+        stop_child(self.proc)
         self.out.close()
 
 
