@@ -5,6 +5,8 @@ query answers the same."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from intent_ls.common import child as child_module
 from intent_ls.common.child import python_child
 from intent_ls.common.hashing import content_hash, hash_key
 from intent_ls.ledger.index import TraceIndex, build, fastpath, json_rows
+from intent_ls.ledger.index import cache as cache_module
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.syntax.model import AstNode
 
@@ -201,6 +204,66 @@ def test_a_sharded_cache_realigns_after_a_merge(tmp_path: Path, monkeypatch) -> 
     assert len(index.records_for_path("b.py")) == 3
     assert index.summary() == cold.summary()
     index.close()
+    cold.close()
+
+
+def _digests(ledger: Path) -> list[str]:
+    """The ranges' content hashes on ``ledger``: what a blame asks about."""
+    found = {
+        rng["content_hash"]
+        for line in ledger.read_bytes().splitlines()
+        for file in json.loads(line)["files"]
+        for conv in file["conversations"]
+        for rng in conv.get("ranges", [])
+    }
+    return sorted(found)
+
+
+@pytest.mark.parametrize("since", ["appended", "merged"])
+def test_a_cache_restored_into_a_fresh_clone_catches_up(
+    tmp_path: Path, monkeypatch, since: str
+) -> None:
+    """A CI cache: ``.orchestration/.local/`` from a run on an earlier commit, put into a
+    clone elsewhere whose ledger has grown since (or had a branch merged into it). The
+    clone's index catches up or realigns, never builds from scratch, and answers as a
+    cold build of the clone's ledger does."""
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    _sharded(earlier, monkeypatch, 40)
+    built = TraceIndex.for_workspace(earlier)
+    assert built.record_count == 40
+    built.close()
+    clone = tmp_path / "clone"
+    shutil.copytree(earlier / ".orchestration", clone / ".orchestration")
+    grown = Ledger(ledger_path(clone), fsync=False)
+    lines = grown.path.read_bytes().splitlines(True)
+    for i in range(3):
+        grown.append(mutation(clone, 200 + i, intent="INT-B", path="b.py"))
+    if since == "merged":
+        new = grown.path.read_bytes().splitlines(True)[len(lines) :]
+        grown.path.write_bytes(b"".join(lines[:25] + new + lines[25:]))
+
+    def no_cold_build(*args: object) -> None:
+        raise AssertionError("the restored cache was built again")
+
+    monkeypatch.setattr(cache_module, "cold_build", no_cold_build)
+    restored = TraceIndex.for_workspace(clone)
+    assert restored.record_count == 43
+    monkeypatch.undo()
+    cold = TraceIndex(grown.path, tmp_path / "cold.sqlite")
+    paths, hashes = ["b.py", "m1.py", "m3.py"], _digests(grown.path)
+    by_line = lambda index: sorted(index.all_records(), key=lambda r: r.offset)  # noqa: E731
+    assert [(r.offset, r.intent_id) for r in by_line(restored)] == [
+        (r.offset, r.intent_id) for r in by_line(cold)
+    ]
+    if since == "appended":  # the same numbering too: every answer is the same
+        assert _answers(restored, paths, hashes) == _answers(cold, paths, hashes)
+    else:  # lines after the merge point are numbered after the restored ones
+        assert restored.summary() == cold.summary()
+        assert [len(restored.records_for_path(p)) for p in paths] == [
+            len(cold.records_for_path(p)) for p in paths
+        ]
+    restored.close()
     cold.close()
 
 
