@@ -196,19 +196,23 @@ class IndexCache:
             return True
         return not line.endswith(b"\n") or bytes_hash(line[:-1]) != meta.get("head_hash")
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The rows of one query, after picking up new appends."""
+    def _fresh(self) -> sqlite3.Connection:
+        """The connection, after picking up new appends: a query that asks several
+        statements takes it once, so it pays for one refresh (three ``stat`` calls)."""
         self.refresh()
         assert self._db is not None
-        return self._db.execute(sql, params).fetchall()
+        return self._db
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query, after picking up new appends."""
+        return self._fresh().execute(sql, params).fetchall()
 
     def _each(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` asked of the cache file and of each shard (``{s}`` in it
         names the file's schema), after picking up new appends: one list, shard after
         shard. A record's rows are all in one file, so per-file answers only add up."""
-        self.refresh()
-        assert self._db is not None
+        db = self._fresh()
         rows: list[tuple[Any, ...]] = []
         for schema in self.schemas:
-            rows += self._db.execute(sql.format(s=schema), params).fetchall()
+            rows += db.execute(sql.format(s=schema), params).fetchall()
         return rows
