@@ -9,6 +9,11 @@ its ``path`` and ``name`` are ids in ``strings`` (:mod:`.strings`). ``meta`` hol
 ``seq`` (the last number given), ``head_start`` and ``head_hash`` (where the last indexed
 line starts and its hash: a rewritten ledger shows there), and ``shards``.
 
+Within a file, ``touches`` rows are written in ``seq`` order, so their rowids follow
+``seq``: a blame walks an index entry backwards by rowid and stops early
+(:mod:`.queries`). Every writer keeps it: a cold build's halves, appends and a realign's
+lines (numbered after every existing ``seq``).
+
 A parallel cold build leaves the records after the ledger's middle in a *shard*: a file
 beside the cache (``trace-index.sqlite.<16 hex>.shard``) with the same tables and
 indexes, its ``seq`` numbers following the cache's own. ``shards`` names them; a
