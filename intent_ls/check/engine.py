@@ -62,6 +62,7 @@ from intent_ls.check.windows import (
 )
 from intent_ls.common.diff import Hunk, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
+from intent_ls.common.local_state import LOCAL_DIR
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import Progress, RecordRef, TraceIndex
 from intent_ls.ledger.records import approvals_from_records, intent_meta
@@ -140,8 +141,12 @@ def run_check(
     governed = [c for c in changes if _governed(ws, c)]
     diffs = {c: d for c in governed if (d := Diff.of(ws, c)) is not None}
     # A usable index cache (a warm workspace) answers at once; without one, the lines
-    # that can answer are handed back by the verifying pass (see .answers).
-    interest = None if index_cached(ws.root) else ledger_interest(governed, diffs)
+    # that can answer are handed back by the verifying pass (see .answers). A cache the
+    # repository itself ships (committed with ``git add -f``) is one its author wrote:
+    # never believed, nor written to.
+    own_cache = not repo.tracks(LOCAL_DIR)
+    cached = own_cache and index_cached(ws.root)
+    interest = None if cached else ledger_interest(governed, diffs)
     # The append-only anchor is mostly hashing, which runs beside verify's own work (the
     # GIL is released while hashing); its answer counts only once verify has passed.
     with ThreadPoolExecutor(1) as pool:
@@ -172,19 +177,21 @@ def run_check(
         )
     findings.extend(symlink_findings(ws, changes))
     with ExitStack() as stack:
-        index: Answers
-        if not ledger.exists():  # nothing to index; keep the user's tree free of a cache
+
+        def own_index() -> TraceIndex:
+            """The workspace's cache; a private one in a temporary folder when there is
+            no ledger (keeping the user's tree free of a cache) or the repository ships
+            its own."""
+            if own_cache and ledger.exists():
+                return TraceIndex.for_workspace(ws.root, progress=indexing)
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            index = TraceIndex(ledger, tmp / "index.sqlite")
-        elif interest is None:
-            index = TraceIndex.for_workspace(ws.root, progress=indexing)
+            return TraceIndex(ledger, tmp / "index.sqlite", progress=indexing)
+
+        index: Answers
+        if interest is None or not ledger.exists():
+            index = own_index()
         else:
-            index = ScannedAnswers(
-                ledger,
-                interest,
-                verified.wanted,
-                lambda: TraceIndex.for_workspace(ws.root, progress=indexing),
-            )
+            index = ScannedAnswers(ledger, interest, verified.wanted, own_index)
         stack.callback(index.close)
         checker = _Checker(ws, index, base, stack)
         lines = 0

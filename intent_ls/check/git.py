@@ -203,6 +203,10 @@ class Repo:
         out.sort(key=lambda c: c.path)
         return out
 
+    def tracks(self, path: str) -> bool:
+        """Whether git tracks anything at or under ``path`` (relative to ``cwd``)."""
+        return bool(run_git(self.cwd, ["ls-files", "-z", "--", path]))
+
     def _read_worktree(self, path: str) -> tuple[bytes | None, bool]:
         """A regular file's bytes (never through a symlink, never a FIFO or device), and
         whether it was too large to read."""

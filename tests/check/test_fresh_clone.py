@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,28 @@ def hash_key_or_none(digest: str) -> int | None:
         return hash_key(digest)
     except ValueError:
         return None
+
+
+def test_an_index_cache_the_repository_ships_is_not_believed(repo: GitRepo) -> None:
+    """A repository that commits ``.orchestration/.local/trace-index.sqlite`` (``git add
+    -f``) hands every fresh clone an index it wrote: here one that hides the record
+    carrying an unapproved verdict. ``check`` answers from the ledger instead, and leaves
+    the committed file as it was."""
+    repo.write("src/app.py", APP)
+    base = repo.commit("base")
+    verdict = RecordedVerdict(OUT_OF_SCOPE, "outside", {})
+    repo.save("src/app.py", APP + "\n\ndef feature(x):\n    return x * 2\n", verdicts=[verdict])
+    honest = cold_and_warm(repo, "--base", base)
+    assert [f[0] for f in honest] == ["unapproved-verdict"]
+    cache = repo.root / CACHE_RELPATH
+    with sqlite3.connect(cache) as db:
+        db.execute("DELETE FROM touches")
+    db.close()
+    repo.git("add", "-f", str(cache.relative_to(repo.root)))
+    repo.commit("the change, and an index that forgets it")
+    planted = cache.read_bytes()
+    found = repo.findings("--base", base)
+    assert [
+        (f["rule"], f["path"], f["start_line"], f["end_line"], f["message"]) for f in found
+    ] == honest
+    assert cache.read_bytes() == planted
