@@ -79,12 +79,18 @@ DAMAGE: dict[str, Callable[[list[bytes]], list[bytes]]] = {
 }
 
 
+def _damaged(tmp_path: Path, damage: str) -> Path:
+    """A ledger of :data:`RECORDS` lines with ``damage`` done to it."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
+    return path
+
+
 @pytest.mark.parametrize("damage", DAMAGE)
 def test_two_processes_give_the_serial_verdict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
+    path = _damaged(tmp_path, damage)
     result = _both(monkeypatch, path)
     assert result.ok == (damage == "intact" or damage == "one line" or damage == "empty")
 
@@ -115,8 +121,7 @@ def test_wanted_lines_are_the_serial_ones(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_failed_helper_leaves_the_work_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b"".join(DAMAGE["bad byte in the helper's part"](_lines(tmp_path))))
+    path = _damaged(tmp_path, "bad byte in the helper's part")
     expected = _both(monkeypatch, path)
     monkeypatch.setattr(parallel, "_HELPER_CODE", "import sys; sys.exit(3)")
     monkeypatch.setattr(run, "PARALLEL_MIN", 0)
@@ -180,8 +185,7 @@ parallel._helper_main()
 def test_a_helper_dying_midway_leaves_the_rest_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b"".join(DAMAGE[damage](_lines(tmp_path))))
+    path = _damaged(tmp_path, damage)
     expected = _both(monkeypatch, path)
     replayed = _count_replayed(monkeypatch)
     monkeypatch.setattr(parallel, "_HELPER_CODE", _DYING_HELPER)
