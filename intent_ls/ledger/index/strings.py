@@ -21,14 +21,14 @@ class Strings:
         self._db = db
         top = db.execute("SELECT max(id) FROM strings").fetchone()[0]
         #: A new file has no string to look up: every text missing here is new.
-        self._fresh = top is None
+        self.fresh = top is None
         self._next = (top or 0) + 1
         self.ids: dict[str, int] = {}
         self._new: list[tuple[int, str]] = []
 
     def miss(self, text: str) -> int:
         """The id of ``text``, which :attr:`ids` does not have yet."""
-        if not self._fresh:
+        if not self.fresh:
             row = self._db.execute(
                 "SELECT id FROM strings WHERE text = ? LIMIT 1", (text,)
             ).fetchone()
