@@ -4,9 +4,11 @@ Run: ``python benchmarks/ledger_bench.py [--records 100000 1000000] [--appends 3
 [--baseline-tree DIR]``. Prints one line per figure. Index builds run in a subprocess so
 ``ru_maxrss`` is the index's own peak, not this script's; a large cold build parses part
 of the ledger in a second process, whose peak and CPU time are reported beside (CPU time
-is the steadier figure when other work shares the machine). ``--baseline-tree`` names
-another checkout's source tree (``git worktree add /tmp/main main``): its cold build of
-the same file runs first, in the same run, for the ratio.
+is the steadier figure when other work shares the machine). The cold build runs with the
+C writer (``_bulk.c``, when the install compiled it) and again with
+``INTENT_LS_PURE_PYTHON=1``, for the ratio. ``--baseline-tree`` names another checkout's
+source tree (``git worktree add /tmp/main main``): its cold build of the same file runs
+first, in the same run, for the ratio.
 """
 
 from __future__ import annotations
@@ -150,6 +152,11 @@ t0 = time.perf_counter()
 idx = TraceIndex(Path(sys.argv[1]), Path(sys.argv[2]))
 idx.refresh()
 elapsed = time.perf_counter() - t0
+try:
+    from intent_ls.ledger.index import native
+    writer = "C" if native.available() else "Python"
+except ImportError:  # a tree from before the C writer
+    writer = "Python"
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({
     "seconds": elapsed,
@@ -157,14 +164,15 @@ print(json.dumps({
     "rss_mb": me.ru_maxrss / 1024,
     "worker_rss_mb": kids.ru_maxrss / 1024,
     "records": idx.record_count,
+    "writer": writer,
 }))
 """
 
 
-def run_child(ledger: Path, cache: Path, tree: Path | None = None) -> dict:
+def run_child(ledger: Path, cache: Path, tree: Path | None = None, *, pure: bool = False) -> dict:
     """One build in a fresh interpreter; ``tree`` puts another source tree's intent_ls
-    first on its path."""
-    env = dict(os.environ)
+    first on its path; ``pure``: without the C writer."""
+    env = dict(os.environ, INTENT_LS_PURE_PYTHON="1" if pure else "")
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     out = subprocess.run(
@@ -181,7 +189,8 @@ def run_child(ledger: Path, cache: Path, tree: Path | None = None) -> dict:
 
 def show_cold(n: int, label: str, cold: dict) -> None:
     print(
-        f"[{n:,} records] index cold build{label} {cold['seconds']:.2f} s "
+        f"[{n:,} records] index cold build{label}, {cold['writer']} writer: "
+        f"{cold['seconds']:.2f} s "
         f"(CPU {cold['cpu']:.2f} s over both processes), peak RSS {cold['rss_mb']:.0f} MB, "
         f"second process {cold['worker_rss_mb']:.0f} MB ({cold['records']:,} records)"
     )
@@ -202,6 +211,12 @@ def bench_index(work: Path, n: int, lookups: int, baseline: Path | None) -> None
         show_cold(n, f" (baseline {baseline}, load {os.getloadavg()[0]:.1f})", base)
     cold = run_child(ledger, cache)
     show_cold(n, f" (this tree, load {os.getloadavg()[0]:.1f})", cold)
+    pure = run_child(ledger, work / f"pure-{n}.sqlite", pure=True)
+    show_cold(n, f" (this tree, load {os.getloadavg()[0]:.1f})", pure)
+    print(
+        f"[{n:,} records] {cold['writer']} writer / Python writer: "
+        f"wall {cold['seconds'] / pure['seconds']:.2f}x, CPU {cold['cpu'] / pure['cpu']:.2f}x"
+    )
     if baseline is not None:
         print(
             f"[{n:,} records] this tree / baseline: wall {cold['seconds'] / base['seconds']:.2f}x"

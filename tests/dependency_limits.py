@@ -54,4 +54,7 @@ def resolved_versions() -> str:
         except metadata.PackageNotFoundError:
             parts.append(f"{name} missing")
     libyaml = "with libyaml" if "libyaml" in YAML_LOADERS else "without libyaml"
-    return "runtime dependencies: " + ", ".join(parts) + f" ({libyaml})"
+    from intent_ls.ledger.index import native
+
+    writer = "the index's C writer" if native.available() else "no C writer: pure Python"
+    return "runtime dependencies: " + ", ".join(parts) + f" ({libyaml}; {writer})"

@@ -5,7 +5,9 @@ borrows this environment's dependencies through a path file."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +18,9 @@ from pathlib import Path
 
 import pytest
 from test_readme import wheel_command
+
+from intent_ls.ledger.index import native
+from tests.support import readme_section
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,7 +45,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
     source = base / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPO / name, source / name)
     shutil.copytree(
         REPO / "intent_ls", source / "intent_ls", ignore=shutil.ignore_patterns("__pycache__")
@@ -54,7 +59,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stderr
     (wheel,) = (source / "dist").glob("intent_ls-*.whl")
     # The README names the file to install; a version bump must update it.
-    assert f"pip install dist/{wheel.name}" in (REPO / "README.md").read_text(encoding="utf-8")
+    (named,) = re.findall(r"pip install (dist/\S+\.whl)", readme_section("## Installing it"))
+    assert fnmatch.fnmatch(f"dist/{wheel.name}", named), (named, wheel.name)
+    # With the C writer compiled here, the wheel carries it (and is platform-specific).
+    assert wheel.name.endswith("-py3-none-any.whl") == (native._bulk is None), wheel.name
     env = base / "venv"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
@@ -83,6 +91,16 @@ def test_the_wheel_carries_the_example(installed: Path) -> None:
         for p in (REPO / "examples" / "workspace").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     )
+
+
+def test_the_wheel_carries_the_c_writer_when_it_was_compiled(installed: Path) -> None:
+    probe = _sh(
+        installed / "bin" / "python",
+        "-c",
+        "from intent_ls.ledger.index import native; print(native.available())",
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == str(native._bulk is not None)
 
 
 def test_demo_runs_from_the_installed_wheel(installed: Path, tmp_path: Path) -> None:

@@ -6,8 +6,10 @@ query answers the same."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from test_ledger_index_fastpath import HOSTILE, UNSTORABLE, _sealed_lines
 from intent_ls.common import child as child_module
 from intent_ls.common.child import python_child
 from intent_ls.common.hashing import content_hash, hash_key
-from intent_ls.ledger.index import TraceIndex, build, fastpath, json_rows
+from intent_ls.ledger.index import TraceIndex, build, fastpath, json_rows, native
 from intent_ls.ledger.index import cache as cache_module
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.syntax.model import AstNode
@@ -68,10 +70,33 @@ def _ledger(root: Path) -> tuple[list[str], list[str]]:
     return paths, digests
 
 
+@pytest.fixture(params=["C", "Python"])
+def writer(request, monkeypatch) -> Iterator[str]:
+    """The cold build's writer: the C one (skipped where it was not compiled, unless
+    .ci/run requires it; the test fails if it never wrote) and the Python one."""
+    if request.param == "C" and not native.available():
+        assert not os.environ.get("INTENT_LS_REQUIRE_NATIVE"), "the C writer was not compiled"
+        pytest.skip("the C writer was not compiled here")
+    monkeypatch.setenv("INTENT_LS_PURE_PYTHON", "" if request.param == "C" else "1")
+    used = []
+
+    class Counted(native.NativeRows):
+        def close(self) -> None:
+            used.append(self)
+            super().close()
+
+    monkeypatch.setattr(native, "NativeRows", Counted)
+    yield request.param
+    assert bool(used) == (request.param == "C")
+
+
 @pytest.mark.parametrize("block", [1024 * 1024, 64, 1])
-def test_a_block_at_a_time_reads_what_json_reads(tmp_path: Path, monkeypatch, block) -> None:
+def test_a_block_at_a_time_reads_what_json_reads(
+    tmp_path: Path, monkeypatch, block, writer
+) -> None:
     """Hostile lines among ours, in blocks cut anywhere (a line longer than a block is
-    gathered across reads): the fast reader's rows, and every answer, are json.loads's."""
+    gathered across reads), through either writer: the fast reader's rows, and every
+    answer, are json.loads's."""
     paths, hashes = _ledger(tmp_path)
     slow = TraceIndex(ledger_path(tmp_path), tmp_path / "slow.sqlite")
     expected = _answers(slow, paths, hashes)
@@ -84,7 +109,9 @@ def test_a_block_at_a_time_reads_what_json_reads(tmp_path: Path, monkeypatch, bl
     assert _touches(tmp_path / "fast.sqlite") == _touches(tmp_path / "slow.sqlite")
 
 
-def test_a_line_that_fails_halfway_leaves_no_rows_behind(tmp_path: Path, monkeypatch) -> None:
+def test_a_line_that_fails_halfway_leaves_no_rows_behind(
+    tmp_path: Path, monkeypatch, writer
+) -> None:
     """msgspec decodes the line, then a hash after the first turns out not to be hex: the
     rows already written for it are taken back and json.loads reads the line (which
     finds it damaged)."""
@@ -103,7 +130,7 @@ def test_a_line_that_fails_halfway_leaves_no_rows_behind(tmp_path: Path, monkeyp
     index.close()
 
 
-def test_halves_in_two_files_answer_as_one(tmp_path: Path, monkeypatch) -> None:
+def test_halves_in_two_files_answer_as_one(tmp_path: Path, monkeypatch, writer) -> None:
     """A parallel cold build leaves the second half in a shard with its own indexes and
     its own string ids (the same path has an id in each file): every query answers as
     one file would, records appended later go to the cache file and are found too, and
