@@ -21,7 +21,8 @@ from intent_ls.ledger.index.rows import FILE_ROW, URN
 from intent_ls.ledger.index.strings import Strings
 
 try:
-    from intent_ls.ledger.index import _bulk
+    # The extension module itself, not the package around it (which imports this one).
+    import intent_ls.ledger.index._bulk as _bulk
 except ImportError:  # not compiled: the Python writer does it all
     _bulk = None
 
