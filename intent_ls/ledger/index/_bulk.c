@@ -19,6 +19,7 @@ and that nobody else reads; the Python connection to it stays idle meanwhile. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <sqlite3.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ and that nobody else reads; the Python connection to it stays idle meanwhile. */
 static const int WIDTH[2] = {9, 5};
 static const char *TABLE[2] = {"records", "touches"};
 #define KEY_START 7 /* len("sha256:") */
+#define SITES 23 /* the places emit() reads a field */
 #define KEY_DIGITS 16
 
 enum { V_NULL, V_INT, V_TEXT };
@@ -42,6 +44,14 @@ typedef struct {
     Val *vals;
     Py_ssize_t n, cap;
 } Buf;
+
+/* Where a field of a decoded struct lives: msgspec stores fields as slots, read through
+   member descriptors; reading the slot directly saves the attribute lookup (~5% of a
+   build). ``offset`` -1: this type's field is read through getattr. */
+typedef struct {
+    PyTypeObject *type;
+    Py_ssize_t offset;
+} Site;
 
 typedef struct {
     PyObject **items;
@@ -59,6 +69,7 @@ typedef struct {
     PyObject *ids;
     PyObject *miss;
     Held held;
+    Site sites[SITES];
 } Writer;
 
 static PyObject *Error; /* sqlite3.OperationalError */
@@ -138,6 +149,34 @@ static void release_held(Writer *w) {
 
 static PyObject *attr(Writer *w, PyObject *o, PyObject *name) {
     return hold(w, PyObject_GetAttr(o, name));
+}
+
+/* Learns where ``type`` keeps the field ``name``: the slot of an object member
+   descriptor, else -1. */
+static void learn(Site *site, PyTypeObject *type, PyObject *name) {
+    Py_XSETREF(site->type, (PyTypeObject *)Py_NewRef(type));
+    site->offset = -1;
+    PyObject *descr = PyObject_GetAttr((PyObject *)type, name);
+    if (!descr) {
+        PyErr_Clear();
+        return;
+    }
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type == T_OBJECT_EX && member->offset > 0) site->offset = member->offset;
+    }
+    Py_DECREF(descr);
+}
+
+/* The field ``name`` of ``o``, a reference borrowed from ``o`` (or held for the line). */
+static PyObject *field(Writer *w, int at, PyObject *o, PyObject *name) {
+    Site *site = &w->sites[at];
+    if (Py_TYPE(o) != site->type) learn(site, Py_TYPE(o), name);
+    if (site->offset > 0) {
+        PyObject *value = *(PyObject **)((char *)o + site->offset);
+        if (value) return value;
+    }
+    return attr(w, o, name);
 }
 
 /* SQLite -------------------------------------------------------------------------- */
@@ -314,10 +353,10 @@ static int as_list(PyObject *o, PyObject **out) {
         int _r = (expr);              \
         if (_r <= 0) return _r;       \
     } while (0)
-#define GET(var, obj, name)                       \
-    do {                                          \
-        if (!((var) = attr(w, (obj), (name))))    \
-            return -1;                            \
+#define GET(var, obj, name, site)                    \
+    do {                                             \
+        if (!((var) = field(w, (site), (obj), (name)))) \
+            return -1;                               \
     } while (0)
 
 static int touch(Writer *w, Val seq, Val pid, Val nid, Val nkind, Val key) {
@@ -336,28 +375,28 @@ static int touch(Writer *w, Val seq, Val pid, Val nid, Val nkind, Val key) {
 static int emit(Writer *w, PyObject *record, long long seq_no, long long offset) {
     PyObject *metadata, *meta, *intent, *ctype = Py_None, *model = Py_None, *files;
     Val seq = v_int(seq_no);
-    GET(metadata, record, s_metadata);
-    GET(meta, metadata, s_intent_ls);
-    GET(intent, meta, s_intent_id);
+    GET(metadata, record, s_metadata, 0);
+    GET(meta, metadata, s_intent_ls, 1);
+    GET(intent, meta, s_intent_id, 2);
     PyObject *value;
-    GET(value, record, s_files);
+    GET(value, record, s_files, 3);
     TRY(as_list(value, &files));
     long long count = 0;
     for (Py_ssize_t f = 0; files && f < PyList_GET_SIZE(files); f++) {
         PyObject *file = PyList_GET_ITEM(files, f), *path, *convs;
-        GET(path, file, s_path);
+        GET(path, file, s_path, 4);
         Val pid;
         TRY(text_id(w, path, &pid));
         long long ranged = count;
-        GET(value, file, s_conversations);
+        GET(value, file, s_conversations, 5);
         TRY(as_list(value, &convs));
         for (Py_ssize_t c = 0; convs && c < PyList_GET_SIZE(convs); c++) {
             PyObject *conv = PyList_GET_ITEM(convs, c), *contributor, *list;
-            GET(contributor, conv, s_contributor);
+            GET(contributor, conv, s_contributor, 6);
             if (contributor != Py_None) {
                 PyObject *type, *model_id;
-                GET(type, contributor, s_type);
-                GET(model_id, contributor, s_model_id);
+                GET(type, contributor, s_type, 7);
+                GET(model_id, contributor, s_model_id, 8);
                 if ((type != Py_None && !PyUnicode_CheckExact(type)) ||
                     (model_id != Py_None && !PyUnicode_CheckExact(model_id)))
                     return 0;
@@ -365,12 +404,12 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
                 if (!truthy_text(model)) model = model_id;
             }
             if (intent == Py_None) {
-                GET(value, conv, s_related);
+                GET(value, conv, s_related, 9);
                 TRY(as_list(value, &list));
                 for (Py_ssize_t r = 0; list && r < PyList_GET_SIZE(list); r++) {
                     PyObject *rel = PyList_GET_ITEM(list, r), *type, *url;
-                    GET(type, rel, s_type);
-                    GET(url, rel, s_url);
+                    GET(type, rel, s_type, 10);
+                    GET(url, rel, s_url, 11);
                     if (!PyUnicode_CheckExact(url) ||
                         (type != Py_None && !PyUnicode_CheckExact(type)))
                         return 0;
@@ -385,11 +424,11 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
                     }
                 }
             }
-            GET(value, conv, s_ranges);
+            GET(value, conv, s_ranges, 12);
             TRY(as_list(value, &list));
             for (Py_ssize_t r = 0; list && r < PyList_GET_SIZE(list); r++) {
                 PyObject *digest;
-                GET(digest, PyList_GET_ITEM(list, r), s_content_hash);
+                GET(digest, PyList_GET_ITEM(list, r), s_content_hash, 13);
                 Val key;
                 TRY(content_key(digest, &key));
                 count++;
@@ -402,14 +441,14 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
         }
     }
     PyObject *nodes;
-    GET(value, meta, s_ast_nodes);
+    GET(value, meta, s_ast_nodes, 14);
     TRY(as_list(value, &nodes));
     for (Py_ssize_t i = 0; nodes && i < PyList_GET_SIZE(nodes); i++) {
         PyObject *node = PyList_GET_ITEM(nodes, i), *path, *name, *digest, *kind;
-        GET(path, node, s_path);
-        GET(name, node, s_name);
-        GET(digest, node, s_content_hash);
-        GET(kind, node, s_kind);
+        GET(path, node, s_path, 15);
+        GET(name, node, s_name, 16);
+        GET(digest, node, s_content_hash, 17);
+        GET(kind, node, s_kind, 18);
         Val pid, nid, key, nkind;
         TRY(text_id(w, path, &pid));
         TRY(text_id(w, name, &nid));
@@ -418,10 +457,10 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
         TRY(touch(w, seq, pid, nid, nkind, key));
     }
     PyObject *digest, *timestamp, *mclass, *kind;
-    GET(digest, meta, s_digest);
-    GET(timestamp, record, s_timestamp);
-    GET(mclass, meta, s_mutation_class);
-    GET(kind, meta, s_kind);
+    GET(digest, meta, s_digest, 19);
+    GET(timestamp, record, s_timestamp, 20);
+    GET(mclass, meta, s_mutation_class, 21);
+    GET(kind, meta, s_kind, 22);
     Val row[9] = {seq, v_int(offset)};
     TRY(line_key(digest, &row[8]));
     PyObject *texts[6] = {timestamp, intent, ctype, model, mclass, kind};
@@ -489,6 +528,7 @@ static void Writer_dealloc(Writer *w) {
     }
     release_held(w);
     PyMem_Free(w->held.items);
+    for (int i = 0; i < SITES; i++) Py_CLEAR(w->sites[i].type);
     Py_XDECREF(w->urn);
     Py_XDECREF(w->file_row);
     Py_XDECREF(w->ids);
