@@ -9,9 +9,9 @@ the rows bound straight to SQLite in 100-row INSERTs.
 The answer must be exactly that of fastpath._emit. Anything this file does not handle
 the same way for certain, it leaves to Python, a line at a time: Writer.block stops
 before such a line and says where; Python reads it and hands its rows back (Writer.rows).
-That covers a line with a backslash or a byte above 0x7f in a block that is not plain, a
-line msgspec fails on (or raises ValueError or RecursionError for), a hash whose 16 key
-digits are not plain hex, a text that is not ASCII where a key is read from it.
+That covers a line with a backslash or a byte above 0x7f, a line msgspec fails on (or
+raises ValueError or RecursionError for), a hash whose 16 key digits are not plain hex, a
+text that is not ASCII where a key is read from it.
 
 The writer opens its own connection to a cache file that a cold build has just created
 and that nobody else reads; the Python connection to it stays idle meanwhile. */
@@ -20,6 +20,7 @@ and that nobody else reads; the Python connection to it stays idle meanwhile. */
 #include <Python.h>
 #include <sqlite3.h>
 #include <structmember.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -70,6 +71,7 @@ typedef struct {
     PyObject *miss;
     Held held;
     Site sites[SITES];
+    int busy; /* in a call: ``miss`` or ``decode`` calling back into it is refused */
 } Writer;
 
 static PyObject *Error; /* sqlite3.OperationalError */
@@ -194,6 +196,11 @@ static int bind_step(Writer *w, sqlite3_stmt *st, Val *vals, int count) {
                 sqlite3_reset(st);
                 return -1;
             }
+            if (size > INT_MAX) {
+                sqlite3_reset(st);
+                PyErr_SetString(PyExc_OverflowError, "a text longer than SQLite takes");
+                return -1;
+            }
             rc = sqlite3_bind_text(st, i + 1, utf8, (int)size, SQLITE_STATIC);
         } else {
             rc = sqlite3_bind_null(st, i + 1);
@@ -208,22 +215,29 @@ static int bind_step(Writer *w, sqlite3_stmt *st, Val *vals, int count) {
     return rc == SQLITE_DONE ? 0 : db_error(w);
 }
 
-/* Inserts the buffered rows of a table in groups; with ``all``, the rest one by one. */
+/* Inserts the buffered rows of a table in groups; with ``all``, the rest one by one.
+   The rows inserted leave the buffer even when a later insert fails. */
 static int flush_table(Writer *w, int t, int all) {
     Buf *b = &w->buf[t];
-    int width = WIDTH[t];
+    int width = WIDTH[t], failed = 0;
     Py_ssize_t rows = b->n / width, done = 0;
-    for (; rows - done >= GROUP; done += GROUP)
-        if (bind_step(w, w->group[t], b->vals + done * width, width * GROUP) < 0) return -1;
+    for (; !failed && rows - done >= GROUP; done += GROUP)
+        if (bind_step(w, w->group[t], b->vals + done * width, width * GROUP) < 0) {
+            failed = 1;
+            done -= GROUP;
+        }
     if (all)
-        for (; done < rows; done++)
-            if (bind_step(w, w->single[t], b->vals + done * width, width) < 0) return -1;
+        for (; !failed && done < rows; done++)
+            if (bind_step(w, w->single[t], b->vals + done * width, width) < 0) {
+                failed = 1;
+                done--;
+            }
     Py_ssize_t used = done * width;
     for (Py_ssize_t i = 0; i < used; i++)
         if (b->vals[i].kind == V_TEXT) Py_CLEAR(b->vals[i].text);
     memmove(b->vals, b->vals + used, (size_t)(b->n - used) * sizeof(Val));
     b->n -= used;
-    return 0;
+    return failed ? -1 : 0;
 }
 
 static int flush(Writer *w, int all) {
@@ -393,7 +407,10 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
         for (Py_ssize_t c = 0; convs && c < PyList_GET_SIZE(convs); c++) {
             PyObject *conv = PyList_GET_ITEM(convs, c), *contributor, *list;
             GET(contributor, conv, s_contributor, 6);
-            if (contributor != Py_None) {
+            if (contributor == Py_None) { /* extract_rows reads it as {}: "" becomes None */
+                if (!truthy_text(ctype)) ctype = Py_None;
+                if (!truthy_text(model)) model = Py_None;
+            } else {
                 PyObject *type, *model_id;
                 GET(type, contributor, s_type, 7);
                 GET(model_id, contributor, s_model_id, 8);
@@ -481,7 +498,14 @@ static int emit(Writer *w, PyObject *record, long long seq_no, long long offset)
 
 /* The Writer type ----------------------------------------------------------------- */
 
+static int idle(Writer *w) {
+    if (!w->busy) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the index writer is called back into");
+    return 0;
+}
+
 static int ready(Writer *w) {
+    if (!idle(w)) return 0;
     if (w->db) return 1;
     db_error(w);
     return 0;
@@ -564,11 +588,18 @@ static PyObject *Writer_block(Writer *w, PyObject *args) {
     }
     const unsigned char *data = view.buf;
     Py_ssize_t size = view.len;
-    int failed = 0, whole = plain(data, size);
-    while (pos >= 0 && pos < size) {
+    if (pos < 0 || pos > size) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "position %zd outside a block of %zd", pos, size);
+    }
+    int failed = 0;
+    w->busy = 1;
+    /* Each line is looked at once: a test of the whole block, repeated after each line
+       left to Python, went over a block of such lines quadratically. */
+    while (pos < size) {
         const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
         end = nl ? nl - data : size;
-        if (!whole && !plain(data + pos, end - pos)) break;
+        if (!plain(data + pos, end - pos)) break;
         Py_ssize_t marks[2] = {w->buf[0].n, w->buf[1].n};
         PyObject *line = PyMemoryView_FromMemory((char *)data + pos, end - pos, PyBUF_READ);
         PyObject *record = line ? PyObject_CallOneArg(decode, line) : NULL;
@@ -590,11 +621,14 @@ static PyObject *Writer_block(Writer *w, PyObject *args) {
         }
         seq++;
         pos = end + 1;
-        if (w->buf[TOUCHES].n >= GROUP * WIDTH[TOUCHES] * 8 && flush(w, 0) < 0) {
+        if ((w->buf[TOUCHES].n >= GROUP * WIDTH[TOUCHES] * 8 ||
+             w->buf[RECORDS].n >= GROUP * WIDTH[RECORDS] * 8) &&
+            flush(w, 0) < 0) {
             failed = 1;
             break;
         }
     }
+    w->busy = 0;
     PyBuffer_Release(&view);
     if (failed) return NULL;
     return Py_BuildValue("(Lnn)", seq, pos, pos < size ? end + 1 : pos);
@@ -608,7 +642,10 @@ static int push_value(Buf *b, PyObject *o) {
         if (value == -1 && PyErr_Occurred()) return -1;
         return buf_push(b, v_int(value));
     }
-    if (PyUnicode_Check(o)) return buf_push(b, (Val){Py_NewRef(o), 0, V_TEXT});
+    if (PyUnicode_Check(o)) {
+        if (!PyUnicode_AsUTF8AndSize(o, NULL)) return -1; /* a lone surrogate */
+        return buf_push(b, (Val){Py_NewRef(o), 0, V_TEXT});
+    }
     PyErr_Format(PyExc_TypeError, "a row value of type %.100s", Py_TYPE(o)->tp_name);
     return -1;
 }
@@ -617,18 +654,25 @@ PyDoc_STRVAR(rows_doc, "rows(records, touches)\n\n"
                        "Writes rows made in Python (flat lists of column values) after those "
                        "written so far, and empties the lists.");
 
+/* All or nothing: a value refused leaves the buffers and both lists as they were. */
 static PyObject *Writer_rows(Writer *w, PyObject *args) {
     PyObject *lists[2];
     if (!PyArg_ParseTuple(args, "O!O!:rows", &PyList_Type, &lists[0], &PyList_Type, &lists[1]) ||
         !ready(w))
         return NULL;
-    for (int t = 0; t < 2; t++) {
-        Py_ssize_t n = PyList_GET_SIZE(lists[t]);
-        if (n % WIDTH[t]) return PyErr_Format(PyExc_ValueError, "not whole %s rows", TABLE[t]);
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (push_value(&w->buf[t], PyList_GET_ITEM(lists[t], i)) < 0) return NULL;
-        if (PyList_SetSlice(lists[t], 0, n, NULL) < 0) return NULL;
-    }
+    Py_ssize_t marks[2] = {w->buf[0].n, w->buf[1].n};
+    for (int t = 0; t < 2; t++)
+        if (PyList_GET_SIZE(lists[t]) % WIDTH[t])
+            return PyErr_Format(PyExc_ValueError, "not whole %s rows", TABLE[t]);
+    for (int t = 0; t < 2; t++)
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[t]); i++)
+            if (push_value(&w->buf[t], PyList_GET_ITEM(lists[t], i)) < 0) {
+                buf_cut(&w->buf[0], marks[0]);
+                buf_cut(&w->buf[1], marks[1]);
+                return NULL;
+            }
+    for (int t = 0; t < 2; t++)
+        if (PyList_SetSlice(lists[t], 0, PyList_GET_SIZE(lists[t]), NULL) < 0) return NULL;
     if (flush(w, 0) < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -649,6 +693,7 @@ static PyObject *Writer_close(Writer *w, PyObject *Py_UNUSED(ignored)) {
 PyDoc_STRVAR(abort_doc, "abort()\n\nCloses the connection without committing.");
 
 static PyObject *Writer_abort(Writer *w, PyObject *Py_UNUSED(ignored)) {
+    if (!idle(w)) return NULL;
     close_db(w);
     for (int t = 0; t < 2; t++) buf_cut(&w->buf[t], 0);
     Py_RETURN_NONE;

@@ -142,6 +142,9 @@ def _emit(
             if contributor is not None:
                 ctype = ctype or contributor.type
                 model = model or contributor.model_id
+            else:  # extract_rows reads a null contributor as {}: "" becomes None
+                ctype = ctype or None
+                model = model or None
             if intent is None:
                 for rel in conv.related or ():
                     url = rel.url
