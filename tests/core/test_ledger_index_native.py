@@ -482,6 +482,73 @@ def test_random_records_read_the_same_by_every_writer(tmp_path: Path, lines: lis
     assert c[1] == slow
 
 
+def _hex(sequences: str) -> list[bytes]:
+    return [bytes.fromhex(sequence) for sequence in sequences.split()]
+
+
+#: UTF-8 at its edges: sequences Python's strict decoder takes, then ones it refuses
+#: (overlong, surrogates, past U+10FFFF, cut short, a stray continuation byte).
+UTF8 = _hex("7f c280 dfbf e0a080 ed9fbf ee8080 efbfbf f0908080 f48fbfbf f3bfbfbf")
+NOT_UTF8 = _hex(
+    "c080 c1bf e09fbf eda080 edbfbf f08fbfbf f4908080 f5808080 ff 80 c2 e180 f18080 c2c0 e180c0 "
+    "f18080c0"
+)
+
+
+def _utf8_lines(raw: bytes) -> list[bytes]:
+    """``raw`` in a path the index keeps, in a field it skips, and at the end of a line."""
+    return [
+        b'{"files":[{"path":"a' + raw + b'.py","conversations":[{"ranges":[{}]}]}]}',
+        b'{"x":"' + raw + b'","timestamp":"t"}',
+        b'{"timestamp":"t","x":"' + raw,
+        b'{"timestamp":"t","x":"' + raw + b'"}',
+    ]
+
+
+def _consumed(folder: Path, line: bytes) -> bool:
+    """Whether the C writer reads ``line`` itself (else it leaves it to Python)."""
+    writer = _writer(folder / "consumed.sqlite")
+    try:
+        return _block(writer, line + b"\n")[1] == len(line) + 1
+    finally:
+        writer.abort()
+        (folder / "consumed.sqlite").unlink()
+
+
+def test_utf8_as_pythons_strict_decoder_reads_it(tmp_path: Path) -> None:
+    """The C writer reads a line with non-ASCII text itself only if it is strict UTF-8,
+    as the Python writer does; either way the rows are the Python writer's."""
+    for raw in UTF8 + NOT_UTF8:
+        lines = _utf8_lines(raw)
+        data = b"\n".join(lines) + b"\n"
+        assert _write(tmp_path, data, c=True) == _write(tmp_path, data, c=False), raw
+        for line in lines[:2] + lines[3:]:
+            assert _consumed(tmp_path, line) == (raw in UTF8), (raw, line)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0x80, 0xFF), st.integers(0x20, 0x7E).filter(lambda c: c not in b'"\\')
+        ),
+        max_size=10,
+    ).map(bytes)
+)
+def test_random_bytes_read_as_python_reads_them(tmp_path: Path, raw: bytes) -> None:
+    data = b"\n".join(_utf8_lines(raw)) + b"\n"
+    assert _write(tmp_path, data, c=True) == _write(tmp_path, data, c=False)
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        valid = False
+    else:
+        valid = True
+    assert _consumed(tmp_path, _utf8_lines(raw)[1]) == valid
+
+
 # Failures ------------------------------------------------------------------------------
 
 

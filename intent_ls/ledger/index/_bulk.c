@@ -9,9 +9,9 @@ the rows bound straight to SQLite in 100-row INSERTs.
 The answer must be exactly that of fastpath._emit. Anything this file does not handle
 the same way for certain, it leaves to Python, a line at a time: Writer.block stops
 before such a line and says where; Python reads it and hands its rows back (Writer.rows).
-That covers a line with a backslash or a byte above 0x7f, a line msgspec fails on (or
-raises ValueError or RecursionError for), a hash whose 16 key digits are not plain hex, a
-text that is not ASCII where a key is read from it.
+That covers a line with a backslash or that is not strict UTF-8, a line msgspec fails on
+(or raises ValueError or RecursionError for), a hash whose 16 key digits are not plain
+hex, a text that is not ASCII where a key is read from it.
 
 The writer opens its own connection to a cache file that a cold build has just created
 and that nobody else reads; the Python connection to it stays idle meanwhile. */
@@ -560,12 +560,45 @@ static void Writer_dealloc(Writer *w) {
     Py_TYPE(w)->tp_free((PyObject *)w);
 }
 
-/* No backslash and ASCII: what msgspec reads exactly as json.loads does (a line with a
-   byte above 0x7f is left to Python, which checks it is strict UTF-8). */
+/* The length of the UTF-8 sequence at ``s`` (before ``end``) that Python's strict decoder
+   takes: none overlong, no surrogate, nothing past U+10FFFF, none cut short; 0 if not. */
+static int utf8_char(const unsigned char *s, const unsigned char *end) {
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    int n;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else return 0;
+    if (end - s < n || s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return n;
+}
+
+/* No backslash and strict UTF-8: what msgspec reads exactly as json.loads does
+   (fastpath._plain; msgspec does not check the strings it skips). */
 static int plain(const unsigned char *s, Py_ssize_t n) {
+    if (memchr(s, '\\', (size_t)n)) return 0;
     unsigned char high = 0;
     for (Py_ssize_t i = 0; i < n; i++) high |= s[i];
-    return high < 0x80 && !memchr(s, '\\', (size_t)n);
+    if (high < 0x80) return 1;
+    const unsigned char *end = s + n;
+    while (s < end) {
+        if (*s < 0x80) {
+            s++;
+            continue;
+        }
+        int len = utf8_char(s, end);
+        if (!len) return 0;
+        s += len;
+    }
+    return 1;
 }
 
 PyDoc_STRVAR(block_doc,
