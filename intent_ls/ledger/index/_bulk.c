@@ -221,18 +221,16 @@ static int flush_table(Writer *w, int t, int all) {
     Buf *b = &w->buf[t];
     int width = WIDTH[t], failed = 0;
     Py_ssize_t rows = b->n / width, done = 0;
-    for (; !failed && rows - done >= GROUP; done += GROUP)
-        if (bind_step(w, w->group[t], b->vals + done * width, width * GROUP) < 0) {
-            failed = 1;
-            done -= GROUP;
-        }
-    if (all)
-        for (; !failed && done < rows; done++)
-            if (bind_step(w, w->single[t], b->vals + done * width, width) < 0) {
-                failed = 1;
-                done--;
-            }
+    while (!failed && rows - done >= GROUP) {
+        if (bind_step(w, w->group[t], b->vals + done * width, width * GROUP) < 0) failed = 1;
+        else done += GROUP;
+    }
+    while (all && !failed && done < rows) {
+        if (bind_step(w, w->single[t], b->vals + done * width, width) < 0) failed = 1;
+        else done++;
+    }
     Py_ssize_t used = done * width;
+    if (!used) return failed ? -1 : 0;
     for (Py_ssize_t i = 0; i < used; i++)
         if (b->vals[i].kind == V_TEXT) Py_CLEAR(b->vals[i].text);
     memmove(b->vals, b->vals + used, (size_t)(b->n - used) * sizeof(Val));
