@@ -297,10 +297,14 @@ def test_the_parallel_halves(tmp_path: Path, monkeypatch, used: list[int]) -> No
     other process is a fresh interpreter: only the environment reaches it)."""
     monkeypatch.setattr(build, "PARALLEL_MIN", 1)
     lines = _mixed(tmp_path, normal=0)
-    fill = [_normal(i) for i in range(fastpath.FAST_MIN * 2 // len(_normal(0)) + 100)]
-    c, python = _both(tmp_path, [*fill, *lines, *fill[:200], *lines], monkeypatch, used)
+    fill = [_normal(i) for i in range(fastpath.FAST_MIN * 5 // 2 // len(_normal(0)))]
+    c, python = _both(tmp_path, [*lines, *fill, *lines], monkeypatch, used)
     assert used
+    size = ledger_path(tmp_path).stat().st_size
+    split = build._split_point(ledger_path(tmp_path), size)
+    assert split is not None and size - split >= fastpath.FAST_MIN
     assert len(c) == len(python) == 2  # this process's file and the shard
+    assert min(len(half["records"]) for half in c) > len(lines)
     assert _as_one(c) == _as_one(python)  # the two writers split at different points
 
 

@@ -604,7 +604,9 @@ PyDoc_STRVAR(block_doc,
              "Writes the rows of the lines of ``block`` (complete lines at byte ``base`` of the "
              "ledger) from ``pos``, numbered after ``seq``; stops at the end, or at a line left "
              "to Python, from ``pos`` to ``end`` (after its newline). ``errors``: the exceptions "
-             "of ``decode`` that leave a line to Python.");
+             "of ``decode`` that leave a line to Python. ``decode`` is given a view of the "
+             "block's memory, valid during the call only: it must not keep it (msgspec's typed "
+             "decoder copies what it keeps).");
 
 static PyObject *Writer_block(Writer *w, PyObject *args) {
     PyObject *decode, *errors;
