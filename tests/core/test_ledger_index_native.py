@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import sys
 import tracemalloc
@@ -681,6 +682,20 @@ def test_sqlite_failing_while_writing(tmp_path: Path) -> None:
             _block(writer, data)
     writer.abort()
     assert _rows(path) == ([], [])
+
+
+def test_a_read_only_cache_file(tmp_path: Path) -> None:
+    """SQLite opens a file it may not write read-only; the first insert fails."""
+    path = tmp_path / "ro.sqlite"
+    create(path).close()
+    path.chmod(0o444)
+    if os.access(path, os.W_OK):
+        pytest.skip("this user writes read-only files (root)")
+    assert native._bulk is not None
+    writer = native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        _block(writer, b"\n".join(_normal(i) for i in range(2000)) + b"\n")
+    writer.abort()
 
 
 def test_an_error_in_the_miss_callback(tmp_path: Path) -> None:
