@@ -10,6 +10,7 @@ from pathlib import Path
 
 from intent_ls.doctor.commands import resolve, words
 from intent_ls.doctor.report import Check, fail, note, ok
+from intent_ls.ledger.index import native
 from intent_ls.ledger.store import ledger_path
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.workspace.setup import (
@@ -24,7 +25,31 @@ INIT = "run `intent-ls init` in this clone."
 
 
 def check_ledger(root: Path) -> list[Check]:
-    return [_verify(root), *_merge_driver(root)]
+    return [_verify(root), _index_writer(), *_merge_driver(root)]
+
+
+def _index_writer() -> Check:
+    """Without the C writer nothing fails, but a fresh clone of a big ledger builds its
+    index ~1.6 times as slowly (``docs/scale.md``): worth knowing before blaming CI."""
+    name = "index writer"
+    if native.available():
+        return ok(AREA, name, "the trace index's cold builds use the compiled C writer.")
+    if native.compiled():
+        return note(
+            AREA,
+            name,
+            "INTENT_LS_PURE_PYTHON turns the trace index's C writer off: a cold build of a "
+            "big ledger takes ~1.6 times as long.",
+            "unset INTENT_LS_PURE_PYTHON, unless comparing the two writers.",
+        )
+    return note(
+        AREA,
+        name,
+        "the install did not compile the trace index's C writer: a cold build of a big "
+        "ledger takes ~1.6 times as long.",
+        "reinstall intent-ls where a C compiler and SQLite's headers are found "
+        "(Debian: apt-get install gcc libsqlite3-dev).",
+    )
 
 
 def _verify(root: Path) -> Check:

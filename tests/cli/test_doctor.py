@@ -243,6 +243,24 @@ def test_a_tampered_ledger_is_named(tmp_path: Path) -> None:
     assert "trace repair" in verify["next_step"]
 
 
+def test_the_index_writer_is_named(tmp_path: Path, monkeypatch) -> None:
+    """Compiled (as .ci/run requires) it is ok; turned off, or not compiled, a note with the
+    next step, and doctor still passes."""
+    from intent_ls.ledger.index import native
+
+    repo = make_repo(tmp_path, ())
+    status, found = checks(repo)
+    (writer,) = [c for c in found if c["check"] == "index writer"]
+    assert status == 0
+    assert writer["status"] == ("ok" if native.compiled() else "note"), writer
+    monkeypatch.setenv("INTENT_LS_PURE_PYTHON", "1")
+    status, found = checks(repo)
+    (writer,) = [c for c in found if c["check"] == "index writer"]
+    assert status == 0 and writer["status"] == "note", writer
+    assert ("INTENT_LS_PURE_PYTHON" in writer["detail"]) == native.compiled()
+    assert writer["next_step"]
+
+
 def test_a_hook_that_names_its_workspace_is_not_probed_against_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, ("codex",))
     path = repo / ".codex" / "hooks.json"

@@ -27,8 +27,14 @@ except ImportError:  # not compiled: the Python writer does it all
     _bulk = None
 
 
+def compiled() -> bool:
+    """Whether the install built the C writer."""
+    return _bulk is not None
+
+
 def available() -> bool:
-    return _bulk is not None and os.environ.get("INTENT_LS_PURE_PYTHON", "") in ("", "0")
+    """Whether cold builds use it: compiled, and not turned off."""
+    return compiled() and os.environ.get("INTENT_LS_PURE_PYTHON", "") in ("", "0")
 
 
 class NativeRows:
