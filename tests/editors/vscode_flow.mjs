@@ -236,6 +236,13 @@ async function governedFlow(page) {
   const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Intents/i }) }).first();
   const rows = pane.locator('.monaco-list-row');
   const fileRow = pane.locator('.monaco-list-row', { hasText: 'src/api/routes.py' });
+  // VS Code keeps a tree item's expansion by its id: if the view was drawn before the
+  // record, INT-002 (no files then) stays collapsed, so open it as a user would.
+  const intentRow = pane.locator('.monaco-list-row', { hasText: 'INT-002:' });
+  await until('the intent of the saved file', async () => (await intentRow.count()) > 0);
+  if ((await intentRow.first().getAttribute('aria-expanded')) !== 'true') {
+    await intentRow.first().locator('.monaco-tl-twistie').click();
+  }
   await until('the saved file under its intent', async () => (await fileRow.count()) > 0);
   if ((await fileRow.first().getAttribute('aria-expanded')) !== 'true') {
     await fileRow.first().locator('.monaco-tl-twistie').click();
