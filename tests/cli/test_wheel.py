@@ -62,7 +62,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (named,) = re.findall(r"pip install (dist/\S+\.whl)", readme_section("## Installing it"))
     assert fnmatch.fnmatch(f"dist/{wheel.name}", named), (named, wheel.name)
     # With the C writer compiled here, the wheel carries it (and is platform-specific).
-    assert wheel.name.endswith("-py3-none-any.whl") == (native._bulk is None), wheel.name
+    assert wheel.name.endswith("-py3-none-any.whl") == (not native.compiled()), wheel.name
     env = base / "venv"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
@@ -100,7 +100,7 @@ def test_the_wheel_carries_the_c_writer_when_it_was_compiled(installed: Path) ->
         "from intent_ls.ledger.index import native; print(native.available())",
     )
     assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.strip() == str(native._bulk is not None)
+    assert probe.stdout.strip() == str(native.compiled())
 
 
 def test_demo_runs_from_the_installed_wheel(installed: Path, tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from intent_ls.ledger.index.schema import create
 from intent_ls.ledger.index.strings import Strings
 from intent_ls.ledger.store import ledger_path
 
-pytestmark = pytest.mark.skipif(native._bulk is None, reason="the C writer was not compiled")
+pytestmark = pytest.mark.skipif(not native.compiled(), reason="the C writer was not compiled")
 
 Contents = dict[str, Any]
 _H = "0123456789abcdef"
@@ -568,7 +568,7 @@ def _writer(path: Path, miss: Callable[[str], int] | None = None) -> Any:
         return ids[text]
 
     assert native._bulk is not None
-    return native._bulk.Writer(str(path), URN, FILE_ROW, ids, miss or give)
+    return native._bulk.Writer(str(path), URN, FILE_ROW, ids, miss or give, native.INSERTS)
 
 
 def _block(writer: Any, data: bytes, pos: int = 0, seq: int = 0) -> tuple[int, int, int]:
@@ -643,11 +643,11 @@ def test_a_file_that_is_no_cache(tmp_path: Path) -> None:
     assert native._bulk is not None
     for path in (tmp_path / "missing", tmp_path, junk, other):
         with pytest.raises(sqlite3.OperationalError):
-            native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1)
+            native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1, native.INSERTS)
     with pytest.raises(ValueError):
-        native._bulk.Writer("a\0b", URN, FILE_ROW, {}, lambda text: 1)
+        native._bulk.Writer("a\0b", URN, FILE_ROW, {}, lambda text: 1, native.INSERTS)
     with pytest.raises(TypeError):
-        native._bulk.Writer(str(other), 1, FILE_ROW, {}, lambda text: 1)
+        native._bulk.Writer(str(other), 1, FILE_ROW, {}, lambda text: 1, native.INSERTS)
     assert not (tmp_path / "missing").exists()
 
 
@@ -661,7 +661,7 @@ def test_sqlite_failing_while_writing(tmp_path: Path) -> None:
             "CREATE TRIGGER refuse BEFORE INSERT ON touches BEGIN SELECT RAISE(ABORT, 'no'); END"
         )
     assert native._bulk is not None
-    writer = native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1)
+    writer = native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1, native.INSERTS)
     with pytest.raises(sqlite3.OperationalError, match="no"):
         _block(writer, data)
     writer.abort()
@@ -692,7 +692,7 @@ def test_a_read_only_cache_file(tmp_path: Path) -> None:
     if os.access(path, os.W_OK):
         pytest.skip("this user writes read-only files (root)")
     assert native._bulk is not None
-    writer = native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1)
+    writer = native._bulk.Writer(str(path), URN, FILE_ROW, {}, lambda text: 1, native.INSERTS)
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         _block(writer, b"\n".join(_normal(i) for i in range(2000)) + b"\n")
     writer.abort()

@@ -4,7 +4,7 @@ Why C: at a million records the Python that turns a decoded record into rows (~3
 record) and binding its 24 values through the sqlite3 module (~0.1 us a value) were half
 of the build's CPU. Here each line is still decoded by the same msgspec decoder; the
 fields are read from its structs, paths and names looked up in the same dict of ids, and
-the rows bound straight to SQLite in 100-row INSERTs.
+the rows bound straight to SQLite in the multi-row INSERTs of schema.py.
 
 The answer must be exactly that of fastpath._emit. Anything this file does not handle
 the same way for certain, it leaves to Python, a line at a time: Writer.block stops
@@ -24,11 +24,9 @@ and that nobody else reads; the Python connection to it stays idle meanwhile. */
 #include <stdint.h>
 #include <string.h>
 
-#define GROUP 100 /* rows per INSERT: 900 host parameters for records, under 999 */
 #define RECORDS 0
 #define TOUCHES 1
 static const int WIDTH[2] = {9, 5};
-static const char *TABLE[2] = {"records", "touches"};
 #define KEY_START 7 /* len("sha256:") */
 #define SITES 23 /* the places emit() reads a field */
 #define KEY_DIGITS 16
@@ -62,8 +60,9 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     sqlite3 *db;
-    sqlite3_stmt *group[2];
+    sqlite3_stmt *group[2]; /* schema.py's INSERT of ``group_rows`` rows, per table */
     sqlite3_stmt *single[2];
+    int group_rows[2];
     Buf buf[2];
     PyObject *urn;
     PyObject *file_row;
@@ -221,9 +220,10 @@ static int flush_table(Writer *w, int t, int all) {
     Buf *b = &w->buf[t];
     int width = WIDTH[t], failed = 0;
     Py_ssize_t rows = b->n / width, done = 0;
-    while (!failed && rows - done >= GROUP) {
-        if (bind_step(w, w->group[t], b->vals + done * width, width * GROUP) < 0) failed = 1;
-        else done += GROUP;
+    int group = w->group_rows[t];
+    while (!failed && rows - done >= group) {
+        if (bind_step(w, w->group[t], b->vals + done * width, width * group) < 0) failed = 1;
+        else done += group;
     }
     while (all && !failed && done < rows) {
         if (bind_step(w, w->single[t], b->vals + done * width, width) < 0) failed = 1;
@@ -242,28 +242,22 @@ static int flush(Writer *w, int all) {
     return flush_table(w, RECORDS, all) < 0 || flush_table(w, TOUCHES, all) < 0 ? -1 : 0;
 }
 
-static sqlite3_stmt *prepare_insert(Writer *w, int t, int rows) {
-    int width = WIDTH[t];
-    size_t size = 64 + (size_t)rows * (2 * (size_t)width + 2);
-    char *sql = PyMem_Malloc(size);
-    if (!sql) {
-        PyErr_NoMemory();
+/* One of schema.py's INSERT statements for table ``t``; ``rows`` gets how many rows it
+   takes (ValueError unless its parameters are whole rows of this table). */
+static sqlite3_stmt *prepare_insert(Writer *w, int t, const char *sql, int *rows) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_error(w);
+        sqlite3_finalize(st);
         return NULL;
     }
-    int at = snprintf(sql, size, "INSERT INTO %s VALUES ", TABLE[t]);
-    for (int r = 0; r < rows; r++) {
-        sql[at++] = r ? ',' : ' ';
-        sql[at++] = '(';
-        for (int c = 0; c < width; c++) {
-            if (c) sql[at++] = ',';
-            sql[at++] = '?';
-        }
-        sql[at++] = ')';
+    int count = sqlite3_bind_parameter_count(st);
+    if (count == 0 || count % WIDTH[t]) {
+        sqlite3_finalize(st);
+        PyErr_Format(PyExc_ValueError, "not rows of %d values: %s", WIDTH[t], sql);
+        return NULL;
     }
-    sql[at] = '\0';
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(w->db, sql, at + 1, &st, NULL) != SQLITE_OK) db_error(w);
-    PyMem_Free(sql);
+    *rows = count / WIDTH[t];
     return st;
 }
 
@@ -510,10 +504,12 @@ static int ready(Writer *w) {
 }
 
 static PyObject *Writer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"path", "urn", "file_row", "ids", "miss", NULL};
+    static char *kwlist[] = {"path", "urn", "file_row", "ids", "miss", "inserts", NULL};
     PyObject *path, *urn, *file_row, *ids, *miss;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&UUO!O:Writer", kwlist, PyUnicode_FSConverter,
-                                     &path, &urn, &file_row, &PyDict_Type, &ids, &miss))
+    const char *sql[2][2];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&UUO!O((ss)(ss)):Writer", kwlist,
+                                     PyUnicode_FSConverter, &path, &urn, &file_row, &PyDict_Type,
+                                     &ids, &miss, &sql[0][0], &sql[0][1], &sql[1][0], &sql[1][1]))
         return NULL;
     Writer *w = (Writer *)type->tp_alloc(type, 0);
     if (!w) {
@@ -533,12 +529,19 @@ static PyObject *Writer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         Py_DECREF(w);
         return NULL;
     }
-    for (int t = 0; t < 2; t++)
-        if (!(w->group[t] = prepare_insert(w, t, GROUP)) ||
-            !(w->single[t] = prepare_insert(w, t, 1))) {
+    for (int t = 0; t < 2; t++) {
+        int one = 0;
+        if (!(w->group[t] = prepare_insert(w, t, sql[t][0], &w->group_rows[t])) ||
+            !(w->single[t] = prepare_insert(w, t, sql[t][1], &one))) {
             Py_DECREF(w);
             return NULL;
         }
+        if (one != 1) {
+            PyErr_Format(PyExc_ValueError, "not one row: %s", sql[t][1]);
+            Py_DECREF(w);
+            return NULL;
+        }
+    }
     return (PyObject *)w;
 }
 
@@ -654,8 +657,8 @@ static PyObject *Writer_block(Writer *w, PyObject *args) {
         }
         seq++;
         pos = end + 1;
-        if ((w->buf[TOUCHES].n >= GROUP * WIDTH[TOUCHES] * 8 ||
-             w->buf[RECORDS].n >= GROUP * WIDTH[RECORDS] * 8) &&
+        if ((w->buf[TOUCHES].n >= w->group_rows[TOUCHES] * WIDTH[TOUCHES] * 8 ||
+             w->buf[RECORDS].n >= w->group_rows[RECORDS] * WIDTH[RECORDS] * 8) &&
             flush(w, 0) < 0) {
             failed = 1;
             break;
@@ -696,7 +699,7 @@ static PyObject *Writer_rows(Writer *w, PyObject *args) {
     Py_ssize_t marks[2] = {w->buf[0].n, w->buf[1].n};
     for (int t = 0; t < 2; t++)
         if (PyList_GET_SIZE(lists[t]) % WIDTH[t])
-            return PyErr_Format(PyExc_ValueError, "not whole %s rows", TABLE[t]);
+            return PyErr_Format(PyExc_ValueError, "not whole rows of %d values", WIDTH[t]);
     for (int t = 0; t < 2; t++)
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[t]); i++)
             if (push_value(&w->buf[t], PyList_GET_ITEM(lists[t], i)) < 0) {
@@ -744,8 +747,10 @@ static PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "intent_ls.ledger.index._bulk.Writer",
     .tp_basicsize = sizeof(Writer),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = PyDoc_STR("Writer(path, urn, file_row, ids, miss): a cold build's rows, bound "
-                        "straight to SQLite in a connection of its own to ``path``."),
+    .tp_doc = PyDoc_STR("Writer(path, urn, file_row, ids, miss, inserts): a cold build's rows, "
+                        "bound straight to SQLite in a connection of its own to ``path``; "
+                        "``inserts``: ((a group of records, one record), (the same of touches)) "
+                        "as INSERT statements."),
     .tp_new = Writer_new,
     .tp_dealloc = (destructor)Writer_dealloc,
     .tp_methods = Writer_methods,

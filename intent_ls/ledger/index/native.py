@@ -18,6 +18,7 @@ from typing import Any
 
 from intent_ls.ledger.index import fastpath
 from intent_ls.ledger.index.rows import FILE_ROW, URN
+from intent_ls.ledger.index.schema import RECORD_WIDTH, ROWS_PER_INSERT, TOUCH_WIDTH, insert_sql
 from intent_ls.ledger.index.strings import Strings
 
 try:
@@ -25,6 +26,14 @@ try:
     import intent_ls.ledger.index._bulk as _bulk
 except ImportError:  # not compiled: the Python writer does it all
     _bulk = None
+
+
+#: The statements the C writer binds rows to, the Python writer's own: for ``records`` and
+#: ``touches``, (a group of rows, one row).
+INSERTS = tuple(
+    (insert_sql(table, width, ROWS_PER_INSERT), insert_sql(table, width, 1))
+    for table, width in (("records", RECORD_WIDTH), ("touches", TOUCH_WIDTH))
+)
 
 
 def compiled() -> bool:
@@ -44,7 +53,9 @@ class NativeRows:
     def __init__(self, path: Path, strings: Strings) -> None:
         assert _bulk is not None and strings.fresh
         self._strings = strings
-        self._writer = _bulk.Writer(os.fspath(path), URN, FILE_ROW, strings.ids, strings.miss)
+        self._writer = _bulk.Writer(
+            os.fspath(path), URN, FILE_ROW, strings.ids, strings.miss, INSERTS
+        )
         self._records: list[Any] = []
         self._touches: list[Any] = []
 

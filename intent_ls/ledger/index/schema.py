@@ -68,15 +68,15 @@ def insert_rows(db: sqlite3.Connection, table: str, width: int, values: list[Any
     whole = len(values) - len(values) % step
     if whole:
         db.executemany(
-            _insert_sql(table, width, ROWS_PER_INSERT),
+            insert_sql(table, width, ROWS_PER_INSERT),
             [values[at : at + step] for at in range(0, whole, step)],
         )
     if whole < len(values):
-        db.execute(_insert_sql(table, width, (len(values) - whole) // width), values[whole:])
+        db.execute(insert_sql(table, width, (len(values) - whole) // width), values[whole:])
     values.clear()
 
 
-def _insert_sql(table: str, width: int, rows: int) -> str:
+def insert_sql(table: str, width: int, rows: int) -> str:
     row = "(" + ",".join("?" * width) + ")"
     return f"INSERT INTO {table} VALUES " + ",".join([row] * rows)
 
