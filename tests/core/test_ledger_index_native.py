@@ -484,7 +484,15 @@ def test_random_records_read_the_same_by_every_writer(tmp_path: Path, lines: lis
     db.close()
     [slow] = _contents([tmp_path / "json.sqlite"])
     (tmp_path / "json.sqlite").unlink()
-    assert c[1] == slow
+    # A line the fast path gives up on (a hash that is not hex, say) may have named its
+    # path first: an id no row uses, which no answer can see. json.loads names none.
+    assert _named(c[1]) == _named(slow)
+
+
+def _named(contents: Contents) -> Contents:
+    """``contents`` with only the strings its rows use."""
+    used = {text for row in contents["touches"] for text in row[1:3] if text is not None}
+    return {**contents, "strings": contents["strings"] & used}
 
 
 def _hex(sequences: str) -> list[bytes]:
