@@ -153,7 +153,7 @@ def test_mentions_in_what_only_reads_or_prints_are_let_through(command: str) -> 
 def test_nesting_deeper_than_can_be_read_is_refused() -> None:
     """Strings in strings past the limit are refused here; a parse tree too deep to walk
     only when it names the verb, else the classifier holds it with that reason
-    (tests/core/test_shell_classify_reading.py)."""
+    (tests/agents/shell/test_shell_classify_reading.py)."""
     command = "true"
     for _ in range(12):
         command = f"sh -c {shlex.quote(command)}"

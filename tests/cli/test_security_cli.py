@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from intent_ls.ledger.store import Ledger, ledger_path
-from tests.core.ledger_helpers import created
+from tests.core.ledger.ledger_helpers import created
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -1,16 +1,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from ledger_helpers import mutation
-
 from intent_ls.cli.main import main
 from intent_ls.ledger.store import Ledger, ledger_path
+from tests.core.ledger.ledger_helpers import mutation
 
 
 @pytest.fixture

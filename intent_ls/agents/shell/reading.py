@@ -8,7 +8,7 @@ the approval guard walk:
   tree-sitter-bash ends the word at the backslash. :func:`join_continuations` removes
   them where bash does (bare text, double quotes, backquotes, unquoted heredoc bodies)
   and keeps them where bash does (single quotes, ``$'…'``, comments, heredocs with a
-  quoted delimiter), checked against bash 5 in tests/core/test_shell_classify_reading.py;
+  quoted delimiter), checked against bash 5 in tests/agents/shell/test_shell_classify_reading.py;
 - a parse tree thousands of levels deep (``$($($(…)))``) cannot be walked by recursive
   code: :func:`too_deep` measures it without recursion, so a reader refuses it with the
   reason instead of failing on the way down.

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ledger_helpers import mutation
 
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.store import GENESIS, Ledger
 from intent_ls.ledger.verify import verify_ledger
+from tests.core.ledger.ledger_helpers import mutation
 
 
 def _lines(path: Path) -> list[bytes]:
@@ -36,7 +36,7 @@ _WRITER = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from ledger_helpers import mutation
+from tests.core.ledger.ledger_helpers import mutation
 from intent_ls.ledger.store import Ledger
 ledger = Ledger(Path({path!r}), fsync=False)
 for i in range({n}):
@@ -48,7 +48,7 @@ for i in range({n}):
 
 def test_concurrent_appends_from_many_processes(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    tests = str(Path(__file__).parent)
+    tests = str(Path(__file__).resolve().parents[3])
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER.format(tests=tests, path=str(path), n=200, w=w)]

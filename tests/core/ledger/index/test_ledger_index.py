@@ -5,8 +5,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ledger_helpers import mutation
-
 from intent_ls.common.hashing import content_hash, hash_key
 from intent_ls.ledger.index import CACHE_RELPATH, TraceIndex
 from intent_ls.ledger.intentmap import IntentInfo, render, write_intent_map
@@ -14,6 +12,7 @@ from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
 from intent_ls.syntax.document import definitions
+from tests.core.ledger.ledger_helpers import mutation
 
 OLD = "class Cart:\n    def total(self):\n        return 1\n"
 NEW = "class Cart:\n    def total(self):\n        return 2\n"
@@ -56,7 +55,7 @@ _APPENDER = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from ledger_helpers import mutation
+from tests.core.ledger.ledger_helpers import mutation
 from intent_ls.ledger.store import Ledger
 ledger = Ledger(Path({path!r}), fsync=False)
 for i in range(5):
@@ -70,7 +69,7 @@ def test_index_picks_up_appends_from_another_process(tmp_path: Path) -> None:
         ledger.append(mutation(tmp_path, i))
     index = TraceIndex.for_workspace(tmp_path)
     assert index.record_count == 3
-    code = _APPENDER.format(tests=str(Path(__file__).parent), path=str(ledger.path))
+    code = _APPENDER.format(tests=str(Path(__file__).resolve().parents[4]), path=str(ledger.path))
     subprocess.run([sys.executable, "-c", code], check=True)
     assert len(index.records_for_intent("INT-OTHER")) == 5  # picked up by the query itself
     assert index.record_count == 8

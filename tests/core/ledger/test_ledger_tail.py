@@ -7,7 +7,6 @@ import random
 from pathlib import Path
 
 import pytest
-from ledger_helpers import mutation
 
 from intent_ls.ledger import lookup, tail
 from intent_ls.ledger.history import recent_history, tail_history
@@ -15,6 +14,7 @@ from intent_ls.ledger.index import CACHE_RELPATH, TraceIndex
 from intent_ls.ledger.lookup import path_records
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.tail import TailScan, records_touching
+from tests.core.ledger.ledger_helpers import mutation
 
 
 def test_candidates_come_newest_first_whatever_the_block_size(

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledger_helpers import mutation
-
 from intent_ls.ledger.index import TraceIndex
 from intent_ls.ledger.merge import join_lines, merge_versions, split_lines
 from intent_ls.ledger.store import Ledger, ledger_path
+from tests.core.ledger.ledger_helpers import mutation
 
 
 def _lines(tmp_path: Path, name: str, count: int, intent: str) -> list[bytes]:

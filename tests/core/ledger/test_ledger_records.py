@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ledger_helpers import counter_ids, external_validator, fixed_clock
 
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.records import (
@@ -17,6 +16,7 @@ from intent_ls.ledger.records import (
 )
 from intent_ls.ledger.store import Ledger
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.core.ledger.ledger_helpers import counter_ids, external_validator, fixed_clock
 
 OLD = "class A:\n    def m(self):\n        return 1\n\n\ndef gone():\n    pass\n"
 NEW = "class A:\n    def m(self):\n        return 2\n\n"

@@ -22,7 +22,7 @@ from intent_ls.spec.load import load_spec_text
 from intent_ls.spec.model import Severity
 from intent_ls.spec.schema import spec_schema
 
-EXAMPLE = Path(__file__).parents[2] / "examples/workspace/.orchestration/active_intents.yaml"
+EXAMPLE = Path(__file__).parents[3] / "examples/workspace/.orchestration/active_intents.yaml"
 #: What one node's shape decides; the rest needs the whole file or gitignore semantics.
 STRUCTURAL = {S.WRONG_TYPE, S.MISSING_FIELD, S.UNKNOWN_STATUS, S.EMPTY_SCOPE}
 VALIDATOR = jsonschema.Draft202012Validator(spec_schema())

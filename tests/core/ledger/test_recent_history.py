@@ -8,12 +8,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ledger_helpers import mutation
-
 from intent_ls.ledger.history import workspace_history
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import Contributor
+from tests.core.ledger.ledger_helpers import mutation
 
 SPEC = """active_intents:
   - id: INT-001

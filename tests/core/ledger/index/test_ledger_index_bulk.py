@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_helpers import mutation
 from test_ledger_index_fastpath import HOSTILE, UNSTORABLE, _sealed_lines
 
 from intent_ls.common import child as child_module
@@ -24,6 +23,7 @@ from intent_ls.ledger.index import TraceIndex, build, fastpath, json_rows, nativ
 from intent_ls.ledger.index import cache as cache_module
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.syntax.model import AstNode
+from tests.core.ledger.ledger_helpers import mutation
 
 
 def _answers(index: TraceIndex, paths: list[str], hashes: list[str]) -> tuple[Any, ...]:

@@ -13,7 +13,7 @@ import pytest
 from intent_ls.ledger.records import build_mutation_record
 from intent_ls.policy.approvals import Contributor
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXTERNAL_SCHEMA = REPO.parent / "shared" / "agent-trace" / "trace-record.schema.json"
 
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from ledger_helpers import mutation
 
 from intent_ls.ledger.index import (
     TraceIndex,
@@ -20,6 +19,7 @@ from intent_ls.ledger.index import (
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.core.ledger.ledger_helpers import mutation
 
 OLD = "class Cart:\n    def total(self):\n        return 1\n"
 NEW = "class Cart:\n    def total(self):\n        return 2\n\n\ndef añadir():\n    pass\n"

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
-from ledger_helpers import mutation
 
 from intent_ls.common.hashing import hash_key
 from intent_ls.ledger.store import Ledger
 from intent_ls.ledger.verify import Interest, Problem, VerifyResult, parallel, run, verify_ledger
+from tests.core.ledger.ledger_helpers import mutation
 
 RECORDS = 40
 #: The helper's part starts after this many lines of the 40 (_OWN_SHARE of the bytes).

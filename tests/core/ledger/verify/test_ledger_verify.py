@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ledger_helpers import mutation
 from test_ledger_verify_schema import JSON_VALUES, mutate
 
 from intent_ls.common.hashing import bytes_hash
@@ -30,6 +29,7 @@ from intent_ls.ledger.verify import (
 )
 from intent_ls.ledger.verify.lines import _digest, _proven
 from intent_ls.policy.approvals import Approval, Contributor
+from tests.core.ledger.ledger_helpers import mutation
 
 
 def reference_verify(data: bytes) -> VerifyResult:

@@ -18,7 +18,7 @@ from pathlib import Path
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.store import Ledger, canonical_bytes, ledger_path, seal
 from intent_ls.ledger.verify import VerifyResult, verify_ledger
-from tests.core.ledger_helpers import created
+from tests.core.ledger.ledger_helpers import created
 
 APPENDER = textwrap.dedent(
     """

@@ -20,7 +20,7 @@ from intent_ls.spec.edit import (
 )
 from intent_ls.spec.load import load_spec_text
 
-EXAMPLE = Path(__file__).parents[2] / "examples/workspace/.orchestration/active_intents.yaml"
+EXAMPLE = Path(__file__).parents[3] / "examples/workspace/.orchestration/active_intents.yaml"
 
 
 def added(text: str, intent_id: str, pattern: str) -> str:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ledger_helpers import mutation
 
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.ledger.merge import (
@@ -22,6 +21,7 @@ from intent_ls.ledger.merge import (
 )
 from intent_ls.ledger.store import GENESIS, Ledger, seal
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, VerifyResult, verify_ledger
+from tests.core.ledger.ledger_helpers import mutation
 
 ROOT = Path("/nonexistent-root")
 
