@@ -88,18 +88,17 @@ def tasks_from(
     task_id: re.Pattern[str],
     id_rule: str | None,
 ) -> list[Task]:
-    """Every checkbox as a task. ``task_id`` matches the tool's id at the start of its text
-    (group 1); when it does not and ``id_rule`` is given, the file is malformed (the
-    message is the rule)."""
+    """Every task checkbox as a task. ``task_id`` matches the tool's id at the start of
+    its text (group 1; a match without group 1 is a placeholder id such as spec-kit's
+    ``TXXX``, and the task is named by its line); when it does not match and ``id_rule``
+    is given, the file is malformed (the message is the rule)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for box in checkboxes(rel, lines):
+    for box in checkboxes(rel, lines, task_id):
         match = task_id.match(box.text)
-        found = match.group(1) if match else None
-        if found is None:
-            if id_rule is not None:
-                raise SourceError(rel, box.line.number, id_rule)
-            found = f"line {box.line.number}"
+        if match is None and id_rule is not None:
+            raise SourceError(rel, box.line.number, id_rule)
+        found = (match.group(1) if match else None) or f"line {box.line.number}"
         if found in seen:
             raise SourceError(
                 rel,
@@ -152,13 +151,16 @@ def proposed(
     source: str,
 ) -> ProposedIntent:
     """One feature or change as an intent: scope from the paths its tasks and design name,
-    criteria from its requirements (else its tasks), status from its checkboxes."""
+    criteria from its requirements (else its tasks; once each: spec-kit's template repeats
+    ``FR-001`` under every user story), status from its checkboxes."""
     return ProposedIntent(
         id=intent_id(prefix, directory),
         name=name or humanize(directory),
         status=status_of(tuple(tasks)),
         owned_scope=scope_of([*(t.paths for t in tasks), design]),
-        acceptance_criteria=tuple(criteria or (f"{t.id} {t.text}" for t in tasks)),
+        acceptance_criteria=tuple(
+            dict.fromkeys(criteria or (f"{t.id} {t.text}" for t in tasks))
+        ),
         source=source,
         tasks=tuple(tasks),
     )

@@ -2,9 +2,9 @@
 
 Only what their templates use is read: front matter, fenced code, HTML comments (skipped:
 template instructions and examples live there), ``- [ ]`` checklists, headings. What
-looks like one of these and is not (a checkbox with an unknown mark, an unclosed fence) is
-a :class:`~intent_ls.importers.model.SourceError` naming the line, because guessing would
-import the wrong status.
+looks like one of these and is not (a task whose checkbox has an unknown mark, an unclosed
+fence) is a :class:`~intent_ls.importers.model.SourceError` naming the line, because
+guessing would import the wrong status; a bullet that is not a task is prose.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ _CHECKBOX = re.compile(
 )
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
-#: A bare token with a slash (``src/models/user.py``, ``tests/unit/``).
-_BARE = re.compile(r"(?<![\w`/.:@-])((?:\.?[\w.-]+/)+[\w.*-]*)")
+#: A bare token with a slash (``src/models/user.py``, ``tests/unit/``); one running into a
+#: placeholder (``src/models/[entity].py``) is none.
+_BARE = re.compile(r"(?<![\w`/.:@-])((?>(?:\.?[\w.-]+/)+[\w.*-]*))(?![\[<{])")
 _FILE_NAME = re.compile(r"[\w.-]*[A-Za-z][\w-]*\.[A-Za-z][\w]{0,7}")
 _REFUSED = re.compile(r"://|[\[\]<>{}()$~\\'\"|,;]|(^|/)\.\.(/|$)")
 #: The tools' own directories: a task naming them is about the plan, not the code.
@@ -115,39 +116,56 @@ def prose(rel: str, lines: list[str]) -> list[Line]:
     return out
 
 
-def checkboxes(rel: str, lines: list[Line]) -> list[Checkbox]:
+#: The marks of a task's checkbox: open, done, under way (Kiro's ``[-]``).
+MARKS = (" ", "x", "X", "-")
+
+
+def checkboxes(rel: str, lines: list[Line], task_id: re.Pattern[str]) -> list[Checkbox]:
+    """The task checkboxes among ``lines``. A bullet whose brackets hold something else
+    is prose: spec-kit's Notes section (``- [P] tasks = different files``), a link
+    (``- [plan](plan.md)``). Only a one-character mark before what ``task_id`` reads as
+    a task of the tool (``- [?] T014 …``) is an error: that task's status cannot be read."""
     found: list[Checkbox] = []
     for n, line in enumerate(lines):
         match = _CHECKBOX.match(line.text)
-        if not match:
-            continue
-        mark = match.group("mark")
-        if mark not in (" ", "x", "X", "-"):
-            raise SourceError(
-                rel,
-                line.number,
-                f"unknown checkbox '[{mark}]': write '[ ]' (open), '[x]' (done) or '[-]' (started)",
-            )
-        indent = len(match.group("indent").expandtabs(4))
-        block = [match.group("text")]
-        for below in lines[n + 1 :]:
-            stripped = below.text.strip()
-            depth = len(below.text) - len(below.text.lstrip())
-            if stripped and (depth <= indent or _CHECKBOX.match(below.text)):
-                break
-            block.append(stripped)
-        found.append(
-            Checkbox(
-                line=line,
-                indent=indent,
-                done=mark in ("x", "X"),
-                started=mark == "-",
-                optional=bool(match.group("optional")),
-                text=match.group("text").strip(),
-                block="\n".join(block),
-            )
-        )
+        if match is not None and _is_task_box(rel, line, match, task_id):
+            found.append(_checkbox(lines, n, match))
     return found
+
+
+def _is_task_box(rel: str, line: Line, match: re.Match[str], task_id: re.Pattern[str]) -> bool:
+    mark = match.group("mark")
+    if mark in MARKS:
+        return True
+    if len(mark) <= 1 and task_id.match(match.group("text").strip()):
+        raise SourceError(
+            rel,
+            line.number,
+            f"unknown checkbox '[{mark}]': write '[ ]' (open), '[x]' (done) or '[-]' (started)",
+        )
+    return False
+
+
+def _checkbox(lines: list[Line], n: int, match: re.Match[str]) -> Checkbox:
+    """The checkbox on ``lines[n]``, with the deeper-indented lines under it."""
+    indent = len(match.group("indent").expandtabs(4))
+    block = [match.group("text")]
+    for below in lines[n + 1 :]:
+        stripped = below.text.strip()
+        depth = len(below.text) - len(below.text.lstrip())
+        if stripped and (depth <= indent or _CHECKBOX.match(below.text)):
+            break
+        block.append(stripped)
+    mark = match.group("mark")
+    return Checkbox(
+        line=lines[n],
+        indent=indent,
+        done=mark in ("x", "X"),
+        started=mark == "-",
+        optional=bool(match.group("optional")),
+        text=match.group("text").strip(),
+        block="\n".join(block),
+    )
 
 
 def headings(lines: list[Line], level: int) -> Iterator[tuple[Line, str]]:
@@ -166,19 +184,26 @@ def paths_in(text: str, ignore: frozenset[str] = frozenset()) -> list[str]:
     candidates = [(m, True) for m in _BACKTICKED.findall(text)]
     candidates += [(m, False) for m in _BARE.findall(_BACKTICKED.sub(" ", text))]
     for raw, ticked in candidates:
-        path = raw.rstrip(".:").removeprefix("./").lstrip("/")
-        if not path or _REFUSED.search(path) or path in ignore:
-            continue
-        last = path.rstrip("/").rsplit("/", 1)[-1]
-        if "/" not in path.rstrip("/"):
-            if not (ticked and _FILE_NAME.fullmatch(path)):
-                continue
-        elif not (path.endswith("/") or _FILE_NAME.fullmatch(last) or "*" in last):
-            continue
-        if path.startswith(TOOL_DIRS) or path in found:
+        path = _code_path(raw, ticked)
+        if path is None or path in ignore or path.startswith(TOOL_DIRS) or path in found:
             continue
         found.append(path)
     return found
+
+
+def _code_path(raw: str, ticked: bool) -> str | None:
+    """``raw`` as a workspace-relative path, or None when it names none."""
+    if not ticked and raw.endswith("**") and not raw.endswith("/**"):
+        raw = raw.rstrip("*")  # the end of bold text: ``**Language/Version**``
+    path = raw.rstrip(".:").removeprefix("./").lstrip("/")
+    if not path or _REFUSED.search(path):
+        return None
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if "/" not in path.rstrip("/"):
+        return path if ticked and _FILE_NAME.fullmatch(path) else None
+    if path.endswith("/") or _FILE_NAME.fullmatch(last) or "*" in last:
+        return path
+    return None
 
 
 def scope_glob(path: str) -> str | None:

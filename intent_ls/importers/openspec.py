@@ -48,7 +48,7 @@ def _requirements(rel: str, lines: list[Line]) -> list[str]:
             raise SourceError(
                 rel, pending[0].number, f"requirement '{pending[1]}' has no '#### Scenario:'"
             )
-        if section in ("ADDED", "MODIFIED", "RENAMED"):
+        if section in ("ADDED", "MODIFIED", "RENAMED") and pending[1]:
             out.append(f"{pending[1]}: {statement}" if statement else pending[1])
 
     for line in lines:
@@ -92,7 +92,8 @@ def read_feature(root: Path, directory: str) -> ProposedIntent:
         lines = prose(rel, read_lines(root, rel))
         titles = [t for _, t in headings(lines, 1)]
         if titles:
-            name = re.sub(r"^(Change|Proposal)\s*:\s*", "", titles[0]).strip() or None
+            # ``# Change: Name``; the template's bare ``# Proposal`` names nothing.
+            name = re.sub(r"^(Change|Proposal)\s*(:\s*|$)", "", titles[0]).strip() or None
     tasks: list[Task] = []
     source = f"{directory}/proposal.md"
     if (base / "tasks.md").is_file():

@@ -23,7 +23,9 @@ from intent_ls.importers.model import ProposedIntent, Task
 DEFAULT_DIR = "specs"
 MARKERS = ("spec.md", "plan.md", "tasks.md")
 ID_PREFIX = "SPECKIT"
-_TASK_ID = re.compile(r"(T\d+)\b")
+#: ``T001``, also written ``**T001**`` or ``[T001]``, with a letter for an inserted task
+#: (``T004a``); the template's ``TXXX`` (a number not given yet) matches without group 1.
+_TASK_ID = re.compile(r"(?:\*\*|\[)?(?:(T\d+[a-z]?)|TX+)\b")
 _REQUIREMENT = re.compile(r"^\s*[-*]\s+\*\*((?:FR|NFR|SC)-\d+)\*\*:?\s*(.+)$")
 ID_RULE = "a spec-kit task starts with its id: '- [ ] T001 Description with file path'"
 
