@@ -158,9 +158,7 @@ def proposed(
         name=name or humanize(directory),
         status=status_of(tuple(tasks)),
         owned_scope=scope_of([*(t.paths for t in tasks), design]),
-        acceptance_criteria=tuple(
-            dict.fromkeys(criteria or (f"{t.id} {t.text}" for t in tasks))
-        ),
+        acceptance_criteria=tuple(dict.fromkeys(criteria or (f"{t.id} {t.text}" for t in tasks))),
         source=source,
         tasks=tuple(tasks),
     )

@@ -76,36 +76,24 @@ def read_lines(root: Path, rel: str) -> list[str]:
 def prose(rel: str, lines: list[str]) -> list[Line]:
     """The lines outside front matter, fenced code and HTML comments."""
     out: list[Line] = []
-    i = 0
-    if lines and lines[0].strip() == "---":
-        end = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), None)
-        if end is None:
-            raise SourceError(rel, 1, "front matter opened with '---' is never closed")
-        i = end + 1
     fence: tuple[int, str] | None = None
     comment: int | None = None
-    while i < len(lines):
-        text = lines[i]
-        number = i + 1
-        i += 1
+    for i in range(_body_start(rel, lines), len(lines)):
+        text, number = lines[i], i + 1
         if fence is not None:
-            match = _FENCE.match(text)
-            if match and match.group(1)[0] == fence[1][0] and len(match.group(1)) >= len(fence[1]):
-                fence = None
+            fence = None if _closes(fence[1], text) else fence
             continue
         if comment is not None:
-            if "-->" in text:
-                comment = None
+            comment = None if "-->" in text else comment
             continue
         match = _FENCE.match(text)
         if match:
             fence = (number, match.group(1))
             continue
         if "<!--" in text:
-            before, _, after = text.partition("<!--")
+            text, _, after = text.partition("<!--")
             if "-->" not in after:
                 comment = number
-            text = before
             if not text.strip():
                 continue
         out.append(Line(number, text))
@@ -114,6 +102,26 @@ def prose(rel: str, lines: list[str]) -> list[Line]:
     if comment is not None:
         raise SourceError(rel, comment, "HTML comment opened here is never closed ('-->')")
     return out
+
+
+def _body_start(rel: str, lines: list[str]) -> int:
+    """The index of the first line after the front matter (0 without one)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    end = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), None)
+    if end is None:
+        raise SourceError(rel, 1, "front matter opened with '---' is never closed")
+    return end + 1
+
+
+def _closes(opening: str, text: str) -> bool:
+    """Whether ``text`` closes the fence ``opening``: the same character, as many or more."""
+    match = _FENCE.match(text)
+    return (
+        match is not None
+        and match.group(1)[0] == opening[0]
+        and len(match.group(1)) >= len(opening)
+    )
 
 
 #: The marks of a task's checkbox: open, done, under way (Kiro's ``[-]``).

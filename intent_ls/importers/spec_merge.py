@@ -105,36 +105,42 @@ def append_intents(text: str, intents: list[ProposedIntent]) -> str:
         lines[-1] += newline
     key, seq = _intents_node(text)
     if key is None:
-        dash = 2
-        block = [f"active_intents:{newline}"]
-        for intent in intents:
-            block += render_intent(intent, dash, newline)
-        return "".join(lines) + "".join(block)
-    assert seq is not None
-    empty = (isinstance(seq, yaml.ScalarNode) and seq.tag.endswith(":null")) or (
-        isinstance(seq, yaml.SequenceNode) and seq.flow_style and not seq.value
-    )
-    if empty:
+        lines.append(f"active_intents:{newline}")
+        dash, insert_at = 2, len(lines)
+    else:
+        assert seq is not None
+        dash, insert_at = _insertion_point(lines, key, seq)
+    block: list[str] = []
+    for intent in intents:
+        block += render_intent(intent, dash, newline)
+    return "".join(lines[:insert_at] + block + lines[insert_at:])
+
+
+def _insertion_point(lines: list[str], key: yaml.Node, seq: yaml.Node) -> tuple[int, int]:
+    """The dash column and the line index at which new intents go into the list ``seq``
+    (an empty one is emptied of its ``[]`` in ``lines``)."""
+    if _is_empty(seq):
         at = key.start_mark.line
         if seq.start_mark.line == at and seq.end_mark.column > seq.start_mark.column:
             line = lines[at]
             body = line.rstrip("\r\n")
             kept = body[: seq.start_mark.column].rstrip() + body[seq.end_mark.column :]
             lines[at] = kept + line[len(body) :]
-        dash = key.start_mark.column + 2
-        insert_at = at + 1
-    elif isinstance(seq, yaml.SequenceNode) and not seq.flow_style and seq.value:
+        return key.start_mark.column + 2, at + 1
+    if isinstance(seq, yaml.SequenceNode) and not seq.flow_style and seq.value:
         last = seq.value[-1]
         dash = _dash_column(lines, last)
-        insert_at = _end_of_item(lines, last, dash)
-    else:
-        raise SpecEditError(
-            f"'{key.value}' is not a block list ('- id: …' items): write it as one to import"
-        )
-    block: list[str] = []
-    for intent in intents:
-        block += render_intent(intent, dash, newline)
-    return "".join(lines[:insert_at] + block + lines[insert_at:])
+        return dash, _end_of_item(lines, last, dash)
+    raise SpecEditError(
+        f"'{key.value}' is not a block list ('- id: …' items): write it as one to import"
+    )
+
+
+def _is_empty(seq: yaml.Node) -> bool:
+    """``active_intents:`` with nothing, or ``active_intents: []``."""
+    return (isinstance(seq, yaml.ScalarNode) and seq.tag.endswith(":null")) or (
+        isinstance(seq, yaml.SequenceNode) and bool(seq.flow_style) and not seq.value
+    )
 
 
 def _dash_column(lines: list[str], item: yaml.Node) -> int:

@@ -43,7 +43,7 @@ description: "Checklist template for building a feature"
 - **Web app**: `backend/src/`, `frontend/src/`
 - Paths below assume one project; follow plan.md's layout
 
-<!-- 
+<!--\x20
   ==================================================================
   SAMPLE TASKS ONLY. The generator replaces them with:
   - the stories of spec.md

@@ -21,9 +21,7 @@ from tests.importers import formats
 from tests.importers.conftest import write
 
 
-def import_twice(
-    ws: Path, capsys: pytest.CaptureFixture[str], kind: str, intent_id: str
-):  # type: ignore[no-untyped-def]
+def import_twice(ws: Path, capsys: pytest.CaptureFixture[str], kind: str, intent_id: str):  # type: ignore[no-untyped-def]
     """Import ``kind`` with --write, check a second run changes nothing, and return the
     intent ``intent_id`` as the spec reads it back."""
     capsys.readouterr()
