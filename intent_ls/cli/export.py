@@ -40,6 +40,13 @@ def register(subparsers: Any) -> None:
         "variables, else a collector on localhost:4318); needs the 'otlp' extra",
     )
     parser.add_argument(
+        "--git-ai-notes",
+        action="store_true",
+        help="write the ledger's AI attributions as git-ai authorship notes under "
+        "refs/notes/ai, one per commit, with the intent in each session's "
+        "custom_attributes (the ledger must verify; a note git-ai wrote is kept)",
+    )
+    parser.add_argument(
         "--repo",
         metavar="NAME",
         help="the repository's name in the export (default: owner/name of the origin "
@@ -78,10 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from intent_ls.export import ExportError
 
     modes = [args.out is not None, args.otlp is not None, args.query is not None]
-    if sum(modes) != 1:
+    if sum(modes) + args.git_ai_notes != 1:
         raise CliError(
-            "give one of --out DIR (export), --otlp [URL] (send) or --query SQL --from DIR (query)"
+            "give one of --out DIR (export), --otlp [URL] (send), --git-ai-notes "
+            "(git notes) or --query SQL --from DIR (query)"
         )
+    if args.git_ai_notes:
+        return _git_ai_notes(args)
     if args.query is None and (args.roots or args.param):
         flag = "--otlp" if args.otlp is not None else "--out"
         raise CliError(f"--from and --param go with --query, not with {flag}")
@@ -142,6 +152,45 @@ def _otlp(args: argparse.Namespace) -> int:
             f"{repo}: sent {result.records} record(s) as {result.log_records} log record(s) "
             f"to {result.endpoint} ({checked})"
         )
+    return 0
+
+
+def _git_ai_notes(args: argparse.Namespace) -> int:
+    from intent_ls.cli.errors import CliError
+    from intent_ls.common.gitai_repo import GitError
+    from intent_ls.export.gitai import export_notes
+    from intent_ls.ledger.store import Ledger
+    from intent_ls.ledger.verify import verify_ledger
+    from intent_ls.spec.load import SPEC_RELPATH, load_spec_file
+
+    if args.roots or args.param or args.repo is not None:
+        raise CliError("--from, --param and --repo do not go with --git-ai-notes")
+    source = _source(args, "write as git-ai notes")
+    if source is None:
+        return 0
+    root, ledger, _ = source
+    problem = verify_ledger(ledger).problem
+    if problem is not None:
+        print(
+            f"{ledger}:{problem.line}: {problem.reason}\n"
+            "intent-ls: the ledger does not verify; no note was written",
+            file=sys.stderr,
+        )
+        return 1
+    spec = load_spec_file(root / SPEC_RELPATH).spec
+
+    def name(intent_id: str) -> str | None:
+        intent = spec.get(intent_id) if spec is not None else None
+        return intent.name if intent is not None else None
+
+    try:
+        result = export_notes(root, Ledger(ledger).read_records(), name)
+    except GitError as exc:
+        raise CliError(f"git: {exc}") from None
+    print(
+        f"refs/notes/ai: {result.written} note(s) written, {result.unchanged} already "
+        f"up to date, {len(result.kept)} written by git-ai kept as they are"
+    )
     return 0
 
 
