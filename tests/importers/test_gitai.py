@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.policy.approvals import Contributor
+from tests.support import readme_section, sh_blocks
 
 #: Sessions + known human + legacy key in one note, a quoted path (the spec's §1.2.7).
 MIXED_NOTE = """\
@@ -250,3 +252,41 @@ def test_export_keeps_a_note_git_ai_wrote(repo: Path, capsys: pytest.CaptureFixt
     assert rc == 0, err
     assert "0 note(s) written" in out and "1 written by git-ai kept" in out
     assert git(repo, "notes", "--ref=ai", "show", sha) == MIXED_NOTE + "\n"
+
+
+def test_the_readme_git_ai_commands_work_as_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's git-ai block, run in a repository with a git-ai note and a ledger."""
+    block = readme_section("<!-- For teams: git-ai (begin) -->", "<!-- For teams: git-ai (end) -->")
+    commands = [line for snippet in sh_blocks(block) for line in snippet.splitlines()]
+    assert commands == [
+        "intent-ls import git-ai --write",
+        "intent-ls export --git-ai-notes",
+        "git notes --ref=ai show HEAD",
+    ]
+    (repo / "src").mkdir()
+    (repo / "src/app.py").write_text("import os\n\ndef handler(event):\n    return 1\n")
+    sha = commit_all(repo, "by git-ai")
+    git(repo, "notes", "--ref=ai", "add", "-F", "-", sha, stdin=MIXED_NOTE)
+    (repo / "src/app.py").write_text("import os\n\ndef handler(event):\n    return 2\n")
+    record = build_mutation_record(
+        repo,
+        "src/app.py",
+        "import os\n\ndef handler(event):\n    return 1\n",
+        "import os\n\ndef handler(event):\n    return 2\n",
+        intent_id="INT-1",
+        session_id="s",
+        contributor=Contributor("ai", "m"),
+    )
+    assert record is not None
+    Ledger(ledger_path(repo)).append(record)
+    head = commit_all(repo, "by an agent under INT-1")
+    monkeypatch.chdir(repo)
+    rc, _, err = run(capsys, *shlex.split(commands[0])[1:])
+    assert rc == 0 and "1 new AI-authored record(s)" in err
+    rc, out, err = run(capsys, *shlex.split(commands[1])[1:])
+    assert rc == 0 and "1 note(s) written" in out, err
+    shown = subprocess.run(shlex.split(commands[2]), capture_output=True, text=True, check=True)
+    assert parse(shown.stdout).files[0].entries[0].ranges == ((4, 4),)
+    assert head == git(repo, "rev-parse", "HEAD").strip()
