@@ -25,6 +25,7 @@ from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.ledger.verify import verify_ledger
 from intent_ls.policy.approvals import Contributor
+from tests.check.conftest import GitRepo
 from tests.support import readme_section, sh_blocks
 
 #: Sessions + known human + legacy key in one note, a quoted path (the spec's §1.2.7).
@@ -290,3 +291,27 @@ def test_the_readme_git_ai_commands_work_as_written(
     shown = subprocess.run(shlex.split(commands[2]), capture_output=True, text=True, check=True)
     assert parse(shown.stdout).files[0].entries[0].ranges == ((4, 4),)
     assert head == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_check_sees_imported_git_ai_lines_as_ai_work_without_intent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], git_identity: None
+) -> None:
+    """Before the import a commit git-ai traced is an uncovered change; after it, the
+    lines are covered by git-ai's record, which names no intent."""
+    repo = GitRepo(tmp_path / "checked", capsys)
+    base = repo.commit("base")
+    repo.write("src/app.py", "import os\n\ndef handler(event):\n    return 1\n")
+    sha = repo.commit("by git-ai")
+    git(repo.root, "notes", "--ref=ai", "add", "-F", "-", sha, stdin=MIXED_NOTE)
+    assert [(f["rule"], f["start_line"], f["end_line"]) for f in repo.findings("--base", base)] == [
+        ("uncovered-change", 1, 4)
+    ]
+    rc, _, err = run(capsys, "import", "git-ai", "--workspace", str(repo.root), "--write")
+    assert rc == 0, err
+    findings = repo.findings("--base", base)
+    # Lines 1-3 are git-ai's AI session's, with no intent; line 4 nobody traced.
+    assert [(f["rule"], f["start_line"], f["end_line"]) for f in findings] == [
+        ("intent-not-owner", 1, 3),
+        ("uncovered-change", 4, 4),
+    ]
+    assert "written with no active intent" in findings[0]["message"]
