@@ -104,7 +104,8 @@ def _added_lines(root: Path, commit: str) -> dict[str, set[int]]:
     )
     for line in raw.decode("utf-8", "replace").splitlines():
         if line.startswith("+++ "):
-            path = line[6:] if line.startswith("+++ b/") else None
+            # A name with a space ends in a tab (for patch); a quoted one is skipped.
+            path = line[6:].removesuffix("\t") if line.startswith("+++ b/") else None
         elif path is not None and (match := _HUNK.match(line)):
             start, count = int(match.group(1)), int(match.group(2) or 1)
             out[path].update(range(start, start + count))

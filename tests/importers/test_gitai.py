@@ -151,6 +151,18 @@ def test_export_writes_git_ai_notes_with_the_intent_and_is_idempotent(
     )
     assert record is not None
     Ledger(ledger_path(repo)).append(record)
+    (repo / "src/tax rules.py").write_text("RATE = 0.2\n")
+    spaced = build_mutation_record(
+        repo,
+        "src/tax rules.py",
+        "",
+        "RATE = 0.2\n",
+        intent_id=None,
+        session_id="sess-42",
+        contributor=Contributor("ai", "claude-sonnet-4-5"),
+    )
+    assert spaced is not None
+    Ledger(ledger_path(repo)).append(spaced)
     second = commit_all(repo, "tax")
     status = git(repo, "status", "--porcelain")
 
@@ -162,12 +174,20 @@ def test_export_writes_git_ai_notes_with_the_intent_and_is_idempotent(
     head, divider, body = note.partition("\n---\n")
     assert divider
     lines = head.splitlines()
-    assert _FILE_LINE.fullmatch(lines[0]) and lines[0] == "src/billing.py"
-    assert all(_ENTRY_LINE.fullmatch(line) for line in lines[1:])
+    assert [line for line in lines if not line.startswith("  ")] == [
+        "src/billing.py",
+        '"src/tax rules.py"',
+    ]
+    assert all(_FILE_LINE.fullmatch(line) or _ENTRY_LINE.fullmatch(line) for line in lines)
     meta = json.loads(body)
     assert set(meta) >= {"schema_version", "base_commit_sha", "prompts"}
     assert meta["schema_version"] == "authorship/3.0.0" and meta["base_commit_sha"] == second
     log = parse(note)
+    assert [f.path for f in log.files] == ["src/billing.py", "src/tax rules.py"]
+    (spaced_entry,) = log.files[1].entries
+    assert spaced_entry.ranges == ((1, 1),)
+    # An AI record without an intent is a session without intent attributes.
+    assert "custom_attributes" not in log.agent(spaced_entry.key)
     (entry,) = log.files[0].entries
     assert entry.ranges == ((3, 6),)
     session = log.agent(entry.key)
