@@ -26,6 +26,9 @@ import attrs
 
 NOTES_REF = "refs/notes/ai"
 SCHEMA_VERSION = "authorship/3.0.0"
+#: The agent tool of the sessions intent-ls writes into notes: how a note it wrote is told
+#: from one git-ai wrote.
+OWN_TOOL = "intent-ls"
 _REQUIRED = ("schema_version", "base_commit_sha", "prompts")
 _RANGE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 

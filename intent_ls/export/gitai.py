@@ -23,12 +23,17 @@ from typing import Any
 
 import attrs
 
-from intent_ls.common.gitai_notes import SCHEMA_VERSION, NoteError, parse, render
+from intent_ls.common.gitai_notes import (
+    OWN_TOOL,
+    SCHEMA_VERSION,
+    NoteError,
+    parse,
+    render,
+)
 from intent_ls.common.gitai_repo import GitError, git, notes, read_text, write_note
 from intent_ls.ledger.attribution import carried_ranges
 from intent_ls.ledger.records import intent_meta
 
-OWN_TOOL = "intent-ls"
 INTENT_ATTR = "intent_ls.intent_id"
 NAME_ATTR = "intent_ls.intent_name"
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")

@@ -22,15 +22,13 @@ from typing import Any
 
 import attrs
 
-from intent_ls.common.gitai_notes import AuthorshipLog, Entry, NoteError, parse
+from intent_ls.common.gitai_notes import OWN_TOOL, AuthorshipLog, Entry, NoteError, parse
 from intent_ls.common.gitai_repo import git, notes, read_text
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.records import METADATA_KEY, SPEC_VERSION
 
 #: The namespace of imported records' ids (uuid5 of commit, path and key).
 _NAMESPACE = uuid.UUID("5b0f2c1e-9d7a-4e63-8a51-2f6c0d9e7a14")
-#: The agent tool of the sessions intent-ls writes into notes.
-OWN_TOOL = "intent-ls"
 
 
 @attrs.frozen
