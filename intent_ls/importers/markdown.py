@@ -124,8 +124,10 @@ def _closes(opening: str, text: str) -> bool:
     )
 
 
-#: The marks of a task's checkbox: open, done, under way (Kiro's ``[-]``).
-MARKS = (" ", "x", "X", "-")
+#: The marks of a task's checkbox: open, done, under way (Kiro's ``[-]``, and the ``[~]``
+#: that Kiro-style task lists in public repositories write for a task in progress).
+STARTED = ("-", "~")
+MARKS = (" ", "x", "X", *STARTED)
 
 
 def checkboxes(rel: str, lines: list[Line], task_id: re.Pattern[str]) -> list[Checkbox]:
@@ -149,7 +151,8 @@ def _is_task_box(rel: str, line: Line, match: re.Match[str], task_id: re.Pattern
         raise SourceError(
             rel,
             line.number,
-            f"unknown checkbox '[{mark}]': write '[ ]' (open), '[x]' (done) or '[-]' (started)",
+            f"unknown checkbox '[{mark}]': write '[ ]' (open), '[x]' (done)"
+            " or '[-]'/'[~]' (started)",
         )
     return False
 
@@ -169,7 +172,7 @@ def _checkbox(lines: list[Line], n: int, match: re.Match[str]) -> Checkbox:
         line=lines[n],
         indent=indent,
         done=mark in ("x", "X"),
-        started=mark == "-",
+        started=mark in STARTED,
         optional=bool(match.group("optional")),
         text=match.group("text").strip(),
         block="\n".join(block),

@@ -84,9 +84,9 @@ CASES = [
     (
         "kiro",
         ".kiro/specs/csv-export/tasks.md",
-        KIRO_TASKS.replace("- [-] 2.", "- [~] 2."),
-        "- [~] 2.",
-        "unknown checkbox '[~]'",
+        KIRO_TASKS.replace("- [-] 2.", "- [?] 2."),
+        "- [?] 2.",
+        "unknown checkbox '[?]'",
     ),
 ]
 

@@ -234,3 +234,24 @@ def test_real_files_from_a_directory(kind: str) -> None:
     assert plan.added
     again = plan_import(root, tool, None, plan.new_text)
     assert again.added == () and again.new_text == plan.new_text
+
+
+def test_kiro_style_in_progress_mark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Kiro-style task lists in public repositories mark a task under way with ``[~]``
+    (seen beside ``[x]`` and ``_Requirements:_`` lines): it reads as started, as ``[-]``
+    does, not as an unreadable checkbox."""
+    feature = ".kiro/specs/weekly-digest"
+    tasks_md = formats.KIRO_OUTPUT_TASKS.replace("- [-] 2.", "- [~] 2.")
+    assert tasks_md != formats.KIRO_OUTPUT_TASKS
+    write(
+        tmp_path,
+        {
+            f"{feature}/requirements.md": formats.KIRO_OUTPUT_REQUIREMENTS,
+            f"{feature}/design.md": formats.KIRO_OUTPUT_DESIGN,
+            f"{feature}/tasks.md": tasks_md,
+        },
+    )
+    intent = import_twice(tmp_path, capsys, "kiro", "KIRO-weekly-digest")
+    assert intent.status is Status.IN_PROGRESS
+    started = [t.id for t in TOOLS["kiro"].read_tasks(tmp_path, f"{feature}/tasks.md") if t.started]
+    assert started == ["2"]
