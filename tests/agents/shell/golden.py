@@ -5,6 +5,9 @@ in the shell-facing test files (and a few spellings of each: nested in ``bash -c
 behind ``sudo``, fed by a pipe, redirected, in a subshell) before the shell model
 replaced their own walks of the parse tree; ``test_shell_golden.py`` compares the
 answers now with that dump, so a refactoring of the readers shows any answer it changes.
+Each command and its answers are kept as short digests (the commands are the tests'
+own); ``python -m tests.agents.shell.golden --full FILE`` writes them out whole, to
+compare two checkouts.
 
     python -m tests.agents.shell.golden   # rewrites golden_answers.json
 """
@@ -12,7 +15,9 @@ answers now with that dump, so a refactoring of the readers shows any answer it 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import sys
 import shlex
 from pathlib import Path
 
@@ -85,5 +90,17 @@ def answers() -> dict[str, list[object]]:
     return out
 
 
+def digest(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def digests(found: dict[str, list[object]]) -> dict[str, str]:
+    return {digest(command): digest(answer) for command, answer in found.items()}
+
+
 if __name__ == "__main__":
-    GOLDEN.write_text(json.dumps(answers(), indent=0, ensure_ascii=True) + "\n")
+    if sys.argv[1:2] == ["--full"]:
+        Path(sys.argv[2]).write_text(json.dumps(answers(), indent=0) + "\n")
+    else:
+        GOLDEN.write_text(json.dumps(digests(answers()), indent=0, sort_keys=True) + "\n")
