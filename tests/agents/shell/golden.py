@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import sys
 import shlex
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -46,9 +46,9 @@ def literals() -> list[str]:
     for rel in SOURCES:
         tree = ast.parse((TESTS / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if node.value.strip() and len(node.value) <= MAX_LEN:
-                    found.setdefault(node.value, None)
+            value = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(value, str) and value.strip() and len(value) <= MAX_LEN:
+                found.setdefault(value, None)
     return list(found)
 
 
@@ -80,11 +80,11 @@ def answers() -> dict[str, list[object]]:
     for command in commands():
         try:
             found: object = classify_command(command, ROOT, CWD).to_json()
-        except Exception as exc:  # noqa: BLE001 - the failure is the answer
+        except Exception as exc:
             found = f"raises {type(exc).__name__}"
         try:
             guard: object = is_approval_attempt(command)
-        except Exception as exc:  # noqa: BLE001 - the failure is the answer
+        except Exception as exc:
             guard = f"raises {type(exc).__name__}"
         out[command] = [found, guard]
     return out
