@@ -12,34 +12,57 @@ helpers here (:func:`unwrap`, :func:`options`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
-from typing import TypeAlias
-
-import attrs
+from typing import Any, TypeAlias
 
 
-@attrs.frozen
-class Word:
+class _Value:
+    """Equality, hash and repr by the slots. The values are plain slotted classes, not
+    attrs or named tuples: a hook is a new process per call and creates these classes
+    every time, which costs an attrs class a millisecond and a plain class a hundredth
+    of it. No reader changes a value once the parser made it."""
+
+    __slots__ = ()
+
+    def _fields(self) -> Iterator[Any]:
+        return (getattr(self, field) for field in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and tuple(self._fields()) == tuple(other._fields())  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), *self._fields()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={v!r}" for f, v in zip(self.__slots__, self._fields(), strict=True))
+        return f"{type(self).__name__}({shown})"
+
+
+class Word(_Value):
     """A shell word: its value when it is static, else None; ``glob`` if it would
     expand to file names; ``text`` as written."""
 
-    value: str | None
-    glob: bool = False
-    text: str = ""
+    __slots__ = ("glob", "text", "value")
+
+    def __init__(self, value: str | None, glob: bool = False, text: str = "") -> None:
+        self.value = value
+        self.glob = glob
+        self.text = text
 
 
-@attrs.frozen
-class Assignment:
+class Assignment(_Value):
     """``NAME=value``, alone or before a command: the value is a word, and the
     ``$(…)`` in it run first."""
 
-    value: Word | None
-    substitutions: Script = ()
+    __slots__ = ("substitutions", "value")
+
+    def __init__(self, value: Word | None, substitutions: Script = ()) -> None:
+        self.value = value
+        self.substitutions = substitutions
 
 
-@attrs.frozen
-class Redirect:
+class Redirect(_Value):
     """``> f``, ``<< EOF``, ``<<< text``. ``kind`` is ``file``, ``heredoc`` or
     ``herestring``; ``target`` the file (or the herestring's word); ``to_descriptor``
     when the target is a file descriptor (``>&2``). A heredoc keeps its ``heredoc``
@@ -47,27 +70,49 @@ class Redirect:
     start on the same line (``then``: ``cat <<EOF | sh``, ``cat <<EOF > out``).
     ``substitutions`` are the statements of the ``$(…)`` in its own words."""
 
-    kind: str
-    operator: str = ""
-    target: Word | None = None
-    to_descriptor: bool = False
-    heredoc: str | None = None
-    then: Script = ()
-    body: Script = ()
-    substitutions: Script = ()
+    __slots__ = ("body", "heredoc", "kind", "operator", "substitutions", "target", "then",
+                 "to_descriptor")  # fmt: skip
+
+    def __init__(
+        self,
+        kind: str,
+        operator: str = "",
+        target: Word | None = None,
+        to_descriptor: bool = False,
+        heredoc: str | None = None,
+        then: Script = (),
+        body: Script = (),
+        substitutions: Script = (),
+    ) -> None:
+        self.kind = kind
+        self.operator = operator
+        self.target = target
+        self.to_descriptor = to_descriptor
+        self.heredoc = heredoc
+        self.then = then
+        self.body = body
+        self.substitutions = substitutions
 
 
-@attrs.frozen
-class Command:
+class Command(_Value):
     """A simple command: ``argv`` (the program and its arguments, as written: wrappers
     are unwrapped by :func:`unwrap`), the assignments and redirects written with it,
     and the statements of every ``$(…)``/``<(…)`` anywhere in it, in order (they run
     before it)."""
 
-    argv: tuple[Word, ...]
-    assignments: tuple[Assignment, ...] = ()
-    redirects: tuple[Redirect, ...] = ()
-    substitutions: Script = ()
+    __slots__ = ("argv", "assignments", "redirects", "substitutions")
+
+    def __init__(
+        self,
+        argv: tuple[Word, ...],
+        assignments: tuple[Assignment, ...] = (),
+        redirects: tuple[Redirect, ...] = (),
+        substitutions: Script = (),
+    ) -> None:
+        self.argv = argv
+        self.assignments = assignments
+        self.redirects = redirects
+        self.substitutions = substitutions
 
     @property
     def herestring(self) -> Redirect | None:
@@ -76,53 +121,65 @@ class Command:
         return found[-1] if found else None
 
 
-@attrs.frozen
-class Pipeline:
-    stages: Script
+class Pipeline(_Value):
+    __slots__ = ("stages",)
+
+    def __init__(self, stages: Script) -> None:
+        self.stages = stages
 
 
-@attrs.frozen
-class Redirected:
+class Redirected(_Value):
     """A statement with redirects after it (``cmd > f``, ``while …; done < f``)."""
 
-    body: Statement | None
-    redirects: tuple[Redirect, ...]
+    __slots__ = ("body", "redirects")
+
+    def __init__(self, body: Statement | None, redirects: tuple[Redirect, ...]) -> None:
+        self.body = body
+        self.redirects = redirects
 
 
-@attrs.frozen
-class Group:
+class Group(_Value):
     """Statements run in sequence or under control flow (a list, ``{ …; }``, ``if``,
     ``for``, a function body, a part that does not parse): their order is kept, and
     the ``$(…)`` in their own words (``for x in $(…)``) are statements among them.
     ``subshell``: a ``cd`` inside does not move the caller."""
 
-    parts: Script
-    subshell: bool = False
+    __slots__ = ("parts", "subshell")
+
+    def __init__(self, parts: Script, subshell: bool = False) -> None:
+        self.parts = parts
+        self.subshell = subshell
 
 
-@attrs.frozen
-class Declaration:
+class Declaration(_Value):
     """``declare``, ``unset``, ``[[ … ]]``: bash evaluates array subscripts in their
     ``words``; ``parts`` are their assignments and the ``$(…)`` in their words."""
 
-    parts: Script
-    words: tuple[Word, ...] = ()
+    __slots__ = ("parts", "words")
+
+    def __init__(self, parts: Script, words: tuple[Word, ...] = ()) -> None:
+        self.parts = parts
+        self.words = words
 
 
 Statement: TypeAlias = Command | Pipeline | Redirected | Redirect | Group | Declaration | Assignment
 Script: TypeAlias = tuple[Statement, ...]
 
 
-@attrs.frozen
-class Parsed:
+class Parsed(_Value):
     """A command string read: ``text`` as bash reads it (continuations joined),
     its statements, whether part of it did not parse, and why it is not read at all
     (``too_deep``; ``script`` is then empty)."""
 
-    text: str
-    script: Script
-    has_error: bool = False
-    too_deep: str | None = None
+    __slots__ = ("has_error", "script", "text", "too_deep")
+
+    def __init__(
+        self, text: str, script: Script, has_error: bool = False, too_deep: str | None = None
+    ) -> None:
+        self.text = text
+        self.script = script
+        self.has_error = has_error
+        self.too_deep = too_deep
 
 
 def argv_of(statement: Statement | None) -> tuple[Word, ...]:

@@ -17,8 +17,6 @@ the approval guard read (:mod:`.parse`):
 
 from __future__ import annotations
 
-import attrs
-
 #: Parse-tree levels a reader walks in one command. Real commands stay far below it (a
 #: long ``a && b && …`` chain nests one level per operator). A string nested in another
 #: (``bash -c '…'``) gets half its parent's budget, so all of them together stay far
@@ -30,14 +28,16 @@ _MIN_NESTING = 12
 _WORD_BREAK = frozenset(" \t\n;&|()<>")
 
 
-@attrs.define
 class _Context:
     """What is open at a point of the text: ``top`` (the command itself, or inside
     ``$(…)`` with its open parentheses counted), ``arith`` (``$((…))``, where ``<<`` is
     a shift), ``dq`` (double quotes) or ``bq`` (backquotes)."""
 
-    kind: str
-    parens: int = 0
+    __slots__ = ("kind", "parens")
+
+    def __init__(self, kind: str, parens: int = 0) -> None:
+        self.kind = kind
+        self.parens = parens
 
 
 def join_continuations(command: str) -> str:
@@ -47,16 +47,19 @@ def join_continuations(command: str) -> str:
     return _Joiner(command).run()
 
 
-@attrs.define
 class _Joiner:
     """One pass over a command, copying it to ``out`` without the continuations bash
-    drops, with what is open at each point on ``stack``."""
+    drops, with what is open at each point on ``stack``. Plain classes here: a hook
+    process creates them at import, where an attrs class costs a millisecond."""
 
-    command: str
-    out: list[str] = attrs.field(factory=list)
-    stack: list[_Context] = attrs.field(factory=lambda: [_Context("top")])
-    #: Heredocs opened on the current line: (delimiter, quoted, ``<<-``).
-    heredocs: list[tuple[str, bool, bool]] = attrs.field(factory=list)
+    __slots__ = ("command", "heredocs", "out", "stack")
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.out: list[str] = []
+        self.stack = [_Context("top")]
+        #: Heredocs opened on the current line: (delimiter, quoted, ``<<-``).
+        self.heredocs: list[tuple[str, bool, bool]] = []
 
     def run(self) -> str:
         i = 0

@@ -33,20 +33,32 @@ class Classification:
         return {"class": self.klass, "writes": list(self.writes), "reasons": list(self.reasons)}
 
 
-@attrs.define
 class Walk:
-    root: str
-    cwd: str
-    #: The classifier's readers of a nested command string (``bash -c``) and of the
-    #: program an argv runs (``xargs CMD``), handed to the programs that run others,
-    #: which cannot import the classifier (it imports them).
-    text_reader: Callable[[Walk, str, int], None] = attrs.field(repr=False)
-    argv_reader: Callable[[Walk, Sequence[Word], int], None] = attrs.field(repr=False)
-    klass: str = SAFE
-    #: False once a ``cd`` went where the classifier cannot follow.
-    cwd_known: bool = True
-    writes: list[str] = attrs.field(factory=list)
-    reasons: list[str] = attrs.field(factory=list)
+    """One classification under way. A plain class: a hook process creates it at
+    import, where an attrs class costs a millisecond."""
+
+    __slots__ = ("argv_reader", "cwd", "cwd_known", "klass", "reasons", "root", "text_reader",
+                 "writes")  # fmt: skip
+
+    def __init__(
+        self,
+        root: str,
+        cwd: str,
+        text_reader: Callable[[Walk, str, int], None],
+        argv_reader: Callable[[Walk, Sequence[Word], int], None],
+    ) -> None:
+        self.root = root
+        self.cwd = cwd
+        #: The classifier's readers of a nested command string (``bash -c``) and of the
+        #: program an argv runs (``xargs CMD``), handed to the programs that run others,
+        #: which cannot import the classifier (it imports them).
+        self.text_reader = text_reader
+        self.argv_reader = argv_reader
+        self.klass = SAFE
+        #: False once a ``cd`` went where the classifier cannot follow.
+        self.cwd_known = True
+        self.writes: list[str] = []
+        self.reasons: list[str] = []
 
     def raise_to(self, klass: str, reason: str) -> None:
         if _RANK[klass] > _RANK[self.klass]:

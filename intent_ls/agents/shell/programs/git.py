@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import attrs
-
 from intent_ls.agents.shell.model import Word, options
 from intent_ls.agents.shell.walk import DESTRUCTIVE, UNKNOWN, Walk
 
@@ -37,18 +35,14 @@ _PUSH_FORCED = frozenset(
 _FORCE = frozenset(["f", "--force"])
 
 
-@attrs.frozen
 class _Args:
     """A subcommand's words: its flags, operands and every value."""
 
-    words: Sequence[Word]
-    flags: set[str]
-    operands: list[Word]
+    __slots__ = ("flags", "operands", "words")
 
-    @classmethod
-    def of(cls, words: Sequence[Word]) -> _Args:
-        flags, operands = options(words)
-        return cls(words, flags, operands)
+    def __init__(self, words: Sequence[Word]) -> None:
+        self.words = words
+        self.flags, self.operands = options(words)
 
     @property
     def values(self) -> set[str | None]:
@@ -148,7 +142,7 @@ def git(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
     if sub is None:
         walk.raise_to(UNKNOWN, "git with a subcommand only known at run time")
         return
-    words = _Args.of(args[1:])
+    words = _Args(args[1:])
     if sub == "rm":
         for target in words.operands:
             walk.write(target, "git rm")

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from intent_ls.agents.shell.model import Word
 from intent_ls.agents.shell.walk import UNKNOWN, Walk
 
 _SCRIPT_OPTIONS = frozenset(["-e", "--expression", "-f", "--file"])
 
 
-@attrs.define
 class _Line:
     """A ``sed``/``perl`` command line, read: in place or not, whether the script was
     given in an option, and the operands (the script first, unless given)."""
 
-    in_place: bool = False
-    script_given: bool = False
-    operands: list[Word] = attrs.field(factory=list)
+    __slots__ = ("in_place", "operands", "script_given")
+
+    def __init__(self) -> None:
+        self.in_place = False
+        self.script_given = False
+        self.operands: list[Word] = []
 
     @property
     def files(self) -> list[Word]:
