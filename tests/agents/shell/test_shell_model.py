@@ -209,3 +209,18 @@ def test_a_herestring_before_the_program_is_its_stdin() -> None:
     herestring = command.herestring
     assert herestring is not None and herestring.target is not None
     assert herestring.target.value == "intent-ls approve"
+
+
+def test_only_the_parser_walks_tree_sitter_nodes() -> None:
+    """Every other reader of a shell command takes the model (docs/architecture.md)."""
+    from pathlib import Path
+
+    import intent_ls.agents
+
+    agents = Path(intent_ls.agents.__file__).parent
+    walking = sorted(
+        str(path.relative_to(agents))
+        for path in agents.rglob("*.py")
+        if any(s in path.read_text(encoding="utf-8") for s in ("tree_sitter", "named_children"))
+    )
+    assert walking == ["shell/parse.py"]
