@@ -14,12 +14,18 @@ VALUED = frozenset(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"])
 FROM_STDIN = Word(None, text="<arguments from stdin>")
 
 
-def xargs(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
+def command(rest: Sequence[Word]) -> list[Word]:
+    """The command xargs runs (its words after xargs's own options), or [] for none."""
     args = list(rest)
     while args and (args[0].value or "").startswith("-"):
         option = args.pop(0).value or ""
         if option in VALUED and args:
             args.pop(0)
+    return args
+
+
+def xargs(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
+    args = command(rest)
     if not args:
         return  # ``xargs`` alone echoes
     inner = walk.aside()
