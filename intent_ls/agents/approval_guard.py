@@ -9,8 +9,9 @@ Three layers, because no single one is complete:
 - whatever still appends an approval to the ledger during a tool call is stopped by the
   write barrier or cut off after the call (:mod:`.effects.verify`).
 
-The first layer reads the command as the shell will, from its tree-sitter-bash parse
-(the classifier's, :mod:`.shell.classify`): what runs is followed through wrappers
+The first layer reads the command as the shell will, from the shell model the
+classifier reads too (:mod:`.shell.model`, parsed once: :mod:`.shell.parse`): what runs
+is followed through wrappers
 (``env -S``, ``sudo``, ``nohup``, ``xargs``, ``find -exec``), nested shells (``sh -c``,
 ``eval``, ``alias``, heredocs and strings piped into a shell), ``python -m intent_ls``
 and any path to the executable. Arguments of programs known to only read or print them
@@ -25,17 +26,28 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 from types import EllipsisType
-from typing import TYPE_CHECKING
+from typing import Any
 
+from intent_ls.agents.shell.model import (
+    WRAPPERS,
+    Assignment,
+    Command,
+    Declaration,
+    Group,
+    Pipeline,
+    Redirect,
+    Redirected,
+    Script,
+    Statement,
+    Word,
+    argv_of,
+    name,
+    unwrap,
+)
 from intent_ls.policy import verdicts
-
-if TYPE_CHECKING:
-    import tree_sitter
-
-    from intent_ls.agents.shell.classify import _Word
 
 #: Variables the agents set in the environment of the commands their shell tool runs,
 #: and a human's terminal does not have (captured with ``env`` through each real CLI:
@@ -128,175 +140,141 @@ def _mentions(text: str) -> bool:
 
 
 def _text(command: str, depth: int, stdin: _Stdin = None) -> bool:
-    from intent_ls.agents.shell.classify import _parser
-    from intent_ls.agents.shell.reading import join_continuations, nesting_budget, too_deep
+    from intent_ls.agents.shell.parse import parse
 
     if depth > MAX_DEPTH:
         return True
-    text = join_continuations(command)  # bash drops a backslash-newline; the parser not
-    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
-    if too_deep(tree.root_node, nesting_budget(depth)) is not None:
+    parsed = parse(command, depth)
+    if parsed.too_deep is not None:
         # Not read: refused here when it names the verb, else the classifier holds it for
         # a human with the reason (a refusal here would tell the agent the wrong one).
-        return _mentions(text)
-    if tree.root_node.has_error and _mentions(text):
+        return _mentions(parsed.text)
+    if parsed.has_error and _mentions(parsed.text):
         return True
-    return _node(tree.root_node, depth, stdin)
+    return _any(parsed.script, depth, stdin)
 
 
-# -- the parse tree -----------------------------------------------------------------------
+# -- statements ---------------------------------------------------------------------------
 
 
-def _node(node: tree_sitter.Node, depth: int, stdin: _Stdin = None) -> bool:
-    kind = node.type
-    if kind == "command":
-        return _command(node, depth, stdin)
-    if kind == "pipeline":
-        stages = node.named_children
-        fed: _Stdin = stdin
-        for stage in stages:
-            if _node(stage, depth, fed):
-                return True
-            fed = _output(stage)
-        return False
-    if kind == "redirected_statement":
-        return _redirected(node, depth, stdin)
-    if kind in ("declaration_command", "unset_command", "test_command") and _evaluated_words(
-        node, depth
-    ):
+def _any(script: Script, depth: int, stdin: _Stdin = None) -> bool:
+    return any(_STATEMENTS[type(s)](s, depth, stdin) for s in script)
+
+
+def _command(command: Command, depth: int, stdin: _Stdin) -> bool:
+    if _any(command.substitutions, depth):  # ``$(…)`` and ``<(…)`` run before it
         return True
-    if kind == "variable_assignment":
-        return _assignment(node, depth)
-    return any(_node(child, depth, stdin) for child in node.named_children)
+    if any(_assignment(a, depth) for a in command.assignments):
+        return True
+    herestring = command.herestring
+    if herestring is not None:
+        stdin = _herestring(herestring)
+    return bool(command.argv) and _argv(command.argv, depth, stdin)
 
 
-def _redirected(node: tree_sitter.Node, depth: int, stdin: _Stdin) -> bool:
-    """A statement with redirects: a heredoc or herestring is its stdin; in ``cat <<EOF
-    | sh`` the rest of the pipeline hangs under the heredoc and reads the body's output."""
+def _pipeline(pipeline: Pipeline, depth: int, stdin: _Stdin) -> bool:
     fed = stdin
-    rest: list[tree_sitter.Node] = []
-    for child in node.named_children:
-        if child.type == "heredoc_redirect":
-            fed = _heredoc(child)
-            rest.extend(c for c in child.named_children if c.type in _STATEMENTS)
-        elif child.type == "herestring_redirect":
-            fed = _herestring(child)
-        elif child.type == "file_redirect" and _reads_stdin(child):
-            # A script from a file is not the agent's text here; ``< <(…)`` is unknown.
-            target = child.named_children[-1] if child.named_children else None
-            fed = None if target is not None and _static(target) else ...
-    body = node.child_by_field_name("body")
-    if body is not None and _node(body, depth, fed):
-        return True
-    if any(_node(child, depth, _output(node)) for child in rest):
-        return True
-    return any(
-        _node(child, depth) for child in node.named_children if child.type.endswith("redirect")
-    )
-
-
-_STATEMENTS = frozenset(["pipeline", "command", "list", "redirected_statement"])
-
-
-def _command(node: tree_sitter.Node, depth: int, stdin: _Stdin) -> bool:
-    from intent_ls.agents.shell.classify import _argv_of
-
-    if _substitutions(node, depth):
-        return True
-    for child in node.named_children:
-        if child.type == "variable_assignment" and _assignment(child, depth):
+    for stage in pipeline.stages:
+        if _any((stage,), depth, fed):
             return True
-        if child.type == "herestring_redirect":
-            stdin = _herestring(child)
-    argv = _argv_of(node)
-    return bool(argv) and _argv(argv, depth, stdin)
-
-
-def _substitutions(node: tree_sitter.Node, depth: int) -> bool:
-    """``$(…)`` and ``<(…)`` in a command's words run before it."""
-    from intent_ls.agents.shell.classify import _descendants
-
-    return any(
-        _node(inner, depth)
-        for child in _descendants(node)
-        if child.type in ("command_substitution", "process_substitution")
-        for inner in child.named_children
-    )
-
-
-def _assignment(node: tree_sitter.Node, depth: int) -> bool:
-    """``GIT_EDITOR='intent-ls approve …' git commit``: an assigned text may be run."""
-    from intent_ls.agents.shell.classify import _word
-
-    if _substitutions(node, depth):
-        return True
-    value = node.child_by_field_name("value")
-    if value is None:
-        return False
-    word = _word(value)
-    return word.value is not None and _text(word.value, depth + 1)
-
-
-def _evaluated_words(node: tree_sitter.Node, depth: int) -> bool:
-    """``declare 'a[$(…)]'``, ``[[ -v 'a[$(…)]' ]]``: bash evaluates the subscript."""
-    from intent_ls.agents.shell.classify import _word
-
-    for child in node.named_children:
-        value = _word(child).value
-        if value is not None and ("$(" in value or "`" in value) and _text(value, depth + 1):
-            return True
+        fed = _output(stage)
     return False
 
 
-def _output(stage: tree_sitter.Node) -> _Stdin:
+def _redirected(statement: Redirected, depth: int, stdin: _Stdin) -> bool:
+    """A statement with redirects: a heredoc or herestring is its stdin; in ``cat <<EOF
+    | sh`` the rest of the pipeline hangs under the heredoc and reads the body's output."""
+    fed = stdin
+    for redirect in statement.redirects:
+        fed = _STDIN_OF[redirect.kind](redirect, fed)
+    if statement.body is not None and _any((statement.body,), depth, fed):
+        return True
+    rest = [s for r in statement.redirects if r.kind == "heredoc" for s in r.then]
+    if _any(tuple(s for s in rest if not isinstance(s, Redirect)), depth, _output(statement)):
+        return True
+    return _any(statement.redirects, depth)
+
+
+def _file_stdin(redirect: Redirect, fed: _Stdin) -> _Stdin:
+    """``< file``: a script from a file is not the agent's text here; ``< <(…)`` is
+    unknown."""
+    if redirect.operator != "<":
+        return fed
+    return None if redirect.target is not None and _value(redirect.target) is not None else ...
+
+
+_STDIN_OF: dict[str, Callable[[Redirect, _Stdin], _Stdin]] = {
+    "heredoc": lambda redirect, fed: redirect.heredoc,
+    "herestring": lambda redirect, fed: _herestring(redirect),
+    "file": _file_stdin,
+}
+
+
+def _redirect(redirect: Redirect, depth: int, stdin: _Stdin) -> bool:
+    """A redirect's own ``$(…)``, heredoc body and what follows a heredoc's start."""
+    return (
+        _any(redirect.then, depth, stdin)
+        or _any(redirect.body, depth, stdin)
+        or _any(redirect.substitutions, depth, stdin)
+    )
+
+
+def _group(group: Group, depth: int, stdin: _Stdin) -> bool:
+    return _any(group.parts, depth, stdin)
+
+
+def _declaration(declaration: Declaration, depth: int, stdin: _Stdin) -> bool:
+    """``declare 'a[$(…)]'``, ``[[ -v 'a[$(…)]' ]]``: bash evaluates the subscript."""
+    for word in declaration.words:
+        value = word.value
+        if value is not None and ("$(" in value or "`" in value) and _text(value, depth + 1):
+            return True
+    return _any(declaration.parts, depth, stdin)
+
+
+def _assignment(assignment: Assignment, depth: int, stdin: _Stdin = None) -> bool:
+    """``GIT_EDITOR='intent-ls approve …' git commit``: an assigned text may be run."""
+    if _any(assignment.substitutions, depth):
+        return True
+    value = assignment.value.value if assignment.value is not None else None
+    return value is not None and _text(value, depth + 1)
+
+
+_STATEMENTS: dict[type, Callable[[Any, int, _Stdin], bool]] = {
+    Command: _command,
+    Pipeline: _pipeline,
+    Redirected: _redirected,
+    Redirect: _redirect,
+    Group: _group,
+    Declaration: _declaration,
+    Assignment: _assignment,
+}
+
+
+def _output(stage: Statement) -> _Stdin:
     """What a pipeline stage writes to the next one: ``echo``/``printf`` of fixed words
     and ``cat`` of a heredoc are read; anything else is only known at run time."""
-    from intent_ls.agents.shell.classify import _argv_of, _name, _unwrap
-
-    body = stage
     heredoc: _Stdin = None
-    if stage.type == "redirected_statement":
-        for child in stage.named_children:
-            if child.type == "heredoc_redirect":
-                heredoc = _heredoc(child)
-        body = stage.child_by_field_name("body") or stage.named_children[0]
-    args = _unwrap(_argv_of(body))
+    if isinstance(stage, Redirected):
+        for redirect in stage.redirects:
+            heredoc = redirect.heredoc if redirect.kind == "heredoc" else heredoc
+    args = unwrap(argv_of(stage))
     if not args or any(w.value is None for w in args):
         return ...
-    name = _name(args[0])
-    if name in ("echo", "printf"):
+    program = name(args[0])
+    if program in ("echo", "printf"):
         return " ".join(w.value or "" for w in args[1:] if not (w.value or "").startswith("-"))
-    if name == "cat" and len(args) == 1:
-        return heredoc if heredoc is not None else ...
+    if program == "cat" and len(args) == 1 and heredoc is not None:
+        return heredoc
     return ...
 
 
-def _heredoc(node: tree_sitter.Node) -> _Stdin:
-    body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
-    if body is None or body.text is None:
-        return ""
-    return body.text.decode("utf-8", "replace")
-
-
-def _herestring(node: tree_sitter.Node) -> _Stdin:
-    from intent_ls.agents.shell.classify import _word
-
-    target = node.named_children[-1] if node.named_children else None
-    word = _word(target) if target is not None else None
+def _herestring(redirect: Redirect) -> _Stdin:
+    word = redirect.target
     return ... if word is None or word.value is None else word.value
 
 
-def _reads_stdin(node: tree_sitter.Node) -> bool:
-    return any(not c.is_named and c.type == "<" for c in node.children)
-
-
-def _static(node: tree_sitter.Node) -> bool:
-    from intent_ls.agents.shell.classify import _word
-
-    return _value(_word(node)) is not None
-
-
-def _value(word: _Word) -> str | None:
+def _value(word: Word) -> str | None:
     """The word's one value, or None when the shell computes or expands it (a variable,
     ``$(…)``, a glob, a brace expansion ``ap{p,}rove`` that the parser keeps as text)."""
     bare = word.text[:1] not in ("'", '"')
@@ -308,106 +286,125 @@ def _value(word: _Word) -> str | None:
 # -- one command line ---------------------------------------------------------------------
 
 
-def _argv(words: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
-    from intent_ls.agents.shell.classify import CHECKERS, _name, _unwrap
-
+def _argv(words: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     if depth > MAX_DEPTH:
         return True
-    args = _unwrap(_split_env(words))
+    args = unwrap(_split_env(words))
     if not args:
         return False
     head, rest = args[0], args[1:]
     if _value(head) is None:
         # ``$x …`` may split into a program and the verb; ``"$NAME"`` stays one word.
         return not _QUOTED_NAME.fullmatch(head.text) or any(_verb_or_unknown(w) for w in rest)
-    name = _name(head)
-    if _is_program(name) or "intent_ls" in (head.value or "").split("/")[:-1]:
+    program = name(head)
+    if _is_program(program) or "intent_ls" in (head.value or "").split("/")[:-1]:
         return any(_verb_or_unknown(w) for w in rest)
-    if name == "xargs":
-        return _xargs(rest, depth)
-    if name == "find":
-        return _find(rest, depth)
-    if name in _SHELLS:
-        return _shell(rest, depth, stdin)
-    if name == "eval":
-        if any(w.value is None for w in rest):
-            return True
-        return _text(" ".join(w.value or "" for w in rest), depth + 1)
-    if name in ("source", "."):
-        return _script_operand(rest[:1], depth, stdin)
-    if name == "alias":
-        return any(w.value is None or _text(w.value.partition("=")[2], depth + 1) for w in rest)
-    if _PYTHON.fullmatch(name):
-        return _python(rest, depth, stdin)
-    if name in _INTERPRETERS:
-        return _interpreter(name, rest, depth, stdin)
-    if name == "git":
-        return _git(rest, depth)
-    if name == "printf" and any(w.value == "-v" for w in rest):
-        return _unknown(rest, depth, stdin)
-    if name in _DATA_ONLY or name in CHECKERS:
-        return False
-    return _unknown(rest, depth, stdin)
+    return _program(program)(rest, depth, stdin)
 
 
-def _split_env(words: Sequence[_Word]) -> list[_Word]:
+def _program(program: str) -> Callable[[Sequence[Word], int, _Stdin], bool]:
+    """How the words of ``program`` could run the verb."""
+    from intent_ls.agents.shell.programs.readers import CHECKERS
+
+    found = _PROGRAMS.get(program)
+    if found is not None:
+        return found
+    if _PYTHON.fullmatch(program):
+        return _python
+    if program in _INTERPRETERS:
+        return lambda rest, depth, stdin: _interpreter(program, rest, depth, stdin)
+    if program in _DATA_ONLY or program in CHECKERS:
+        return _data
+    return _unknown
+
+
+def _data(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    """Arguments of a program that only reads, prints or stores them."""
+    return False
+
+
+def _eval(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    if any(w.value is None for w in rest):
+        return True
+    return _text(" ".join(w.value or "" for w in rest), depth + 1)
+
+
+def _source(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    return _script_operand(rest[:1], depth, stdin)
+
+
+def _alias(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    return any(w.value is None or _text(w.value.partition("=")[2], depth + 1) for w in rest)
+
+
+def _printf(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    """``printf -v`` assigns (bash evaluates a subscript in the name); else data."""
+    return any(w.value == "-v" for w in rest) and _unknown(rest, depth, stdin)
+
+
+def _split_env(words: Sequence[Word]) -> list[Word]:
     """``env -S 'intent-ls approve'``: env splits the string into the command's words
     (its other options and ``NAME=value`` words are left for the classifier to drop)."""
-    from intent_ls.agents.shell.classify import _Word
-
     out = list(words)
     for _ in range(MAX_DEPTH):
         at = _split_string(out)
         if at is None:
             return out
         i, value, skip = at
-        if value is None:
-            out = [*out[:i], _Word(None, text="<env -S string>"), *out[i + skip :]]
-            continue
-        try:
-            parts = [_Word(p, text=p) for p in shlex.split(value)]
-        except ValueError:
-            parts = [_Word(None, text=value)]
-        out = [*out[:i], *parts, *out[i + skip :]]
-    return [_Word(None, text=" ".join(w.text for w in out))] if _split_string(out) else out
+        out = [*out[:i], *_env_words(value), *out[i + skip :]]
+    return [Word(None, text=" ".join(w.text for w in out))] if _split_string(out) else out
 
 
-def _split_string(words: Sequence[_Word]) -> tuple[int, str | None, int] | None:
+def _env_words(value: str | None) -> list[Word]:
+    if value is None:
+        return [Word(None, text="<env -S string>")]
+    try:
+        return [Word(p, text=p) for p in shlex.split(value)]
+    except ValueError:
+        return [Word(None, text=value)]
+
+
+def _split_string(words: Sequence[Word]) -> tuple[int, str | None, int] | None:
     """Where an ``env`` has ``-S`` (wherever it stands: ``timeout 5 env -S …``, ``sudo -u
     me env -S …``): (index, string, words used)."""
-    from intent_ls.agents.shell.classify import _name
-
     in_env = skip = False
     for i, word in enumerate(words):
         value = word.value
         if skip:
             skip = False
-        elif value is not None and _name(word) == "env":
+        elif value is not None and name(word) == "env":
             in_env = True
         elif in_env and value in ("-u", "-C", "--unset", "--chdir"):
             skip = True
-        elif in_env and value in ("-S", "--split-string"):
-            following = words[i + 1].value if i + 1 < len(words) else ""
-            return i, following, 2
-        elif in_env and value is not None and value.startswith("--split-string="):
-            return i, value.split("=", 1)[1], 1
-        elif in_env and value is not None and value.startswith("-S"):
-            return i, value[2:], 1
+        elif in_env and value is not None and _splits(value):
+            return _split_at(words, i, value)
         elif value is None or not (value.startswith("-") or "=" in value):
             in_env = False
     return None
 
 
-def _is_program(name: str) -> bool:
-    return name.lower().replace("-", "").replace("_", "") == "intentls"
+def _splits(option: str) -> bool:
+    return option.startswith(("-S", "--split-string=")) or option == "--split-string"
 
 
-def _verb_or_unknown(word: _Word) -> bool:
+def _split_at(words: Sequence[Word], i: int, option: str) -> tuple[int, str | None, int]:
+    if option in ("-S", "--split-string"):
+        return i, words[i + 1].value if i + 1 < len(words) else "", 2
+    if option.startswith("--split-string="):
+        return i, option.split("=", 1)[1], 1
+    return i, option[2:], 1
+
+
+def _is_program(program: str) -> bool:
+    return program.lower().replace("-", "").replace("_", "") == "intentls"
+
+
+def _verb_or_unknown(word: Word) -> bool:
     value = _value(word)
     return value is None or value == VERB
 
 
-def _shell(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
+def _shell(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     args = list(rest)
     while args and args[0].value is not None and args[0].value.startswith(("-", "+")):
         option = args.pop(0).value or ""
@@ -420,14 +417,12 @@ def _shell(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
     return _script_operand(args[:1], depth, stdin)
 
 
-def _positional(args: Sequence[_Word]) -> bool:
+def _positional(args: Sequence[Word]) -> bool:
     """``sh -c '"$0" approve' intent-ls``: the script's own words name the program."""
-    from intent_ls.agents.shell.classify import _name
-
-    return any(w.value is None or _is_program(_name(w)) or w.value == VERB for w in args)
+    return any(w.value is None or _is_program(name(w)) or w.value == VERB for w in args)
 
 
-def _script_operand(operand: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
+def _script_operand(operand: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     """A shell's script: a file is not read here (the other layers stand); stdin is what
     the pipe, heredoc or herestring gives it; a process substitution is unknown."""
     script = operand[0] if operand else None
@@ -440,37 +435,51 @@ def _script_operand(operand: Sequence[_Word], depth: int, stdin: _Stdin) -> bool
     return stdin is not None and _text(stdin, depth + 1)
 
 
-def _python(rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
-    from intent_ls.agents.shell.classify import _Word
-
+def _python(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     args = list(rest)
     while args and args[0].value is not None and args[0].value.startswith("-"):
         option = args.pop(0).value or ""
         if option == "-":
             break
-        if option.startswith("-m"):
-            module = option[2:] or (args.pop(0).value if args else "")
-            if module is None or module.split(".")[0] == "intent_ls":
-                return module is None or any(_verb_or_unknown(w) for w in args)
-            # As the module's own program: ``-m pytest`` (data), ``-m runpy intent_ls …``
-            return _argv([_Word(module, text=module), *args], depth + 1, stdin)
-        if option.startswith("-c"):
-            code = option[2:] or (args.pop(0).value if args else "")
-            return _code(code, args, depth)
+        if option.startswith(("-m", "-c")):
+            given = option[2:] or (args.pop(0).value if args else "")
+            run = _python_module if option.startswith("-m") else _python_code
+            return run(given, args, depth, stdin)
         if option in ("-W", "-X", "--check-hash-based-pycs") and args:
             args.pop(0)
-    if args and args[0].value is not None and args[0].value not in _STDIN_FILES:
-        path = args[0].value
+    return _python_script(args, depth, stdin)
+
+
+def _python_module(module: str | None, args: list[Word], depth: int, stdin: _Stdin) -> bool:
+    if module is None or module.split(".")[0] == "intent_ls":
+        return module is None or any(_verb_or_unknown(w) for w in args)
+    # As the module's own program: ``-m pytest`` (data), ``-m runpy intent_ls …``
+    return _argv([Word(module, text=module), *args], depth + 1, stdin)
+
+
+def _python_code(code: str | None, args: list[Word], depth: int, stdin: _Stdin) -> bool:
+    return _code(code, args, depth)
+
+
+def _python_script(args: list[Word], depth: int, stdin: _Stdin) -> bool:
+    """``python FILE …`` (not read: the other layers stand; its arguments are), or code
+    on stdin."""
+    path = args[0].value if args else None
+    if args and path is None:
+        return any(_verb_or_unknown(w) for w in args[1:])
+    if path is not None and path not in _STDIN_FILES:
         if _is_program(PurePosixPath(path).name) or "intent_ls" in path.split("/"):
             return any(_verb_or_unknown(w) for w in args[1:])
         return _unknown(args[1:], depth)
-    if args and args[0].value is None:
-        return any(_verb_or_unknown(w) for w in args[1:])
+    return _stdin_code(stdin)
+
+
+def _stdin_code(stdin: _Stdin) -> bool:
     return stdin is ... or (isinstance(stdin, str) and _mentions(stdin))
 
 
-def _interpreter(name: str, rest: Sequence[_Word], depth: int, stdin: _Stdin) -> bool:
-    flags = _INTERPRETERS[name]
+def _interpreter(program: str, rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    flags = _INTERPRETERS[program]
     for i, word in enumerate(rest):
         if word.value in flags:
             code = rest[i + 1].value if i + 1 < len(rest) else ""
@@ -480,10 +489,10 @@ def _interpreter(name: str, rest: Sequence[_Word], depth: int, stdin: _Stdin) ->
     operands = [i for i, w in enumerate(rest) if not (w.value or "").startswith("-")]
     if operands:  # a script file, not read (the other layers stand); its arguments are
         return _unknown(rest[operands[0] + 1 :], depth)
-    return stdin is ... or (isinstance(stdin, str) and _mentions(stdin))
+    return _stdin_code(stdin)
 
 
-def _code(code: str | None, args: Sequence[_Word], depth: int) -> bool:
+def _code(code: str | None, args: Sequence[Word], depth: int) -> bool:
     """Code given to an interpreter is not read as code: naming both the program and
     the verb, or the program with the verb among its arguments
     (``python -c 'import runpy; runpy.run_module("intent_ls")' approve``), or handing
@@ -495,86 +504,105 @@ def _code(code: str | None, args: Sequence[_Word], depth: int) -> bool:
     return _unknown(args, depth)
 
 
-def _xargs(rest: Sequence[_Word], depth: int) -> bool:
+def _xargs(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     """What ``xargs`` runs, with the words it reads from stdin only known at run time."""
-    from intent_ls.agents.shell.classify import _Word
+    from intent_ls.agents.shell.programs.xargs import FROM_STDIN
 
     args = list(rest)
     marker = None
     while args and (args[0].value or "").startswith("-"):
         option = args.pop(0).value or ""
-        if option in ("-I", "--replace") and args:
-            marker = args[0].value
-        elif option.startswith("-I") and len(option) > 2:
-            marker = option[2:]
-        elif option.startswith("--replace="):
-            marker = option.split("=", 1)[1]
-        elif option == "-i":
-            marker = "{}"
+        marker = _xargs_marker(option, args) or marker
         if option in _XARGS_VALUES and args:
             args.pop(0)
     if not args:
         return False  # ``xargs`` alone runs echo
     if marker:
-        args = [_Word(None, text=w.text) if marker in (w.value or "") else w for w in args]
-    return _argv([*args, _Word(None, text="<arguments from stdin>")], depth + 1, ...)
+        args = [Word(None, text=w.text) if marker in (w.value or "") else w for w in args]
+    return _argv([*args, FROM_STDIN], depth + 1, ...)
 
 
-def _find(rest: Sequence[_Word], depth: int) -> bool:
-    from intent_ls.agents.shell.classify import _Word
+def _xargs_marker(option: str, args: Sequence[Word]) -> str | None:
+    """The replace string an ``xargs`` option sets (``-I{}``, ``-i``, ``--replace=…``)."""
+    if option in ("-I", "--replace") and args:
+        return args[0].value
+    if option.startswith("-I") and len(option) > 2:
+        return option[2:]
+    if option.startswith("--replace="):
+        return option.split("=", 1)[1]
+    return "{}" if option == "-i" else None
 
-    values = [w.value for w in rest]
-    for i, value in enumerate(values):
-        if value in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = next((j for j in range(i + 1, len(values)) if values[j] in (";", "+")), None)
-            inner = [
-                _Word(None, text="{}") if "{}" in (w.value or "") else w
-                for w in rest[i + 1 : end if end is not None else len(rest)]
-            ]
-            if inner and _argv(inner, depth + 1, None):
-                return True
+
+def _find(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
+    from intent_ls.agents.shell.programs.find import exec_commands
+
+    for _, words in exec_commands(rest):
+        inner = [Word(None, text="{}") if "{}" in (w.value or "") else w for w in words]
+        if inner and _argv(inner, depth + 1, None):
+            return True
     return False
 
 
-def _git(rest: Sequence[_Word], depth: int) -> bool:
+def _git(rest: Sequence[Word], depth: int, stdin: _Stdin) -> bool:
     """git's own arguments are data (``commit -m``), but the values of settings it may
     run (``-c core.pager=…``, ``alias.x='!…'``, ``config core.editor …``) are code."""
     values = [w.value for w in rest]
     if any(v is None for v in values):
         return any(_verb_or_unknown(w) for w in rest) or _unknown(rest, depth)
-    settings: list[str] = []
-    for i, value in enumerate(values):
-        if value == "-c" and i + 1 < len(values):
-            settings.append((values[i + 1] or "").partition("=")[2])
-        elif (value or "").startswith("-c") and len(value or "") > 2:
-            settings.append((value or "")[2:].partition("=")[2])
-    if "config" in values:
-        settings.extend(v or "" for v in values[values.index("config") + 1 :])
+    settings = _git_settings([v or "" for v in values])
     return any(_text(s.removeprefix("!"), depth + 1) for s in settings if s)
 
 
-def _unknown(rest: Sequence[_Word], depth: int, stdin: _Stdin = None) -> bool:
+def _git_settings(values: list[str]) -> list[str]:
+    """The values of the settings given on git's command line (``-c``, ``config``)."""
+    settings: list[str] = []
+    for i, value in enumerate(values):
+        if value == "-c" and i + 1 < len(values):
+            settings.append(values[i + 1].partition("=")[2])
+        elif value.startswith("-c") and len(value) > 2:
+            settings.append(value[2:].partition("=")[2])
+    if "config" in values:
+        settings.extend(values[values.index("config") + 1 :])
+    return settings
+
+
+def _unknown(rest: Sequence[Word], depth: int, stdin: _Stdin = None) -> bool:
     """A program whose effects nobody listed may run its arguments (``watch``, ``su
     -c``, ``npx``, ``uv run``, ``strace``, ``ssh``): the verb after the program's name
     or after a word only known at run time, code naming both, or a shell, interpreter
     or wrapper later on its command line are refused."""
-    from intent_ls.agents.shell.classify import WRAPPERS, _name
-
-    runners = _SHELLS | WRAPPERS | {"eval", "xargs", "find", *_INTERPRETERS}
     values = [_value(w) for w in rest]
     for i, value in enumerate(values):
         if value == VERB and set(values[i + 1 :]) & _CODES:
             return True  # a renamed copy or link of the program: its verb and a code
-    for i, word in enumerate(rest):
-        if word.value is None or _is_program(_name(word)):
-            if any(_verb_or_unknown(w) for w in rest[i + 1 :]) or (
-                word.value is not None and i + 1 < len(rest) and rest[i + 1].value is None
-            ):
-                return True
-            continue
-        if _mentions(word.value):
-            return True
-        name = _name(word)
-        if (name in runners or _PYTHON.fullmatch(name)) and _argv(rest[i:], depth + 1, stdin):
-            return True
-    return False
+    return any(_runs_verb(rest, i, depth, stdin) for i in range(len(rest)))
+
+
+def _runs_verb(rest: Sequence[Word], i: int, depth: int, stdin: _Stdin) -> bool:
+    """Whether the ``i``-th word of an unknown program's line could start the verb."""
+    word = rest[i]
+    if word.value is None or _is_program(name(word)):
+        following = rest[i + 1 :]
+        return any(_verb_or_unknown(w) for w in following) or (
+            word.value is not None and bool(following) and following[0].value is None
+        )
+    if _mentions(word.value):
+        return True
+    program = name(word)
+    runs = program in _RUNNERS or bool(_PYTHON.fullmatch(program))
+    return runs and _argv(rest[i:], depth + 1, stdin)
+
+
+_PROGRAMS: dict[str, Callable[[Sequence[Word], int, _Stdin], bool]] = {
+    "xargs": _xargs,
+    "find": _find,
+    **dict.fromkeys(_SHELLS, _shell),
+    "eval": _eval,
+    "source": _source,
+    ".": _source,
+    "alias": _alias,
+    "git": _git,
+    "printf": _printf,
+}
+#: Programs that run what follows them on their command line.
+_RUNNERS = _SHELLS | frozenset(WRAPPERS) | {"eval", "xargs", "find", *_INTERPRETERS}

@@ -15,9 +15,9 @@ from pathlib import Path
 from intent_ls.common.hashing import text_hash
 from intent_ls.common.local_state import local_dir
 from intent_ls.common.safe_io import read_sidecar, write_atomic
+from intent_ls.policy.approvals import COMMAND_PATH
 
 USED_FILE = "used-command-approvals.json"
-COMMAND_PATH = "."
 
 
 def _recorded(root: Path, code: str, digest: str) -> int:

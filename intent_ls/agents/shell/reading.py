@@ -1,7 +1,7 @@
 """Reading a command as bash reads it, before anything judges it.
 
-Two things stand between the text an agent sends and the parse tree the classifier and
-the approval guard walk:
+Two things stand between the text an agent sends and the shell model the classifier and
+the approval guard read (:mod:`.parse`):
 
 - bash drops a backslash-newline before it splits words, so ``rm -r\\<newline>f /`` is
   ``rm -rf /`` and ``git push --for\\<newline>ce`` is a force push, while
@@ -10,18 +10,12 @@ the approval guard walk:
   and keeps them where bash does (single quotes, ``$'…'``, comments, heredocs with a
   quoted delimiter), checked against bash 5 in tests/agents/shell/test_shell_classify_reading.py;
 - a parse tree thousands of levels deep (``$($($(…)))``) cannot be walked by recursive
-  code: :func:`too_deep` measures it without recursion, so a reader refuses it with the
-  reason instead of failing on the way down.
+  code: :func:`nesting_budget` says how deep a string may be, which
+  :func:`intent_ls.agents.shell.parse.too_deep` measures without recursion, so a reader
+  refuses it with the reason instead of failing on the way down.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-import attrs
-
-if TYPE_CHECKING:
-    import tree_sitter
 
 #: Parse-tree levels a reader walks in one command. Real commands stay far below it (a
 #: long ``a && b && …`` chain nests one level per operator). A string nested in another
@@ -32,102 +26,110 @@ MAX_NESTING = 100
 _MIN_NESTING = 12
 #: Characters after which ``#`` starts a comment.
 _WORD_BREAK = frozenset(" \t\n;&|()<>")
-#: How the deepest nodes are spelled in a refusal.
-_SPELLING = {
-    "command_substitution": "$(…)",
-    "process_substitution": "<(…)",
-    "subshell": "(…)",
-    "compound_statement": "{ …; }",
-    "list": "&& / || chain",
-    "pipeline": "pipeline",
-    "arithmetic_expansion": "$((…))",
-    "expansion": "${…}",
-    "parenthesized_expression": "parentheses",
-    "if_statement": "if … fi",
-    "while_statement": "while … done",
-    "for_statement": "for … done",
-    "case_statement": "case … esac",
-    "function_definition": "function definitions",
-}
 
 
-@attrs.define
 class _Context:
     """What is open at a point of the text: ``top`` (the command itself, or inside
     ``$(…)`` with its open parentheses counted), ``arith`` (``$((…))``, where ``<<`` is
     a shift), ``dq`` (double quotes) or ``bq`` (backquotes)."""
 
-    kind: str
-    parens: int = 0
+    __slots__ = ("kind", "parens")
+
+    def __init__(self, kind: str, parens: int = 0) -> None:
+        self.kind = kind
+        self.parens = parens
 
 
 def join_continuations(command: str) -> str:
     """``command`` with each backslash-newline bash would drop removed."""
     if "\\\n" not in command:
         return command
-    out: list[str] = []
-    stack = [_Context("top")]
-    heredocs: list[tuple[str, bool, bool]] = []
-    i, n = 0, len(command)
-    while i < n:
-        ch = command[i]
-        kind = stack[-1].kind
-        nxt = command[i + 1] if i + 1 < n else ""
+    return _Joiner(command).run()
+
+
+class _Joiner:
+    """One pass over a command, copying it to ``out`` without the continuations bash
+    drops, with what is open at each point on ``stack``. Plain classes here: a hook
+    process creates them at import, where an attrs class costs a millisecond."""
+
+    __slots__ = ("command", "heredocs", "out", "stack")
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.out: list[str] = []
+        self.stack = [_Context("top")]
+        #: Heredocs opened on the current line: (delimiter, quoted, ``<<-``).
+        self.heredocs: list[tuple[str, bool, bool]] = []
+
+    def run(self) -> str:
+        i = 0
+        while i < len(self.command):
+            i = self._step(i)
+        return "".join(self.out)
+
+    def _step(self, i: int) -> int:
+        """Copies what starts at ``i``; returns where the next thing starts."""
+        ch = self.command[i]
         if ch == "\\":
-            if nxt == "\n":
-                i += 2
-                continue
-            out.append(command[i : i + 2])
-            i += 2
-            continue
-        if kind == "dq":
-            if ch == '"':
-                stack.pop()
-            elif ch == "`":
-                stack.append(_Context("bq"))
-            elif ch == "$" and nxt == "(":
-                i = _open_substitution(command, i, out, stack)
-                continue
-            out.append(ch)
-            i += 1
-            continue
-        # ``top``, ``arith`` or ``bq``: in backquotes bash drops the pair even inside single quotes.
-        if ch == "'" and kind == "top" and not any(c.kind == "bq" for c in stack):
-            i = _copy_single_quoted(command, i, out, ansi_c=_after_dollar(out))
-            continue
-        if ch == "#" and kind == "top" and (not out or out[-1][-1:] in _WORD_BREAK):
-            end = command.find("\n", i)
-            end = n if end < 0 else end
-            out.append(command[i:end])
-            i = end
-            continue
+            if self.command.startswith("\n", i + 1):
+                return i + 2
+            self.out.append(self.command[i : i + 2])
+            return i + 2
+        if ch == "$" and self.command.startswith("(", i + 1):
+            return _open_substitution(self.command, i, self.out, self.stack)
+        if self.stack[-1].kind == "dq":
+            self._in_double_quotes(ch)
+        else:
+            at = self._outside_double_quotes(ch, i)
+            if at is not None:
+                return at
+        self.out.append(ch)
+        return i + 1
+
+    def _in_double_quotes(self, ch: str) -> None:
         if ch == '"':
-            stack.append(_Context("dq"))
+            self.stack.pop()
+        elif ch == "`":
+            self.stack.append(_Context("bq"))
+
+    def _outside_double_quotes(self, ch: str, i: int) -> int | None:
+        """In ``top``, ``arith`` or ``bq``: where the next thing starts when what starts
+        at ``i`` was copied whole, else None (after noting what ``ch`` opens or closes)."""
+        kind = self.stack[-1].kind
+        command = self.command
+        # In backquotes bash drops the pair even inside single quotes.
+        if ch == "'" and kind == "top" and not any(c.kind == "bq" for c in self.stack):
+            return _copy_single_quoted(command, i, self.out, ansi_c=_after_dollar(self.out))
+        if ch == "#" and kind == "top" and (not self.out or self.out[-1][-1:] in _WORD_BREAK):
+            end = command.find("\n", i)
+            end = len(command) if end < 0 else end
+            self.out.append(command[i:end])
+            return end
+        if kind != "arith" and command.startswith("<<", i) and not command.startswith("<<<", i):
+            return _heredoc_operator(command, i, self.out, self.heredocs)
+        if ch == "\n" and self.heredocs:
+            self.out.append("\n")
+            at = _heredoc_bodies(command, i + 1, self.out, self.heredocs)
+            self.heredocs.clear()
+            return at
+        self._nest(ch, kind)
+        return None
+
+    def _nest(self, ch: str, kind: str) -> None:
+        """Opens or closes quotes, backquotes and parentheses."""
+        if ch == '"':
+            self.stack.append(_Context("dq"))
         elif ch == "`":
             if kind == "bq":
-                stack.pop()
+                self.stack.pop()
             else:
-                stack.append(_Context("bq"))
-        elif ch == "$" and nxt == "(":
-            i = _open_substitution(command, i, out, stack)
-            continue
+                self.stack.append(_Context("bq"))
         elif ch == "(" and kind in ("top", "arith"):
-            stack[-1].parens += 1
-        elif ch == ")" and kind in ("top", "arith") and len(stack) > 1:
-            stack[-1].parens -= 1
-            if stack[-1].parens == 0:
-                stack.pop()
-        elif kind != "arith" and command.startswith("<<", i) and not command.startswith("<<<", i):
-            i = _heredoc_operator(command, i, out, heredocs)
-            continue
-        elif ch == "\n" and heredocs:
-            out.append("\n")
-            i = _heredoc_bodies(command, i + 1, out, heredocs)
-            heredocs.clear()
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+            self.stack[-1].parens += 1
+        elif ch == ")" and kind in ("top", "arith") and len(self.stack) > 1:
+            self.stack[-1].parens -= 1
+            if self.stack[-1].parens == 0:
+                self.stack.pop()
 
 
 def _open_substitution(command: str, i: int, out: list[str], stack: list[_Context]) -> int:
@@ -225,32 +227,3 @@ def _ends_escaped(line: str) -> bool:
 def nesting_budget(depth: int) -> int:
     """Parse-tree levels a string nested ``depth`` strings deep may have."""
     return max(MAX_NESTING >> depth, _MIN_NESTING)
-
-
-def too_deep(root: tree_sitter.Node, budget: int) -> str | None:
-    """Why the tree under ``root`` is deeper than ``budget`` levels, or None. Walked
-    with a cursor, so no depth makes it fail; a tree with no more nodes than ``budget``
-    cannot be deeper, and most commands are that small."""
-    if root.descendant_count <= budget:
-        return None
-    cursor = root.walk()
-    depth = 0
-    while depth <= budget:
-        if cursor.goto_first_child():
-            depth += 1
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return None
-            depth -= 1
-    kinds: dict[str, int] = {}
-    node = cursor.node
-    while node is not None:
-        if node.type in _SPELLING:
-            kinds[node.type] = kinds.get(node.type, 0) + 1
-        node = node.parent
-    kind = max(kinds, key=lambda k: kinds[k]) if kinds else "nesting"
-    return (
-        f"too deeply nested to read: more than {budget} levels, mostly "
-        f"{_SPELLING.get(kind, kind)}; spell the command out with less nesting"
-    )

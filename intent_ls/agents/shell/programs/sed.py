@@ -1,0 +1,69 @@
+"""``sed -i`` and ``perl -i`` rewrite the files they are given; ``perl`` without ``-i``
+runs a script nobody reads here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from intent_ls.agents.shell.model import Word
+from intent_ls.agents.shell.walk import UNKNOWN, Walk
+
+_SCRIPT_OPTIONS = frozenset(["-e", "--expression", "-f", "--file"])
+
+
+class _Line:
+    """A ``sed``/``perl`` command line, read: in place or not, whether the script was
+    given in an option, and the operands (the script first, unless given)."""
+
+    __slots__ = ("in_place", "operands", "script_given")
+
+    def __init__(self) -> None:
+        self.in_place = False
+        self.script_given = False
+        self.operands: list[Word] = []
+
+    @property
+    def files(self) -> list[Word]:
+        return self.operands if self.script_given else self.operands[1:]
+
+
+def _short(value: str, letters: str) -> bool:
+    """A bundle of short options (``-ni``) holding one of ``letters``."""
+    return (
+        value.startswith("-")
+        and not value.startswith("--")
+        and any(c in value[1:] for c in letters)
+    )
+
+
+def _read(name: str, rest: Sequence[Word]) -> _Line:
+    line = _Line()
+    args = list(rest)
+    while args:
+        arg = args.pop(0)
+        value = arg.value or ""
+        if value in _SCRIPT_OPTIONS and args:
+            args.pop(0)
+            line.script_given = True
+        elif value.startswith("--in-place") or _short(value, "i"):
+            line.in_place = True
+        elif name == "perl" and value.startswith("-") and any(c in value[1:] for c in "eE"):
+            if args:
+                args.pop(0)
+            line.script_given = True
+        elif not (value.startswith("-") and len(value) > 1):
+            line.operands.append(arg)
+    return line
+
+
+def sed(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
+    line = _read(name, rest)
+    if name == "perl" and not line.in_place:
+        walk.raise_to(UNKNOWN, "perl runs a script intent-ls does not read")
+        return
+    if line.in_place:
+        for target in line.files:
+            walk.write(target, f"{name} -i")
+
+
+HANDLERS = {"sed": sed, "perl": sed}
