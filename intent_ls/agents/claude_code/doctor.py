@@ -1,0 +1,53 @@
+"""Claude Code's side of ``intent-ls doctor``: how it runs a hook, the settings that
+switch every hook off, and where its MCP server is configured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from intent_ls.agents import MCP_SERVER
+from intent_ls.agents.profile import Finding
+from intent_ls.agents.settings_files import load_json, user_file
+
+PROJECT_VAR = "CLAUDE_PROJECT_DIR"
+MCP_FILE = ".mcp.json"
+
+
+def invocation(
+    hook: dict[str, Any], project: Path, session: str
+) -> tuple[str | list[str], dict[str, str]]:
+    """Through ``bash -c`` in the project folder with ``CLAUDE_PROJECT_DIR`` set; an entry
+    with ``args`` runs without a shell, ``${CLAUDE_PROJECT_DIR}`` substituted."""
+    line = hook.get("command") if isinstance(hook.get("command"), str) else ""
+    env = {PROJECT_VAR: str(project)}
+    args = hook.get("args")
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        return [w.replace("${" + PROJECT_VAR + "}", str(project)) for w in [line, *args]], env
+    return line, env
+
+
+def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
+    for path in (
+        root / ".claude/settings.json",
+        root / ".claude/settings.local.json",
+        user_file("CLAUDE_CONFIG_DIR", "~/.claude", "settings.json"),
+    ):
+        loaded = load_json(path)
+        if isinstance(loaded, dict) and loaded.get("disableAllHooks") is True:
+            return [
+                Finding(
+                    "fail",
+                    f"{path} sets `disableAllHooks`: Claude Code runs no hook.",
+                    f"remove `disableAllHooks` from {path}.",
+                )
+            ]
+    return []
+
+
+def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
+    loaded = load_json(root / MCP_FILE)
+    if isinstance(loaded, str):
+        return MCP_FILE, loaded
+    servers = loaded.get("mcpServers")
+    return MCP_FILE, servers.get(MCP_SERVER) if isinstance(servers, dict) else None
