@@ -5,9 +5,11 @@ Payload shapes follow what the real CLIs send (``../shared/design/real-agents.md
 
 from __future__ import annotations
 
-from intent_ls.agents import claude, codex, gemini
-from intent_ls.agents.apply_patch import parse_patch
+from intent_ls.agents.claude_code import adapter as claude
+from intent_ls.agents.codex import adapter as codex
+from intent_ls.agents.codex.apply_patch import parse_patch
 from intent_ls.agents.events import Decision, Outcome, Phase, ToolKind
+from intent_ls.agents.gemini import adapter as gemini
 
 BASE = {"session_id": "abc", "transcript_path": "/t.jsonl", "cwd": "/ws"}
 
