@@ -160,6 +160,10 @@ class AgentProfile:
     #: rules, applied by the hook to the command as written, where the agent would match
     #: them on the rewritten one only.
     user_rules: Callable[[Path, str], tuple[str, str] | None] | None = None
+    #: Permission modes (the payload's ``permission_mode``) in which an ``ask`` may be
+    #: answered without a human (skipped, or settled by a classifier): a write there
+    #: never counts as approved.
+    unattended_modes: frozenset[str] = frozenset()
     #: A variable holding the model id in the hook's environment.
     model_env: str | None = None
     #: Variables the agent sets for the commands its shell tool runs and a human's

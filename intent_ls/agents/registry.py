@@ -17,14 +17,14 @@ if TYPE_CHECKING:
     from intent_ls.agents.profile import AgentProfile
 
 #: Agent name (as the CLI spells it) -> its folder under intent_ls/agents/.
-_BUILT_IN = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
+BUILT_IN = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}
 
 
 def names() -> tuple[str, ...]:
     """Every agent, as ``intent-ls hook`` and ``hooks install`` name them."""
-    return (*_BUILT_IN, *_added)
+    return (*BUILT_IN, *_added)
 
 
 def get(name: str) -> AgentProfile:
@@ -32,7 +32,7 @@ def get(name: str) -> AgentProfile:
     if name in _added:
         return _added[name]
     if name not in _loaded:
-        module = importlib.import_module(f"intent_ls.agents.{_BUILT_IN[name]}.profile")
+        module = importlib.import_module(f"intent_ls.agents.{BUILT_IN[name]}.profile")
         _loaded[name] = module.PROFILE
     return _loaded[name]
 
@@ -43,7 +43,7 @@ def profiles() -> tuple[AgentProfile, ...]:
 
 def register(profile: AgentProfile) -> None:
     """Adds (or replaces) an agent that lives outside this package."""
-    if profile.name in _BUILT_IN:
+    if profile.name in BUILT_IN:
         raise ValueError(f"{profile.name} is a built-in agent")
     _added[profile.name] = profile
 

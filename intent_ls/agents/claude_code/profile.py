@@ -35,6 +35,7 @@ PROFILE = AgentProfile(
     # It matches its permission rules on the rewritten command: the hook applies them
     # to the command as written (:mod:`intent_ls.agents.claude_code.rules`).
     user_rules=lazy(f"{_HERE}.rules", "user_rules"),
+    unattended_modes=frozenset({"bypassPermissions", "auto"}),
     model_env="ANTHROPIC_MODEL",
     env_markers=("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),
     protected_files=(".mcp.json", ".claude/settings.json", ".claude/settings.local.json"),
