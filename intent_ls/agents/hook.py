@@ -68,9 +68,10 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
     except (ValueError, RecursionError) as exc:
         reason = f"[intent-ls] governance-error: unreadable hook input ({exc}); refused."
         return refusal(agent, "", reason), 2
-    event_name = str(payload.get("hook_event_name") or "")
+    event_name = ""
     try:
         profile = registry.get(agent)
+        event_name = str(payload.get(profile.event_key) or "")
         event = profile.parse(payload)
         root = _root(profile, event.cwd, workspace)
         outcome = answer(event, root, ask_supported=profile.ask_supported)

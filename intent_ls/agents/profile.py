@@ -70,6 +70,20 @@ def hook_specific_decision(answer: Any) -> tuple[str | None, str]:
     return out.get("permissionDecision"), str(out.get("permissionDecisionReason", ""))
 
 
+def common_payload(
+    event: str, session: str, project: Path, tool: str, args: dict[str, Any]
+) -> dict[str, Any]:
+    """A before-tool payload in the shape most agents share."""
+    return {
+        "session_id": session,
+        "transcript_path": "",
+        "cwd": str(project),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": args,
+    }
+
+
 def no_notes(entry: dict[str, Any], where: str) -> list[Finding]:
     return []
 
@@ -111,7 +125,11 @@ class DoctorFacts:
     #: variables it sets to the project folder for the server.
     mcp_expands: tuple[str, ...] = ()
     mcp_env: tuple[str, ...] = ()
-    #: Fields its before-tool payload carries beyond the common ones.
+    #: ``(event, session, project, tool, tool input) -> payload`` of a synthetic call.
+    payload: Callable[[str, str, Path, str, dict[str, Any]], dict[str, Any]] = attrs.field(
+        factory=lambda: common_payload
+    )
+    #: Fields its before-tool payload carries beyond those.
     payload_extra: Mapping[str, str] = attrs.field(factory=dict)
     #: Whether its hook matchers are regular expressions only (no ``A|B`` exact list),
     #: and an invalid one is compared as a literal.
@@ -141,6 +159,8 @@ class AgentProfile:
     #: A hook entry's ``timeout`` in seconds per unit.
     timeout_unit: float
     doctor: DoctorFacts
+    #: The payload's field that names the hook event.
+    event_key: str = "hook_event_name"
     #: Variables naming the project folder in the hook's environment, first found wins.
     project_vars: tuple[str, ...] = ()
     #: Whether an ``ask`` reaches a human (else what needs one is denied, with the step).

@@ -183,14 +183,7 @@ def _hook_arguments(agent: AgentProfile, args: list[str]) -> bool:
 def _payload(
     agent: AgentProfile, project: Path, session: str, tool: str, args: dict[str, Any]
 ) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "session_id": session,
-        "transcript_path": "",
-        "cwd": str(project),
-        "hook_event_name": agent.gate_event,
-        "tool_name": tool,
-        "tool_input": args,
-    }
+    payload = agent.doctor.payload(agent.gate_event, session, project, tool, args)
     return {**payload, **agent.doctor.payload_extra}
 
 
