@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents.profile import AgentProfile, Finding
+from intent_ls.agents.doctor_facts import Finding
+from intent_ls.agents.profile import AgentProfile
 from intent_ls.doctor.report import Check, fail, note, ok
 
 #: A destructive command that writes no file: every agent's hook holds it for a human.

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import Finding
+from intent_ls.agents.doctor_facts import DoctorFacts, Finding
 from intent_ls.agents.settings_files import load_json, user_file
 
 PROJECT_VAR = "CLAUDE_PROJECT_DIR"
@@ -51,3 +51,41 @@ def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
         return MCP_FILE, loaded
     servers = loaded.get("mcpServers")
     return MCP_FILE, servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+
+
+FACTS = DoctorFacts(
+    tools={
+        "PreToolUse": (
+            "Write",
+            "Edit",
+            "NotebookEdit",
+            "Bash",
+            f"mcp__{MCP_SERVER}__select_active_intent",
+        ),
+        "PostToolUse": ("Write", "Edit", "NotebookEdit", "Bash", "Read"),
+    },
+    write_tool="Write",
+    shell_tool="Bash",
+    held="ask",
+    used_here=(".claude", ".mcp.json"),
+    trust=(
+        (
+            "folder trust",
+            "an interactive session runs this folder's hooks only once you trust the "
+            "folder (Claude Code asks at the first start here); `claude -p` runs them "
+            "regardless.",
+        ),
+        (
+            "MCP approval",
+            "approve the project MCP server intent-ls from .mcp.json once when Claude "
+            "Code asks; `/mcp` then shows it connected and `/hooks` lists the intent-ls "
+            "hooks.",
+        ),
+    ),
+    invocation=invocation,
+    switches=switches,
+    mcp_entry=mcp_entry,
+    payload_extra={"permission_mode": "default"},
+    mcp_expands=("CLAUDE_PROJECT_DIR",),
+    mcp_env=("CLAUDE_PROJECT_DIR",),
+)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import AgentProfile, DoctorFacts, lazy
+from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.claude_code"
 #: Before a tool: the writes, the shell, and our own MCP tools (answered ``allow``).
@@ -43,40 +42,5 @@ PROFILE = AgentProfile(
     protected_shown=(".claude/settings*.json", ".mcp.json"),
     home_files=(".claude/settings.json", ".claude/settings.local.json"),
     command_vars=("CLAUDE_PROJECT_DIR",),
-    doctor=DoctorFacts(
-        tools={
-            "PreToolUse": (
-                "Write",
-                "Edit",
-                "NotebookEdit",
-                "Bash",
-                f"mcp__{MCP_SERVER}__select_active_intent",
-            ),
-            "PostToolUse": ("Write", "Edit", "NotebookEdit", "Bash", "Read"),
-        },
-        write_tool="Write",
-        shell_tool="Bash",
-        held="ask",
-        used_here=(".claude", ".mcp.json"),
-        trust=(
-            (
-                "folder trust",
-                "an interactive session runs this folder's hooks only once you trust the "
-                "folder (Claude Code asks at the first start here); `claude -p` runs them "
-                "regardless.",
-            ),
-            (
-                "MCP approval",
-                "approve the project MCP server intent-ls from .mcp.json once when Claude "
-                "Code asks; `/mcp` then shows it connected and `/hooks` lists the intent-ls "
-                "hooks.",
-            ),
-        ),
-        invocation=lazy(f"{_HERE}.doctor", "invocation"),
-        switches=lazy(f"{_HERE}.doctor", "switches"),
-        mcp_entry=lazy(f"{_HERE}.doctor", "mcp_entry"),
-        payload_extra={"permission_mode": "default"},
-        mcp_expands=("CLAUDE_PROJECT_DIR",),
-        mcp_env=("CLAUDE_PROJECT_DIR",),
-    ),
+    doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )

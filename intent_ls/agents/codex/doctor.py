@@ -8,7 +8,7 @@ from typing import Any
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.codex.profile import CONFIG
-from intent_ls.agents.profile import Finding
+from intent_ls.agents.doctor_facts import DoctorFacts, Finding
 from intent_ls.agents.settings_files import load_toml, user_file
 
 
@@ -51,3 +51,33 @@ def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
 
 def write_args(project: Path, rel: str, text: str) -> dict[str, Any]:
     return {"command": f"*** Begin Patch\n*** Add File: {rel}\n+{text}*** End Patch\n"}
+
+
+FACTS = DoctorFacts(
+    tools={
+        "PreToolUse": ("apply_patch", "Bash", "mcp__intent_ls__select_active_intent"),
+        "PostToolUse": ("apply_patch", "Bash"),
+    },
+    write_tool="apply_patch",
+    shell_tool="Bash",
+    held="deny",
+    used_here=(".codex",),
+    trust=(
+        (
+            "hook trust",
+            "Codex skips project hooks it was not told to trust, silently: review and "
+            "trust them once with /hooks in the Codex TUI (again after they change).",
+        ),
+        (
+            "project trust",
+            "Codex reads .codex/config.toml only in a trusted project: trust it when "
+            'Codex asks, or set [projects."<this folder>"] trust_level = "trusted" in '
+            "~/.codex/config.toml.",
+        ),
+    ),
+    invocation=invocation,
+    switches=switches,
+    mcp_entry=mcp_entry,
+    write_args=write_args,
+    payload_extra={"model": "intent-ls-doctor"},
+)

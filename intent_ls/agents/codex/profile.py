@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from intent_ls.agents.profile import AgentProfile, DoctorFacts, lazy
+from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.codex"
 #: Its project configuration (hooks feature switch, MCP servers).
@@ -27,32 +27,5 @@ PROFILE = AgentProfile(
     protected_trees=(".codex",),
     protected_shown=(".codex/",),
     home_files=(".codex/config.toml", ".codex/hooks.json"),
-    doctor=DoctorFacts(
-        tools={
-            "PreToolUse": ("apply_patch", "Bash", "mcp__intent_ls__select_active_intent"),
-            "PostToolUse": ("apply_patch", "Bash"),
-        },
-        write_tool="apply_patch",
-        shell_tool="Bash",
-        held="deny",
-        used_here=(".codex",),
-        trust=(
-            (
-                "hook trust",
-                "Codex skips project hooks it was not told to trust, silently: review and "
-                "trust them once with /hooks in the Codex TUI (again after they change).",
-            ),
-            (
-                "project trust",
-                "Codex reads .codex/config.toml only in a trusted project: trust it when "
-                'Codex asks, or set [projects."<this folder>"] trust_level = "trusted" in '
-                "~/.codex/config.toml.",
-            ),
-        ),
-        invocation=lazy(f"{_HERE}.doctor", "invocation"),
-        switches=lazy(f"{_HERE}.doctor", "switches"),
-        mcp_entry=lazy(f"{_HERE}.doctor", "mcp_entry"),
-        write_args=lazy(f"{_HERE}.doctor", "write_args"),
-        payload_extra={"model": "intent-ls-doctor"},
-    ),
+    doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )

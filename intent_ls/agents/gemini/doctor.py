@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import Finding
+from intent_ls.agents.doctor_facts import DoctorFacts, Finding
 from intent_ls.agents.settings_files import load_json, user_file
 
 #: Replaced in a hook's command text and set in its environment.
@@ -83,3 +83,35 @@ def decision_of(answer: Any) -> tuple[str | None, str]:
     if not isinstance(answer, dict):
         return None, ""
     return answer.get("decision"), str(answer.get("reason", ""))
+
+
+FACTS = DoctorFacts(
+    tools={
+        "BeforeTool": (
+            "write_file",
+            "replace",
+            "run_shell_command",
+            f"mcp_{MCP_SERVER}_select_active_intent",
+        ),
+        "AfterTool": ("write_file", "replace", "run_shell_command", "read_file"),
+    },
+    write_tool="write_file",
+    shell_tool="run_shell_command",
+    held="ask",
+    used_here=(".gemini",),
+    trust=(
+        (
+            "folder trust",
+            "Gemini CLI runs project hooks only in a trusted folder: trust this folder "
+            "when it asks (/permissions), and accept its warning listing the project "
+            "hooks.",
+        ),
+    ),
+    invocation=invocation,
+    switches=switches,
+    mcp_entry=mcp_entry,
+    mcp_notes=mcp_notes,
+    decision_of=decision_of,
+    regex_matchers=True,
+    mcp_env=("CLAUDE_PROJECT_DIR",),
+)

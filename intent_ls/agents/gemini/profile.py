@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import AgentProfile, DoctorFacts, lazy
+from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.gemini"
 BEFORE = "write_file|replace|run_shell_command|mcp_intent-ls_.*"
@@ -40,34 +39,5 @@ PROFILE = AgentProfile(
     protected_shown=(".gemini/",),
     home_files=(".gemini/settings.json",),
     command_vars=("GEMINI_PROJECT_DIR",),
-    doctor=DoctorFacts(
-        tools={
-            "BeforeTool": (
-                "write_file",
-                "replace",
-                "run_shell_command",
-                f"mcp_{MCP_SERVER}_select_active_intent",
-            ),
-            "AfterTool": ("write_file", "replace", "run_shell_command", "read_file"),
-        },
-        write_tool="write_file",
-        shell_tool="run_shell_command",
-        held="ask",
-        used_here=(".gemini",),
-        trust=(
-            (
-                "folder trust",
-                "Gemini CLI runs project hooks only in a trusted folder: trust this folder "
-                "when it asks (/permissions), and accept its warning listing the project "
-                "hooks.",
-            ),
-        ),
-        invocation=lazy(f"{_HERE}.doctor", "invocation"),
-        switches=lazy(f"{_HERE}.doctor", "switches"),
-        mcp_entry=lazy(f"{_HERE}.doctor", "mcp_entry"),
-        mcp_notes=lazy(f"{_HERE}.doctor", "mcp_notes"),
-        decision_of=lazy(f"{_HERE}.doctor", "decision_of"),
-        regex_matchers=True,
-        mcp_env=("CLAUDE_PROJECT_DIR",),
-    ),
+    doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )

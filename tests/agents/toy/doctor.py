@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import Finding
+from intent_ls.agents.doctor_facts import DoctorFacts, Finding
 
 
 def invocation(
@@ -41,3 +41,22 @@ def decision_of(answer: Any) -> tuple[str | None, str]:
     if not isinstance(answer, dict):
         return None, ""
     return answer.get("verdict"), str(answer.get("why") or "")
+
+
+FACTS = DoctorFacts(
+    tools={
+        "before": ("save", "sh", f"mcp:{MCP_SERVER}:select_active_intent"),
+        "after": ("save", "sh"),
+    },
+    write_tool="save",
+    shell_tool="sh",
+    held="deny",
+    used_here=(".toy",),
+    trust=(("toy trust", "the toy trusts every folder."),),
+    invocation=invocation,
+    switches=switches,
+    mcp_entry=mcp_entry,
+    payload=payload,
+    write_args=write_args,
+    decision_of=decision_of,
+)

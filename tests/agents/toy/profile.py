@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from intent_ls.agents import MCP_SERVER
-from intent_ls.agents.profile import AgentProfile, DoctorFacts, lazy
+from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "tests.agents.toy"
 
@@ -23,21 +22,5 @@ PROFILE = AgentProfile(
     env_markers=("TOY_AGENT",),
     protected_trees=(".toy",),
     protected_shown=(".toy/",),
-    doctor=DoctorFacts(
-        tools={
-            "before": ("save", "sh", f"mcp:{MCP_SERVER}:select_active_intent"),
-            "after": ("save", "sh"),
-        },
-        write_tool="save",
-        shell_tool="sh",
-        held="deny",
-        used_here=(".toy",),
-        trust=(("toy trust", "the toy trusts every folder."),),
-        invocation=lazy(f"{_HERE}.doctor", "invocation"),
-        switches=lazy(f"{_HERE}.doctor", "switches"),
-        mcp_entry=lazy(f"{_HERE}.doctor", "mcp_entry"),
-        payload=lazy(f"{_HERE}.doctor", "payload"),
-        write_args=lazy(f"{_HERE}.doctor", "write_args"),
-        decision_of=lazy(f"{_HERE}.doctor", "decision_of"),
-    ),
+    doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )
