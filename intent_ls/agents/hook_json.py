@@ -123,28 +123,29 @@ def parse(payload: dict[str, Any], agent: str, tools: ToolReader = tool_call) ->
     )
 
 
+def specific(event_name: str, key: str, value: object) -> dict[str, Any]:
+    """``{"hookSpecificOutput": {"hookEventName": …, key: value}}``: how this format (and
+    Gemini CLI's, for context and rewritten input) answers with one field."""
+    return {"hookSpecificOutput": {"hookEventName": event_name, key: value}}
+
+
+def context(event_name: str, outcome: Outcome, events: tuple[str, ...]) -> dict[str, Any]:
+    """The outcome's context for the model, on the events that can carry it."""
+    if outcome.context and event_name in events:
+        return specific(event_name, "additionalContext", outcome.context)
+    return {}
+
+
 def render(event_name: str, outcome: Outcome, *, ask_supported: bool = True) -> dict[str, Any]:
     if event_name == GATE:
         return _before_tool(event_name, outcome, ask_supported)
-    if outcome.context and event_name in CONTEXT_EVENTS:
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": event_name,
-                "additionalContext": outcome.context,
-            }
-        }
-    return {}
+    return context(event_name, outcome, CONTEXT_EVENTS)
 
 
 def _before_tool(event_name: str, outcome: Outcome, ask_supported: bool) -> dict[str, Any]:
     if outcome.decision is Decision.PASS and outcome.updated_input is not None:
         # No decision: the agent's own permission rules still apply to the command.
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": event_name,
-                "updatedInput": outcome.updated_input,
-            }
-        }
+        return specific(event_name, "updatedInput", outcome.updated_input)
     if outcome.decision is Decision.PASS:
         return {}
     decision = outcome.decision

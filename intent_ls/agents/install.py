@@ -18,9 +18,12 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from intent_ls.agents import MCP_SERVER
+
+if TYPE_CHECKING:
+    from intent_ls.agents.profile import AgentProfile
 
 #: Seconds every agent gives a hook; the hook refuses on its own before (8 s budget).
 TIMEOUT_S = 10
@@ -142,10 +145,31 @@ def set_server(servers: dict[str, Any], entry: dict[str, Any], uninstall: bool) 
 
 
 def install_hooks(
-    path: Path, agent: str, timeout: int, events: dict[str, str | None], uninstall: bool
-) -> tuple[dict[str, Any], list[str]]:
-    """The settings at ``path`` with our hook entries for ``agent`` merged (or removed),
+    root: Path, profile: AgentProfile, uninstall: bool, timeout: int = TIMEOUT_S
+) -> tuple[Path, dict[str, Any], list[str]]:
+    """The agent's hooks file, its settings with our hook entries merged (or removed),
     and the events touched; the caller saves them."""
+    path = root / profile.hooks_file
     settings = load_json(path)
-    wanted_hooks = wanted(f"{program()} hook {agent}", timeout, events)
-    return settings, apply_hooks(settings, path, wanted_hooks, uninstall)
+    wanted_hooks = wanted(f"{program()} hook {profile.name}", timeout, dict(profile.events))
+    return path, settings, apply_hooks(settings, path, wanted_hooks, uninstall)
+
+
+def install_hooks_file(root: Path, profile: AgentProfile, uninstall: bool) -> list[str]:
+    """The hooks file alone merged and saved; the changes made."""
+    changes: list[str] = []
+    path, settings, touched = install_hooks(root, profile, uninstall)
+    save_json(path, settings, changes, f"hooks {', '.join(touched)}")
+    return changes
+
+
+def set_server_in(
+    settings: dict[str, Any], key: str, path: Path, entry: dict[str, Any], uninstall: bool
+) -> bool:
+    """Our MCP server entry under ``key`` of settings that hold other things too (the
+    key goes when nothing is left under it); whether it changed."""
+    servers = servers_of(settings, key, path)
+    changed = set_server(servers, entry, uninstall)
+    if not servers:
+        settings.pop(key)
+    return changed

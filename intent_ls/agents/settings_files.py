@@ -41,3 +41,18 @@ def user_file(variable: str, default: str, *parts: str) -> Path:
     """An agent's user-level file: under the folder ``variable`` names, else ``default``
     in the home folder."""
     return Path(os.environ.get(variable) or os.path.expanduser(default), *parts)
+
+
+def server_entry(servers: Any) -> Any:
+    """intent-ls's entry in an agent's table of MCP servers (None when it has none)."""
+    from intent_ls.agents import MCP_SERVER
+
+    return servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+
+
+def server_in(where: str, loaded: dict[str, Any] | str, key: str) -> tuple[str, Any]:
+    """(where, intent-ls's MCP server entry under ``key`` of loaded settings, or why the
+    settings cannot be read)."""
+    if isinstance(loaded, str):
+        return where, loaded
+    return where, server_entry(loaded.get(key))

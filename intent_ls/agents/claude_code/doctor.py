@@ -8,7 +8,7 @@ from typing import Any
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.doctor_facts import DoctorFacts, Finding
-from intent_ls.agents.settings_files import load_json, user_file
+from intent_ls.agents.settings_files import load_json, server_in, user_file
 
 PROJECT_VAR = "CLAUDE_PROJECT_DIR"
 MCP_FILE = ".mcp.json"
@@ -46,11 +46,7 @@ def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
 
 
 def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
-    loaded = load_json(root / MCP_FILE)
-    if isinstance(loaded, str):
-        return MCP_FILE, loaded
-    servers = loaded.get("mcpServers")
-    return MCP_FILE, servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+    return server_in(MCP_FILE, load_json(root / MCP_FILE), "mcpServers")
 
 
 FACTS = DoctorFacts(

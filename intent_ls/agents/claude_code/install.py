@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from intent_ls.agents import MCP_SERVER
+from intent_ls.agents.claude_code.doctor import MCP_FILE
 from intent_ls.agents.claude_code.profile import PROFILE
 from intent_ls.agents.install import (
-    TIMEOUT_S,
-    install_hooks,
+    install_hooks_file,
     load_json,
     program,
     save_json,
@@ -19,15 +19,11 @@ from intent_ls.agents.install import (
 
 
 def install(root: Path, uninstall: bool = False) -> list[str]:
-    changes: list[str] = []
-    path = root / PROFILE.hooks_file
-    settings, touched = install_hooks(
-        path, PROFILE.name, TIMEOUT_S, dict(PROFILE.events), uninstall
-    )
-    save_json(path, settings, changes, f"hooks {', '.join(touched)}")
-    mcp_path = root / ".mcp.json"
-    mcp = load_json(mcp_path)
-    servers = servers_of(mcp, "mcpServers", mcp_path)
-    if set_server(servers, {"command": program(), "args": ["mcp"]}, uninstall):
-        save_json(mcp_path, mcp, changes, f"MCP server {MCP_SERVER}")
+    changes = install_hooks_file(root, PROFILE, uninstall)
+    path = root / MCP_FILE
+    mcp = load_json(path)
+    if set_server(
+        servers_of(mcp, "mcpServers", path), {"command": program(), "args": ["mcp"]}, uninstall
+    ):
+        save_json(path, mcp, changes, f"MCP server {MCP_SERVER}")
     return changes

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.codex.profile import CONFIG
 from intent_ls.agents.doctor_facts import DoctorFacts, Finding
-from intent_ls.agents.settings_files import load_toml, user_file
+from intent_ls.agents.settings_files import load_toml, server_in, user_file
 
 
 def invocation(
@@ -42,11 +41,7 @@ def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
 
 
 def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
-    config = load_toml(root / CONFIG)
-    if isinstance(config, str):
-        return CONFIG, config
-    servers = config.get("mcp_servers")
-    return CONFIG, servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+    return server_in(CONFIG, load_toml(root / CONFIG), "mcp_servers")
 
 
 def write_args(project: Path, rel: str, text: str) -> dict[str, Any]:

@@ -9,19 +9,14 @@ from typing import Any
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.codex.profile import CONFIG, PROFILE
-from intent_ls.agents.install import TIMEOUT_S, InstallError, install_hooks, program, save_json
+from intent_ls.agents.install import InstallError, install_hooks_file, program
 
 _TOML_BEGIN = "# >>> intent-ls (managed by `intent-ls hooks install`)"
 _TOML_END = "# <<< intent-ls"
 
 
 def install(root: Path, uninstall: bool = False) -> list[str]:
-    changes: list[str] = []
-    path = root / PROFILE.hooks_file
-    settings, touched = install_hooks(
-        path, PROFILE.name, TIMEOUT_S, dict(PROFILE.events), uninstall
-    )
-    save_json(path, settings, changes, f"hooks {', '.join(touched)}")
+    changes = install_hooks_file(root, PROFILE, uninstall)
     _config(root / CONFIG, program(), uninstall, changes)
     return changes
 

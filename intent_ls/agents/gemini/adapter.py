@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from intent_ls.agents import MCP_SERVER
+from intent_ls.agents import MCP_SERVER, hook_json
 from intent_ls.agents.events import (
     Decision,
     FileChange,
@@ -141,26 +141,14 @@ def parse(payload: dict[str, Any]) -> HookEvent:
 
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:
-    if event_name == "BeforeTool":
-        if outcome.decision is Decision.PASS and outcome.updated_input is not None:
-            # No decision: Gemini's own approval mode and policy still apply.
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": event_name,
-                    "tool_input": outcome.updated_input,
-                }
-            }
-        if outcome.decision is Decision.PASS:
-            return {}
-        out: dict[str, Any] = {"decision": outcome.decision.value}
-        if outcome.reason:
-            out["reason"] = outcome.reason
-        return out
-    if outcome.context and event_name in ("SessionStart", "BeforeAgent", "AfterTool"):
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": event_name,
-                "additionalContext": outcome.context,
-            }
-        }
-    return {}
+    if event_name != "BeforeTool":
+        return hook_json.context(event_name, outcome, ("SessionStart", "BeforeAgent", "AfterTool"))
+    if outcome.decision is Decision.PASS and outcome.updated_input is not None:
+        # No decision: Gemini's own approval mode and policy still apply.
+        return hook_json.specific(event_name, "tool_input", outcome.updated_input)
+    if outcome.decision is Decision.PASS:
+        return {}
+    out: dict[str, Any] = {"decision": outcome.decision.value}
+    if outcome.reason:
+        out["reason"] = outcome.reason
+    return out

@@ -9,7 +9,7 @@ from typing import Any
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.doctor_facts import DoctorFacts, Finding
-from intent_ls.agents.settings_files import load_json, user_file
+from intent_ls.agents.settings_files import load_json, server_entry, user_file
 
 #: Replaced in a hook's command text and set in its environment.
 PROJECT_VARS = ("GEMINI_PROJECT_DIR", "GEMINI_CWD", "CLAUDE_PROJECT_DIR")
@@ -63,7 +63,7 @@ def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
 
 def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
     servers = settings.get("mcpServers")
-    return ".gemini/settings.json", servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+    return ".gemini/settings.json", server_entry(servers)
 
 
 def mcp_notes(entry: dict[str, Any], where: str) -> list[Finding]:

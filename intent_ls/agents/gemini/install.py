@@ -7,29 +7,15 @@ from pathlib import Path
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.gemini.profile import PROFILE
-from intent_ls.agents.install import (
-    TIMEOUT_S,
-    install_hooks,
-    program,
-    save_json,
-    servers_of,
-    set_server,
-)
+from intent_ls.agents.install import TIMEOUT_S, install_hooks, program, save_json, set_server_in
 
 
 def install(root: Path, uninstall: bool = False) -> list[str]:
     changes: list[str] = []
-    path = root / PROFILE.hooks_file
     # Gemini counts milliseconds.
-    settings, touched = install_hooks(
-        path, PROFILE.name, TIMEOUT_S * 1000, dict(PROFILE.events), uninstall
-    )
-    servers = servers_of(settings, "mcpServers", path)
-    server_changed = set_server(
-        servers, {"command": program(), "args": ["mcp"], "trust": True}, uninstall
-    )
-    if not servers:
-        settings.pop("mcpServers")
+    path, settings, touched = install_hooks(root, PROFILE, uninstall, TIMEOUT_S * 1000)
+    entry = {"command": program(), "args": ["mcp"], "trust": True}
+    server_changed = set_server_in(settings, "mcpServers", path, entry, uninstall)
     what = [f"hooks {', '.join(touched)}"] if touched else []
     if server_changed:
         what.append(f"MCP server {MCP_SERVER}")

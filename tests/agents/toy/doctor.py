@@ -7,6 +7,7 @@ from typing import Any
 
 from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.doctor_facts import DoctorFacts, Finding
+from intent_ls.agents.settings_files import server_entry
 
 
 def invocation(
@@ -24,7 +25,7 @@ def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
 
 def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
     servers = settings.get("mcpServers")
-    return ".toy/hooks.json", servers.get(MCP_SERVER) if isinstance(servers, dict) else None
+    return ".toy/hooks.json", server_entry(servers)
 
 
 def payload(

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from intent_ls.agents.install import (
-    TIMEOUT_S,
-    install_hooks,
-    program,
-    save_json,
-    servers_of,
-    set_server,
-)
+from intent_ls.agents.install import install_hooks, program, save_json, set_server_in
 from tests.agents.toy.profile import PROFILE
 
 
 def install(root: Path, uninstall: bool = False) -> list[str]:
     changes: list[str] = []
-    path = root / PROFILE.hooks_file
-    settings, touched = install_hooks(
-        path, PROFILE.name, TIMEOUT_S, dict(PROFILE.events), uninstall
-    )
-    servers = servers_of(settings, "mcpServers", path)
-    set_server(servers, {"command": program(), "args": ["mcp"]}, uninstall)
-    if not servers:
-        settings.pop("mcpServers")
+    path, settings, touched = install_hooks(root, PROFILE, uninstall)
+    set_server_in(settings, "mcpServers", path, {"command": program(), "args": ["mcp"]}, uninstall)
     save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     return changes
