@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from intent_ls.agents import registry, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
 from intent_ls.agents.gate.governance import Governance
-from intent_ls.agents.profile import AgentProfile
+
+if TYPE_CHECKING:
+    from intent_ls.agents.profile import AgentProfile
 
 #: Session-state key: whether this session's shell commands can run under the barrier.
 #: Trying costs a fork, so it is tried once per session (at its start, or its first
