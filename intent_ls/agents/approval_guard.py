@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 from types import EllipsisType
 from typing import Any
 
+from intent_ls.agents import registry
 from intent_ls.agents.shell.model import (
     WRAPPERS,
     Assignment,
@@ -50,18 +51,10 @@ from intent_ls.agents.shell.model import (
 from intent_ls.policy import verdicts
 
 #: Variables the agents set in the environment of the commands their shell tool runs,
-#: and a human's terminal does not have (captured with ``env`` through each real CLI:
-#: Claude Code 2.1.197, Gemini CLI 0.61.0, Codex 0.169.0 sandboxed or not;
-#: tests/agents/test_real_barrier.py). ``CODEX_HOME`` is the user's own setting, not one.
-AGENT_ENV = (
-    "CLAUDECODE",
-    "CLAUDE_CODE_SESSION_ID",
-    "AI_AGENT",
-    "GEMINI_CLI",
-    "CODEX_THREAD_ID",
-    "CODEX_TOOL_CALL_ID",
-    "CODEX_CI",
-)
+#: and a human's terminal does not have (each profile's ``env_markers``, captured with
+#: ``env`` through each real CLI: tests/agents/test_real_barrier.py), and the one
+#: several agents set.
+AGENT_ENV = (*registry.env_markers(), "AI_AGENT")
 VERB = "approve"
 #: The verdict codes ``approve`` takes.
 _CODES = frozenset(

@@ -16,45 +16,29 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from intent_ls.agents import DEFAULT_BUDGET
+from intent_ls.agents import DEFAULT_BUDGET, registry
 from intent_ls.agents.events import Decision, Outcome
+
+if TYPE_CHECKING:
+    from intent_ls.agents.profile import AgentProfile
 
 #: Seconds a hook may take before it refuses on its own: below the 10 s that
 #: ``hooks install`` gives every agent, leaving room for the interpreter's start.
 #: A hook payload carries one tool call's input: far above this it is not one.
 MAX_PAYLOAD = 64 * 1024 * 1024
-#: Where each agent names the event in its payload, and the name of its tool gate.
-_TOOL_GATE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
 
 class HookTimeout(Exception):
     pass
 
 
-def _adapter(agent: str) -> tuple[Callable[..., Any], Callable[..., dict[str, Any]], bool]:
-    if agent == "claude-code":
-        from intent_ls.agents import claude
-
-        return claude.parse, claude.render, True
-    if agent == "codex":
-        from intent_ls.agents import codex
-
-        return codex.parse, codex.render, codex.ASK_SUPPORTED
-    from intent_ls.agents import gemini
-
-    return gemini.parse, gemini.render, gemini.ASK_SUPPORTED
-
-
-def _root(agent: str, cwd: str, workspace: Path | None) -> Path:
+def _root(profile: AgentProfile, cwd: str, workspace: Path | None) -> Path:
     if workspace is not None:
         return Path(os.path.realpath(workspace))
-    project = os.environ.get("CLAUDE_PROJECT_DIR") if agent == "claude-code" else None
-    if agent == "gemini":
-        project = os.environ.get("GEMINI_PROJECT_DIR")
+    project = profile.project_dir(os.environ)
     start = Path(os.path.realpath(project or cwd or "."))
     for candidate in (start, *start.parents):
         if (candidate / ".orchestration").is_dir():
@@ -64,11 +48,11 @@ def _root(agent: str, cwd: str, workspace: Path | None) -> Path:
 
 def refusal(agent: str, event_name: str, reason: str) -> dict[str, Any]:
     """The fail-closed answer in the agent's own format."""
-    _, render, _ = _adapter(agent)
-    name = event_name or _TOOL_GATE[agent]
-    if name == _TOOL_GATE[agent]:
-        return render(name, Outcome(Decision.DENY, reason))
-    return render(name, Outcome(context=reason))
+    profile = registry.get(agent)
+    name = event_name or profile.gate_event
+    if name == profile.gate_event:
+        return profile.render(name, Outcome(Decision.DENY, reason))
+    return profile.render(name, Outcome(context=reason))
 
 
 def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str, Any], int]:
@@ -84,13 +68,14 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
     except (ValueError, RecursionError) as exc:
         reason = f"[intent-ls] governance-error: unreadable hook input ({exc}); refused."
         return refusal(agent, "", reason), 2
-    event_name = str(payload.get("hook_event_name") or "")
+    event_name = ""
     try:
-        parse, render, ask = _adapter(agent)
-        event = parse(payload)
-        root = _root(agent, event.cwd, workspace)
-        outcome = answer(event, root, ask_supported=ask)
-        return render(event_name, outcome), 0
+        profile = registry.get(agent)
+        event_name = str(payload.get(profile.event_key) or "")
+        event = profile.parse(payload)
+        root = _root(profile, event.cwd, workspace)
+        outcome = answer(event, root, ask_supported=profile.ask_supported)
+        return profile.render(event_name, outcome), 0
     except HookTimeout:
         reason = "the governance check took too long"
     except Exception as exc:

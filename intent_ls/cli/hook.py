@@ -1,4 +1,5 @@
-"""``intent-ls hook claude-code|codex|gemini``: the agents' hook command (docs/agents.md).
+"""``intent-ls hook AGENT``: the agents' hook command (docs/agents.md), for every agent of
+:mod:`intent_ls.agents.registry`.
 
 It runs on every tool call of an agent, so it has a fast path in
 :func:`intent_ls.cli.main.main` that skips building the other verbs' parsers.
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from intent_ls.agents import AGENTS, DEFAULT_BUDGET
+from intent_ls.agents import DEFAULT_BUDGET, registry
 
 if TYPE_CHECKING:
     import argparse
@@ -26,7 +27,7 @@ WORKSPACE_HELP = (
 
 
 def _add_arguments(parser: argparse.ArgumentParser, default: object) -> None:
-    parser.add_argument("agent", choices=AGENTS, help="which agent's hook format")
+    parser.add_argument("agent", choices=registry.names(), help="which agent's hook format")
     parser.add_argument(
         "--workspace", "-w", metavar="DIR", type=Path, default=default, help=WORKSPACE_HELP
     )
@@ -42,10 +43,11 @@ def _add_arguments(parser: argparse.ArgumentParser, default: object) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     import argparse
 
+    labels = ", ".join(p.label for p in registry.profiles())
     parser = subparsers.add_parser(
         "hook",
         help="agent hook: read the agent's hook JSON on stdin, answer on stdout",
-        description="Governs one agent hook event (Claude Code, Codex CLI, Gemini CLI): "
+        description=f"Governs one agent hook event ({labels}): "
         "selection, scope, stale files, protected paths, shell commands, ledger records. "
         "Fails closed: any internal error refuses the action.",
     )
@@ -76,7 +78,7 @@ def quick_parse(argv: Sequence[str]) -> tuple[str, Path | None, float] | None:
             if not value or value.startswith("-"):
                 return None
             found[_OPTIONS[name]] = value
-        elif word in AGENTS and agent is None:
+        elif word in registry.names() and agent is None:
             agent = word
         else:
             return None

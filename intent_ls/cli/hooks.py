@@ -1,10 +1,11 @@
-"""``intent-ls hooks install claude-code|codex|gemini [--workspace DIR] [--uninstall]``."""
+"""``intent-ls hooks install AGENT [--workspace DIR] [--uninstall]``, for every agent of
+:mod:`intent_ls.agents.registry`."""
 
 from __future__ import annotations
 
 import argparse
 
-from intent_ls.agents import AGENTS
+from intent_ls.agents import registry
 from intent_ls.cli.common import add_workspace_arg, workspace_root
 
 
@@ -24,19 +25,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "MCP server in the agent's project settings, keeping every other entry; prints "
         "each change.",
     )
-    install.add_argument("agent", choices=AGENTS, help="the coding agent to set up")
+    install.add_argument("agent", choices=registry.names(), help="the coding agent to set up")
     add_workspace_arg(install)
     install.add_argument("--uninstall", action="store_true", help="remove intent-ls's entries")
     install.set_defaults(func=run_install)
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from intent_ls.agents.install import INSTALLERS, InstallError
+    from intent_ls.agents.install import InstallError
     from intent_ls.cli.errors import CliError
 
     root = workspace_root(args)
     try:
-        changes = INSTALLERS[args.agent](root, args.uninstall)
+        changes = registry.get(args.agent).install(root, args.uninstall)
     except InstallError as exc:
         raise CliError(str(exc)) from None
     for change in changes:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from intent_ls.cli.common import (
     add_format_arg,
@@ -13,6 +15,10 @@ from intent_ls.cli.common import (
     typed_path,
     workspace_root,
 )
+
+if TYPE_CHECKING:
+    from intent_ls.spec.model import Intent
+    from intent_ls.workspace.discover import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,20 +42,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from intent_ls.spec.load import SPEC_NOT_FOUND
     from intent_ls.workspace.discover import Workspace
 
     ws = Workspace(workspace_root(args))
     typed: str = args.path
     path = typed_path(typed, ws.root)
     is_dir = typed.endswith(("/", os.sep)) or path.is_dir()
-    missing = [p for p in ws.spec_result().problems if p.code == SPEC_NOT_FOUND]
+    missing = _missing_spec(ws)
     info = ws.classify(path)
     shown = (info.rel or typed) + ("/" if is_dir and info.rel else "")
     errors = report_spec_problems(ws)
     if missing:
         governed, kind = False, "no-spec"
-        reason = f"the workspace has no usable intent spec ({missing[0].message})"
+        reason = f"the workspace has no usable intent spec ({missing})"
     else:
         governed, kind, reason = info.governed, info.kind.value, info.reason
     probe = f"{info.rel}/" if is_dir else info.rel
@@ -64,14 +69,25 @@ def run(args: argparse.Namespace) -> int:
                 "owners": [{"id": i.id, "name": i.name, "status": i.status.value} for i in owners],
             }
         )
-        return 1 if errors else 0
-    if not governed:
+    elif not governed:
         print(f"{shown}: not governed: {reason if missing else f'{kind} ({reason})'}")
-    elif not owners and errors:
+    else:
+        _print_owners(shown, owners, bool(errors))
+    return 1 if errors else 0
+
+
+def _missing_spec(ws: Workspace) -> str | None:
+    """Why the workspace has no spec to answer from, or None."""
+    from intent_ls.spec.load import SPEC_NOT_FOUND
+
+    missing = [p for p in ws.spec_result().problems if p.code == SPEC_NOT_FOUND]
+    return missing[0].message if missing else None
+
+
+def _print_owners(shown: str, owners: Sequence[Intent], errors: bool) -> None:
+    if not owners and errors:
         print(f"{shown}: governed, owned by no valid intent (the spec has errors, see stderr)")
     elif not owners:
         print(f"{shown}: governed, owned by no intent")
-    else:
-        for i in owners:
-            print(f"{shown}: {i.id}\t{i.status.value}\t{i.name}")
-    return 1 if errors else 0
+    for i in owners:
+        print(f"{shown}: {i.id}\t{i.status.value}\t{i.name}")

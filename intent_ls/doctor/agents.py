@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from intent_ls.agents.profile import AgentProfile
+from intent_ls.agents.settings_files import load_json
 from intent_ls.doctor import mcp
-from intent_ls.doctor.agent_settings import Agent, load_json
 from intent_ls.doctor.hooks import events_check, fire_checks, our_hooks, vet_hook
 from intent_ls.doctor.report import Check, fail, note
 from intent_ls.doctor.switches import switched_off
 
 
-def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
+def check_agent(agent: AgentProfile, root: Path, mirror: Path) -> list[Check]:
     area = agent.name
     install = f"run `intent-ls hooks install {agent.name}`."
     settings = load_json(root / agent.hooks_file)
@@ -24,7 +25,7 @@ def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
     hooks = hooks if isinstance(hooks, dict) else {}
     ours = {event: our_hooks(agent, hooks.get(event)) for event in agent.events}
     checks = [events_check(agent, ours)]
-    gate = [hook for _, hook in ours[agent.gate]]
+    gate = [hook for _, hook in ours[agent.gate_event]]
     if any(ours.values()):
         checks += switched_off(agent, root, settings, gate[0] if gate else None)
     if gate:
@@ -34,5 +35,5 @@ def check_agent(agent: Agent, root: Path, mirror: Path) -> list[Check]:
             checks += fire_checks(agent, gate[0], mirror)
     checks += mcp.check_server(agent, root, settings, mirror)
     if any(ours.values()):
-        checks += [note(area, name, text) for name, text in agent.trust]
+        checks += [note(area, name, text) for name, text in agent.doctor.trust]
     return checks

@@ -10,6 +10,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from intent_ls.agents import registry
+
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
@@ -43,14 +45,15 @@ def resolve(program: str, cwd: Path, env: Mapping[str, str]) -> Path | None:
 
 #: What makes a command line more than a program and its words: lists, pipes,
 #: redirections, substitutions, globs, and variables other than the project folder's.
-_SHELL_SYNTAX = re.compile(r"[;&|<>()`\n*?\[\]{}~#]|\$(?!\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\b)")
+_SHELL_SYNTAX = r"[;&|<>()`\n*?\[\]{}~#]|\$(?!\{?(?:VARS)\b)"
 
 
 def plain_words(line: str) -> list[str] | None:
     """The words of a command line that is nothing but a program and its arguments
     (the project folder's variable allowed), else None."""
-    stripped = re.sub(r"\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?", "", line)
-    if _SHELL_SYNTAX.search(stripped):
+    names = "|".join(sorted({v for p in registry.profiles() for v in p.command_vars}))
+    stripped = re.sub(rf"\$\{{?(?:{names})\}}?", "", line) if names else line
+    if re.search(_SHELL_SYNTAX.replace("VARS", names or "(?!)"), stripped):
         return None
     try:
         found = shlex.split(line)

@@ -3,11 +3,9 @@ tool intent-ls must see, naming an executable, and *firing*: run exactly as the 
 settings spell them, with a synthetic payload, they refuse an out-of-scope write and
 hold a destructive command, within the entry's timeout.
 
-How each agent runs a hook's command line (checked against Claude Code 2.1, Codex CLI
-0.169 and Gemini CLI 0.61): through ``bash -c`` in the project folder, with
-``CLAUDE_PROJECT_DIR`` (Claude Code; an entry with ``args`` runs without a shell,
-``${CLAUDE_PROJECT_DIR}`` substituted), or with ``$GEMINI_PROJECT_DIR``, ``$GEMINI_CWD``
-and ``$CLAUDE_PROJECT_DIR`` replaced in the text and set in the environment (Gemini CLI).
+How each agent runs a hook's command line (through ``bash -c`` in the project folder,
+with variables of its own, or without a shell) is its profile's
+``doctor.invocation``, in the agent's own folder.
 """
 
 from __future__ import annotations
@@ -21,16 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from intent_ls.agents.install import is_ours
+from intent_ls.agents.profile import AgentProfile
 from intent_ls.doctor import probe
-from intent_ls.doctor.agent_settings import (
-    CLAUDE,
-    CODEX,
-    DEFAULT_TIMEOUT_S,
-    GEMINI,
-    HELD_COMMAND,
-    Agent,
-    own_env,
-)
+from intent_ls.doctor.agent_settings import DEFAULT_TIMEOUT_S, HELD_COMMAND, own_env
 from intent_ls.doctor.commands import brought_by_repository, expand, plain_words, resolve
 from intent_ls.doctor.report import Check, fail, ok
 from intent_ls.workspace.discover import Workspace
@@ -49,7 +40,7 @@ def _line(hook: dict[str, Any]) -> str:
     return line
 
 
-def our_hooks(agent: Agent, entries: Any) -> Ours:
+def our_hooks(agent: AgentProfile, entries: Any) -> Ours:
     """(matcher, hook) of each intent-ls command hook among an event's entries."""
     found = []
     for entry in entries if isinstance(entries, list) else ():
@@ -62,23 +53,24 @@ def our_hooks(agent: Agent, entries: Any) -> Ours:
     return found
 
 
-def matches(agent: Agent, matcher: Any, tool: str) -> bool:
-    """Whether the agent runs a hook with this matcher for ``tool``. Gemini tests the
-    matcher as a regular expression (an invalid one as a literal); Claude's format
-    (Codex's too) takes ``A|B`` of plain names as an exact list, else a regex."""
+def matches(agent: AgentProfile, matcher: Any, tool: str) -> bool:
+    """Whether the agent runs a hook with this matcher for ``tool``. Some agents test
+    the matcher as a regular expression only (an invalid one as a literal); the
+    PreToolUse format takes ``A|B`` of plain names as an exact list, else a regex."""
     if matcher is None or (isinstance(matcher, str) and matcher.strip() in ("", "*")):
         return True
     if not isinstance(matcher, str):
         return False
-    if agent is not GEMINI and re.fullmatch(r"[A-Za-z0-9_|]+", matcher):
+    regex_only = agent.doctor.regex_matchers
+    if not regex_only and re.fullmatch(r"[A-Za-z0-9_|]+", matcher):
         return tool in matcher.split("|")
     try:
         return re.search(matcher, tool) is not None
     except re.error:
-        return agent is GEMINI and matcher == tool
+        return regex_only and matcher == tool
 
 
-def events_check(agent: Agent, ours: dict[str, Ours]) -> Check:
+def events_check(agent: AgentProfile, ours: dict[str, Ours]) -> Check:
     area, install = agent.name, f"run `intent-ls hooks install {agent.name}`."
     if not any(ours.values()):
         return fail(
@@ -90,7 +82,7 @@ def events_check(agent: Agent, ours: dict[str, Ours]) -> Check:
         )
     missing = [event for event, found in ours.items() if not found]
     gaps = []
-    for event, tools in agent.tools.items():
+    for event, tools in agent.doctor.tools.items():
         unseen = [t for t in tools if not any(matches(agent, m, t) for m, _ in ours[event])]
         if ours[event] and unseen:
             gaps.append(f"{event} misses {', '.join(unseen)}")
@@ -101,35 +93,25 @@ def events_check(agent: Agent, ours: dict[str, Ours]) -> Check:
 
 
 def _invocation(
-    agent: Agent, hook: dict[str, Any], project: Path, session: str
+    agent: AgentProfile, hook: dict[str, Any], project: Path, session: str
 ) -> tuple[list[str], dict[str, str]]:
     """The argv and environment the agent runs this hook with, in ``project`` (an entry
     with an ``env`` of its own is never run: :func:`vet_hook`)."""
-    env = dict(os.environ)
-    line = hook.get("command") if isinstance(hook.get("command"), str) else ""
-    if agent is GEMINI:
-        quoted = shlex.quote(str(project))
-        for name in ("GEMINI_PROJECT_DIR", "GEMINI_CWD", "CLAUDE_PROJECT_DIR"):
-            line = line.replace(f"${name}", quoted)
-            env[name] = str(project)
-        env["GEMINI_SESSION_ID"] = session
-    elif agent is CLAUDE:
-        env["CLAUDE_PROJECT_DIR"] = str(project)
-        args = hook.get("args")
-        if isinstance(args, list) and all(isinstance(a, str) for a in args):
-            own = [line, *args]
-            return [w.replace("${CLAUDE_PROJECT_DIR}", str(project)) for w in own], env
-    return [probe.shell(), "-c", line], env
+    form, own = agent.doctor.invocation(hook, project, session)
+    env = {**os.environ, **own}
+    if isinstance(form, list):
+        return form, env
+    return [probe.shell(), "-c", form], env
 
 
-def _timeout_s(agent: Agent, hook: dict[str, Any]) -> float:
+def _timeout_s(agent: AgentProfile, hook: dict[str, Any]) -> float:
     value = hook.get("timeout")
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         return float(value) * agent.timeout_unit
     return DEFAULT_TIMEOUT_S
 
 
-def vet_hook(agent: Agent, hook: dict[str, Any], root: Path) -> tuple[Check, bool]:
+def vet_hook(agent: AgentProfile, hook: dict[str, Any], root: Path) -> tuple[Check, bool]:
     """The check of the hook's command line, and whether doctor may run it. Only the
     plain form ``PROGRAM hook AGENT [--budget S]`` is run, with a program that did not
     come with the repository: a cloned repository's settings could run anything, and
@@ -182,7 +164,7 @@ def vet_hook(agent: Agent, hook: dict[str, Any], root: Path) -> tuple[Check, boo
     return ok(area, "command", f"`{line}` runs {path}."), True
 
 
-def _hook_arguments(agent: Agent, args: list[str]) -> bool:
+def _hook_arguments(agent: AgentProfile, args: list[str]) -> bool:
     """``hook AGENT`` with at most a ``--budget`` of seconds."""
     if args[:2] != ["hook", agent.name]:
         return False
@@ -199,21 +181,14 @@ def _hook_arguments(agent: Agent, args: list[str]) -> bool:
 
 
 def _payload(
-    agent: Agent, project: Path, session: str, tool: str, args: dict[str, Any]
+    agent: AgentProfile, project: Path, session: str, tool: str, args: dict[str, Any]
 ) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "session_id": session,
-        "transcript_path": "",
-        "cwd": str(project),
-        "hook_event_name": agent.gate,
-        "tool_name": tool,
-        "tool_input": args,
-    }
-    if agent is CLAUDE:
-        payload["permission_mode"] = "default"
-    if agent is CODEX:
-        payload["model"] = "intent-ls-doctor"
-    return payload
+    payload = agent.doctor.payload(agent.gate_event, session, project, tool, args)
+    return {**payload, **agent.doctor.payload_extra}
+
+
+#: What the probe's write would put in the file it names.
+PROBE_TEXT = "written by no one: intent-ls doctor checks that this write is refused\n"
 
 
 def probe_path(root: Path) -> str:
@@ -230,38 +205,21 @@ def probe_path(root: Path) -> str:
     return "intent-ls-doctor-probe.txt"
 
 
-def _write_args(agent: Agent, project: Path, rel: str) -> dict[str, Any]:
-    text = "written by no one: intent-ls doctor checks that this write is refused\n"
-    if agent is CODEX:
-        return {"command": f"*** Begin Patch\n*** Add File: {rel}\n+{text}*** End Patch\n"}
-    return {"file_path": str(project / rel), "content": text}
-
-
-def _decision(agent: Agent, answer: Any) -> tuple[str | None, str]:
-    if not isinstance(answer, dict):
-        return None, ""
-    if agent is GEMINI:
-        return answer.get("decision"), str(answer.get("reason", ""))
-    out = answer.get("hookSpecificOutput")
-    out = out if isinstance(out, dict) else {}
-    return out.get("permissionDecision"), str(out.get("permissionDecisionReason", ""))
-
-
-def fire_checks(agent: Agent, hook: dict[str, Any], mirror: Path) -> list[Check]:
+def fire_checks(agent: AgentProfile, hook: dict[str, Any], mirror: Path) -> list[Check]:
     rel = probe_path(mirror)
     probes = (
         (
             "fires on a write",
-            agent.write_tool,
-            _write_args(agent, mirror, rel),
+            agent.doctor.write_tool,
+            agent.doctor.write_args(mirror, rel, PROBE_TEXT),
             "deny",
             f"a write to {rel}",
         ),
         (
             "fires on a shell command",
-            agent.shell_tool,
+            agent.doctor.shell_tool,
             {"command": HELD_COMMAND},
-            agent.held,
+            agent.doctor.held,
             f"`{HELD_COMMAND}`",
         ),
     )
@@ -276,7 +234,7 @@ def fire_checks(agent: Agent, hook: dict[str, Any], mirror: Path) -> list[Check]
     return checks
 
 
-def _judge(agent: Agent, name: str, what: str, expected: str, ran: probe.Ran) -> Check:
+def _judge(agent: AgentProfile, name: str, what: str, expected: str, ran: probe.Ran) -> Check:
     """A hook that overran the entry's timeout was stopped there (``ran.status`` None),
     as the agent would stop it."""
     area = agent.name
@@ -292,7 +250,7 @@ def _judge(agent: Agent, name: str, what: str, expected: str, ran: probe.Ran) ->
         answer = json.loads(ran.stdout) if ran.stdout.strip() else None
     except ValueError:
         answer = None
-    decision, reason = _decision(agent, answer)
+    decision, reason = agent.doctor.decision_of(answer)
     if decision != expected:
         why = probe.last_line(ran.stderr)
         got = f"answered {decision!r}" if decision else "gave no decision"

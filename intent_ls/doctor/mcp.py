@@ -19,19 +19,11 @@ import attrs
 
 from intent_ls import __version__
 from intent_ls.agents import MCP_SERVER
-from intent_ls.doctor.agent_settings import (
-    CLAUDE,
-    CODEX,
-    CODEX_CONFIG,
-    GEMINI,
-    Agent,
-    load_json,
-    load_toml,
-    own_env,
-)
+from intent_ls.agents.profile import AgentProfile
+from intent_ls.doctor.agent_settings import as_checks, own_env
 from intent_ls.doctor.commands import brought_by_repository, expand, resolve
 from intent_ls.doctor.probe import spawn
-from intent_ls.doctor.report import Check, fail, note, ok
+from intent_ls.doctor.report import Check, fail, ok
 
 #: Seconds the server gets to answer: agents wait about this long for a server to start.
 TIMEOUT_S = 30.0
@@ -124,68 +116,48 @@ def _exited(proc: subprocess.Popen[bytes], errors: bytes) -> str:
     return f"exited ({status}) before answering" + (f": {lines[-1].strip()[:200]}" if lines else "")
 
 
-def _mcp_entry(agent: Agent, root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
-    """(where it is configured, the intent-ls server entry or an error text or None)."""
-    if agent is CODEX:
-        where = CODEX_CONFIG
-        config = load_toml(root / where)
-        if isinstance(config, str):
-            return where, config
-        servers = config.get("mcp_servers")
-    elif agent is CLAUDE:
-        where = ".mcp.json"
-        loaded = load_json(root / where)
-        if isinstance(loaded, str):
-            return where, loaded
-        servers = loaded.get("mcpServers")
-    else:
-        where, servers = agent.hooks_file, settings.get("mcpServers")
-    return where, servers.get(MCP_SERVER) if isinstance(servers, dict) else None
-
-
-def check_server(agent: Agent, root: Path, settings: dict[str, Any], mirror: Path) -> list[Check]:
-    area, install = agent.name, f"run `intent-ls hooks install {agent.name}`."
-    where, entry = _mcp_entry(agent, root, settings)
-    if isinstance(entry, str):
-        return [fail(area, "MCP server", entry, install)]
+def _refusal(entry: Any, where: str) -> str | None:
+    """Why doctor does not start this entry, or None: it is not there, or runs more than
+    ``intent-ls mcp`` as it is."""
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return [
-            fail(
-                area,
-                "MCP server",
-                f"{where} has no MCP server {MCP_SERVER}: the agent cannot select an "
-                "intent, so every write it makes is refused.",
-                install,
-            )
-        ]
+        return (
+            f"{where} has no MCP server {MCP_SERVER}: the agent cannot select an "
+            "intent, so every write it makes is refused."
+        )
     args = entry.get("args")
     argv = [entry["command"], *(args if isinstance(args, list) else [])]
     line = " ".join(shlex.quote(str(w)) for w in argv)
+    if own_env(entry):
+        why = f"sets its own environment ({', '.join(own_env(entry))})"
+    elif argv[1:] != ["mcp"]:
+        why = "does not run `intent-ls mcp`"
+    else:
+        return None
+    return f"{where}: `{line}` {why}: doctor does not start it, so cannot prove it answers."
+
+
+def check_server(
+    agent: AgentProfile, root: Path, settings: dict[str, Any], mirror: Path
+) -> list[Check]:
+    area, install = agent.name, f"run `intent-ls hooks install {agent.name}`."
+    where, entry = agent.doctor.mcp_entry(root, settings)
+    if isinstance(entry, str):
+        return [fail(area, "MCP server", entry, install)]
+    refused = _refusal(entry, where)
+    if refused is not None:
+        return [fail(area, "MCP server", refused, install)]
+    argv = [entry["command"], *entry["args"]]
+    line = " ".join(shlex.quote(str(w)) for w in argv)
     env = dict(os.environ)
-    if own_env(entry) or argv[1:] != ["mcp"]:
-        why = (
-            f"sets its own environment ({', '.join(own_env(entry))})"
-            if own_env(entry)
-            else "does not run `intent-ls mcp`"
-        )
-        return [
-            fail(
-                area,
-                "MCP server",
-                f"{where}: `{line}` {why}: doctor does not start it, so cannot prove it answers.",
-                install,
-            )
-        ]
-    if agent is CLAUDE:  # Claude Code expands variables in .mcp.json itself
-        argv[0] = expand(argv[0], {**env, "CLAUDE_PROJECT_DIR": str(root)})
+    for name in agent.doctor.mcp_expands:  # the agent expands these in the command itself
+        argv[0] = expand(argv[0], {**env, name: str(root)})
     path = resolve(argv[0], root, env)
     if path is None or brought_by_repository(path, root):
         why = (
             "which is not an executable here" if path is None else "which came with this repository"
         )
         return [fail(area, "MCP server", f"{where}: `{line}` names `{argv[0]}`, {why}.", install)]
-    if agent is not CODEX:
-        env["CLAUDE_PROJECT_DIR"] = str(mirror)
+    env.update(dict.fromkeys(agent.doctor.mcp_env, str(mirror)))
     answer = initialize([str(path), *argv[1:]], mirror, env)
     if answer.server is None:
         return [fail(area, "MCP server", f"`{line}` {answer.error}.", install, answer.ms)]
@@ -197,14 +169,4 @@ def check_server(agent: Agent, root: Path, settings: dict[str, Any], mirror: Pat
             answer.ms,
         )
     ]
-    if agent is GEMINI and entry.get("trust") is not True:
-        checks.append(
-            note(
-                area,
-                "MCP trust",
-                f'the server has no `"trust": true` in {where}: Gemini CLI asks before each '
-                "of its tools.",
-                install,
-            )
-        )
-    return checks
+    return checks + as_checks(area, "MCP trust", agent.doctor.mcp_notes(entry, where))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from intent_ls.agents import registry
 from intent_ls.doctor import probe
-from intent_ls.doctor.agent_settings import AGENTS, used_here
+from intent_ls.doctor.agent_settings import used_here
 from intent_ls.doctor.agents import check_agent
 from intent_ls.doctor.editors import check_editors
 from intent_ls.doctor.ledger import check_ledger
@@ -17,7 +18,7 @@ from intent_ls.doctor.spec import check_spec
 def run_doctor(root: Path) -> list[Check]:
     before = probe.fingerprint(root)
     checks = _guarded("spec", check_spec, root) + _guarded("ledger", check_ledger, root)
-    agents = [a for a in AGENTS if used_here(a, root)]
+    agents = [a for a in registry.profiles() if used_here(a, root)]
     if agents:
         # One agent after the other: each probe's time is reported (and held against the
         # agent's timeout), and probes run side by side would slow each other down.
@@ -25,14 +26,7 @@ def run_doctor(root: Path) -> list[Check]:
             for agent in agents:
                 checks += _guarded(agent.name, lambda r, a=agent: check_agent(a, r, mirror), root)
     else:
-        checks.append(
-            note(
-                "agents",
-                "hooks",
-                "no coding agent is set up in this workspace (.claude/, .codex/, .gemini/).",
-                "to govern one: `intent-ls hooks install claude-code|codex|gemini`.",
-            )
-        )
+        checks.append(_no_agent())
     checks += _guarded("editors", check_editors, root)
     touched = probe.changed(before, probe.fingerprint(root))
     if touched:
@@ -45,6 +39,17 @@ def run_doctor(root: Path) -> list[Check]:
             )
         )
     return checks
+
+
+def _no_agent() -> Check:
+    profiles = registry.profiles()
+    folders = ", ".join(f"{p.doctor.used_here[0]}/" for p in profiles)
+    return note(
+        "agents",
+        "hooks",
+        f"no coding agent is set up in this workspace ({folders}).",
+        f"to govern one: `intent-ls hooks install {'|'.join(p.name for p in profiles)}`.",
+    )
 
 
 def _guarded(area: str, check: Callable[[Path], list[Check]], root: Path) -> list[Check]:

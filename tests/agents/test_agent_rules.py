@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.agents.agent_rules import codex_rule_for, gemini_rule_for, plain_commands
+from intent_ls.agents.agent_rules import plain_commands
 from intent_ls.agents.barrier import available
+from intent_ls.agents.codex.rules import rule_for as codex_rule_for
+from intent_ls.agents.gemini.rules import rule_for as gemini_rule_for
 from tests.agents.conftest import Hook, rewritten
 
 RULE = '[[rule]]\ntoolName = "run_shell_command"\n{}\ndecision = "{}"\npriority = 100\n'

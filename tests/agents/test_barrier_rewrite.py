@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from intent_ls.agents import codex, gemini
 from intent_ls.agents.barrier import available, unwrap, wrap
+from intent_ls.agents.codex import adapter as codex
 from intent_ls.agents.events import Decision, Outcome
+from intent_ls.agents.gemini import adapter as gemini
 from tests.agents.conftest import Hook, let_through, rewritten
 
 COMMANDS = [

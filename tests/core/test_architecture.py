@@ -9,6 +9,7 @@ modules' meanings together.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,3 +148,99 @@ def test_only_the_wiring_imports_the_language_server_object() -> None:
     object, so that no feature depends on the hub that composes it."""
     edges = graph()
     assert {name for name, targets in edges.items() if "server.server" in targets} == {"server.app"}
+
+
+#: Modules allowed to name an agent outside its folder: the list of agents itself.
+AGENT_REGISTRY = "agents.registry"
+
+
+def _agent_words() -> dict[str, re.Pattern[str]]:
+    """Per agent folder, how code would name it: its CLI name, its folder, the first word
+    of its name (``claude`` of ``claude-code``), in any case. A file name the project
+    shares with an agent's convention (``CLAUDE.md``, the brain) does not count."""
+    from intent_ls.agents.registry import BUILT_IN
+
+    found = {}
+    for name, folder in BUILT_IN.items():
+        words = sorted({name, folder, re.split(r"[-_]", name)[0]}, key=len, reverse=True)
+        alternatives = "|".join(re.escape(w) for w in words)
+        found[folder] = re.compile(rf"(?<![a-z])(?:{alternatives})(?![a-z])(?!\.md)", re.I)
+    return found
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _code_words(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, text) of every string literal that is not a docstring, every name and
+    attribute, every definition and every import: what code could branch on or reach
+    an agent by. Prose (docstrings, comments) may still say which agent a fact is from."""
+    docs = _docstrings(tree)
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docs:
+                yield line, node.value
+        elif isinstance(node, ast.Name):
+            yield line, node.id
+        elif isinstance(node, ast.Attribute):
+            yield line, node.attr
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield line, node.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield line, node.module
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield from ((line, alias.name) for alias in node.names)
+
+
+def named_agents(source: str) -> list[tuple[int, str, str]]:
+    """(line, agent folder, text) wherever the code of ``source`` names an agent."""
+    words = _agent_words()
+    return [
+        (line, folder, text)
+        for line, text in _code_words(ast.parse(source))
+        for folder, pattern in words.items()
+        if pattern.search(text)
+    ]
+
+
+def test_no_module_outside_an_agents_folder_names_it() -> None:
+    """An agent is its folder (agents/<folder>/) and its profile: every other module
+    reads the profile from the registry, so that adding an agent touches nothing else
+    (docs/architecture.md, "Adding an agent"). An agent's folder may state facts about
+    another agent (Gemini CLI sets ``CLAUDE_PROJECT_DIR`` too) but not import its code:
+    a format they share lives outside both (``agents/hook_json.py``)."""
+    folders = set(_agent_words())
+    wrong = []
+    for name, path in sorted(modules().items()):
+        if name == AGENT_REGISTRY:
+            continue
+        parts = name.split(".")
+        own = parts[1] if parts[0] == "agents" and len(parts) > 1 and parts[1] in folders else None
+        for line, folder, text in named_agents(path.read_text(encoding="utf-8")):
+            if own is None or (folder != own and text.startswith(f"intent_ls.agents.{folder}")):
+                wrong.append(f"intent_ls/{path.relative_to(PACKAGE)}:{line}: {text[:60]!r}")
+    assert wrong == []
+
+
+def test_the_agent_name_finder_finds_names_in_code_not_in_prose() -> None:
+    source = (
+        '"""Claude Code and Gemini CLI both do this."""\n'
+        "# codex too\n"
+        "from intent_ls.agents.codex import adapter\n"
+        'if agent == "claude-code":\n'
+        '    os.environ.get("GEMINI_PROJECT_DIR")\n'
+        'BRAIN = ".orchestration/CLAUDE.md"\n'
+    )
+    assert [(line, folder) for line, folder, _ in named_agents(source)] == [
+        (3, "codex"),
+        (4, "claude_code"),
+        (5, "gemini"),
+    ]

@@ -1,12 +1,13 @@
 """The paths no agent tool call may change, wherever they are.
 
 In the workspace: the sidecar (``.orchestration/**``, local state and caches included),
-``.intentignore``, ``.gitattributes``, the agents' project settings (``.claude/settings*.json``,
-``.mcp.json``, ``.codex/**``, ``.gemini/**``) and git's own control files (``config``,
-``hooks/**``, ``info/**``, in the common git directory of a worktree too). In the home
-directory: the agents' user settings and git's user configuration. Those are whole
-files, not globs: an agent's own logs and sessions under ``~/.codex``/``~/.gemini`` change
-during every call and are the agent's business.
+``.intentignore``, ``.gitattributes``, the agents' project settings (each agent's
+profile names its ``protected_trees``, ``protected_files`` and ``protected_globs``) and
+git's own control files (``config``, ``hooks/**``, ``info/**``, in the common git
+directory of a worktree too). In the home directory: the agents' user settings (their
+profiles' ``home_files``) and git's user configuration. Those are whole files, not
+globs: an agent's own logs and sessions in its home folder change during every call and
+are the agent's business.
 
 Plus what the repository's policy adds (``policy.agentProtectedPaths`` in the spec,
 :class:`PolicyPaths`): root-anchored globs, each looked for under its literal directory
@@ -17,26 +18,20 @@ event uses the globs the before-tool event read, never the spec as the call left
 from __future__ import annotations
 
 import contextlib
+import fnmatch
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import attrs
+
 SIDECAR = ".orchestration"
-WORKSPACE_FILES = (".intentignore", ".gitattributes", ".mcp.json")
-WORKSPACE_TREES = (SIDECAR, ".codex", ".gemini")
+WORKSPACE_FILES = (".intentignore", ".gitattributes")
+WORKSPACE_TREES = (SIDECAR,)
 GIT_FILES = ("config",)
 GIT_TREES = ("hooks", "info")
-HOME_FILES = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/config.toml",
-    ".codex/hooks.json",
-    ".gemini/settings.json",
-    ".gitconfig",
-    ".config/git/config",
-    ".config/git/attributes",
-    ".config/git/ignore",
-)
+HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
 #: Sidecar files derived from others and rebuilt at will: one that changed during a
 #: call is deleted rather than copied back (a forged cache then widens nothing).
 CACHE_NAMES = ("spec-cache.json", "glob-cache.json", "trace-index.sqlite")
@@ -103,22 +98,55 @@ class PolicyPaths:
 def roots(root: Path) -> tuple[list[str], list[str]]:
     """(single files, whole trees) that are protected whatever the spec says, as
     absolute paths."""
-    files = [str(root / name) for name in WORKSPACE_FILES]
-    trees = [str(root / name) for name in WORKSPACE_TREES]
-    claude = root / ".claude"
-    with contextlib.suppress(OSError):
-        files += [str(claude / n) for n in os.listdir(claude) if _claude_settings(n)]
-    files += [str(claude / "settings.json"), str(claude / "settings.local.json")]
+    agents = _agents()
+    files = [str(root / name) for name in (*WORKSPACE_FILES, *agents.files)]
+    trees = [str(root / name) for name in (*WORKSPACE_TREES, *agents.trees)]
+    for folder, pattern in agents.globs:
+        with contextlib.suppress(OSError):
+            names = os.listdir(root / folder)
+            files += [str(root / folder / n) for n in names if fnmatch.fnmatchcase(n, pattern)]
     for git in git_dirs(root):
         files += [str(git / n) for n in GIT_FILES]
         trees += [str(git / n) for n in GIT_TREES]
     home = Path(os.path.expanduser("~"))
-    files += [str(home / n) for n in HOME_FILES]
+    files += [str(home / n) for n in (*HOME_FILES, *agents.home)]
     return sorted(set(files)), sorted(set(trees))
 
 
-def _claude_settings(name: str) -> bool:
-    return name.startswith("settings") and name.endswith(".json")
+@attrs.frozen
+class _AgentPaths:
+    """Every agent's protected paths, from the profiles."""
+
+    files: tuple[str, ...]
+    trees: tuple[str, ...]
+    #: (folder, name pattern) of each ``folder/pattern`` glob.
+    globs: tuple[tuple[str, str], ...]
+    home: tuple[str, ...]
+
+
+def _agents() -> _AgentPaths:
+    from intent_ls.agents import registry
+
+    return _paths_of(registry.names())
+
+
+@functools.cache
+def _paths_of(names: tuple[str, ...]) -> _AgentPaths:
+    """Read once per set of agents (a hook reads them around every call)."""
+    from intent_ls.agents import registry
+
+    profiles = [registry.get(name) for name in names]
+    return _AgentPaths(
+        tuple(f for p in profiles for f in p.protected_files),
+        tuple(t for p in profiles for t in p.protected_trees),
+        tuple(_split(g) for p in profiles for g in p.protected_globs),
+        tuple(h for p in profiles for h in p.home_files),
+    )
+
+
+def _split(glob: str) -> tuple[str, str]:
+    folder, _, pattern = glob.rpartition("/")
+    return folder, pattern
 
 
 def walk(tree: str) -> Iterator[tuple[str, os.stat_result]]:
@@ -160,8 +188,14 @@ def _is_dir(st: os.stat_result) -> bool:
 def is_protected_rel(rel: str, policy: PolicyPaths | None = None) -> bool:
     """Whether a workspace-relative path is one of the protected ones."""
     head = rel.split("/", 1)[0]
+    agents = _agents()
     if head in WORKSPACE_TREES or rel in WORKSPACE_FILES:
+        return True
+    if head in agents.trees or rel in agents.files:
         return True
     if policy is not None and policy.match(rel):
         return True
-    return head == ".claude" and "/" in rel and _claude_settings(rel.split("/", 1)[1])
+    return any(
+        rel.startswith(folder + "/") and fnmatch.fnmatchcase(rel[len(folder) + 1 :], pattern)
+        for folder, pattern in agents.globs
+    )

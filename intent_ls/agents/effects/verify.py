@@ -212,7 +212,6 @@ def _keep_removed(root: Path, event: HookEvent, appended: bytes) -> None:
 def _known_sessions(root: Path, taken: dict[str, Any]) -> set[str]:
     """Sessions that existed before the call: the editor's selection and agent sessions
     with their own state file (created by hooks, never during a verified call)."""
-    from intent_ls.agents.sessions import state_path
     from intent_ls.common.local_state import SESSION_FILE, local_dir
 
     found: set[str] = set()
@@ -225,17 +224,22 @@ def _known_sessions(root: Path, taken: dict[str, Any]) -> set[str]:
     agents_dir = str(local_dir(root) / "agents") + os.sep
     for path in protected:
         if path.startswith(agents_dir) and path.endswith(".json"):
-            name = path[len(agents_dir) : -len(".json")]
-            agent, _, session = name.partition("-")
-            if agent == "claude":  # "claude-code-<session>"
-                session = session.partition("-")[2]
-            if str(state_path(root, _agent_name(agent), session)) == path:
-                found.add(session)
+            found |= _sessions_named(root, path, path[len(agents_dir) : -len(".json")])
     return found
 
 
-def _agent_name(prefix: str) -> str:
-    return "claude-code" if prefix == "claude" else prefix
+def _sessions_named(root: Path, path: str, name: str) -> set[str]:
+    """The session whose state file ``<agent>-<session>.json`` is at ``path``, for the
+    agent whose name starts it (agent names may hold a ``-`` themselves)."""
+    from intent_ls.agents import registry
+    from intent_ls.agents.sessions import state_path
+
+    found = set()
+    for agent in registry.names():
+        session = name.removeprefix(agent + "-")
+        if session != name and str(state_path(root, agent, session)) == path:
+            found.add(session)
+    return found
 
 
 def _json(line: bytes) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from intent_ls.agents import SELECT_TOOL, sessions
+from intent_ls.agents import SELECT_TOOL, registry, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
 from intent_ls.agents.gate.governance import (
     Governance,
@@ -28,10 +28,6 @@ from intent_ls.scope import glob_cache
 if TYPE_CHECKING:
     from intent_ls.agents.effects.git import GitStatus
     from intent_ls.agents.effects.verify import Restored
-
-#: Claude Code permission modes in which an ``ask`` may be answered without a human
-#: (skipped, or settled by a classifier): a write there never counts as approved.
-UNATTENDED_MODES = frozenset({"bypassPermissions", "auto"})
 
 
 def decide(
@@ -158,7 +154,8 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
 
         judged = judge_files(gov, state, event, tool.files, ask_supported)
     if judged.outcome.decision is not Decision.DENY and judged.pending:
-        asked = dict(judged.asked) if event.permission_mode not in UNATTENDED_MODES else {}
+        unattended = registry.get(event.agent).unattended_modes
+        asked = dict(judged.asked) if event.permission_mode not in unattended else {}
         with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
             pending = fresh.setdefault("pending", {})
             for rel, old in judged.pending:

@@ -77,8 +77,7 @@ def judge_file(
             deny(
                 PROTECTED_PATH,
                 f"{rel} is protected from agents (the agents' settings and intent-ls's own "
-                "files: .claude/settings*.json, .mcp.json, .codex/, .gemini/, .intentignore, "
-                ".gitattributes): a change made any other way is put back.",
+                f"files: {_protected_names()}): a change made any other way is put back.",
                 "leave it alone; ask the human to change it if it must change.",
             )
         )
@@ -272,3 +271,12 @@ def judge_files(
         reason = " ".join(o.reason for o in asks)
         return Judged(Outcome(Decision.ASK, reason), tuple(pending), tuple(asked))
     return Judged(Outcome(), tuple(pending))
+
+
+def _protected_names() -> str:
+    """The always-protected paths as a refusal lists them: each agent's settings, then
+    intent-ls's own files."""
+    from intent_ls.agents import registry
+
+    shown = [name for profile in registry.profiles() for name in profile.protected_shown]
+    return ", ".join([*shown, ".intentignore", ".gitattributes"])

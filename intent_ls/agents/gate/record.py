@@ -125,7 +125,10 @@ def prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> li
 def model_of(event: HookEvent, state: dict[str, Any]) -> str | None:
     """The model id a record names: the agent's environment, its transcript, or what an
     earlier event of the session saw."""
-    env = os.environ.get("ANTHROPIC_MODEL") if event.agent == "claude-code" else None
+    from intent_ls.agents import registry
+
+    variable = registry.get(event.agent).model_env
+    env = os.environ.get(variable) if variable else None
     if env:
         return env
     if event.transcript_path:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from intent_ls.agents import MCP_SERVER
+from intent_ls.agents import MCP_SERVER, hook_json
 from intent_ls.agents.events import (
     Decision,
     FileChange,
@@ -41,50 +41,75 @@ PHASES = {
     "AfterTool": Phase.AFTER_TOOL,
 }
 _OWN_PREFIX = f"mcp_{MCP_SERVER}_"
-#: Gemini CLI 0.61.0 runs a command as ``_bgpids_file=…; ( trap 'jobs -p >
-#: "$_bgpids_file"' EXIT; COMMAND )`` and tells the model the background jobs it lists
-#: (``wrapCommandForBackgroundPIDs``); under the barrier the command's own shell lists
-#: them into that file instead (:func:`intent_ls.agents.barrier.run`).
-JOBS_VAR = "_bgpids_file"
 
 
-def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None) -> ToolCall:
-    from intent_ls.agents.claude import replace
-
-    path = text_of(args.get("file_path")) or text_of(args.get("absolute_path"))
+def _own_tool(name: str, args: dict[str, Any], mcp: dict[str, Any] | None) -> ToolCall | None:
+    """One of intent-ls's own MCP tools, by the server Gemini says it came from or by
+    its name."""
     if mcp and mcp.get("server_name") == MCP_SERVER:
         own = text_of(mcp.get("tool_name")) or name
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=own, arguments=args)
     if name.startswith(_OWN_PREFIX):
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(_OWN_PREFIX) :], arguments=args)
-    if name in ("write_file", "replace") and path is None:
-        from intent_ls.agents.claude import unreadable
+    return None
+
+
+def _write_file(name: str, path: str, args: dict[str, Any]) -> ToolCall:
+    return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
+
+
+def _replace(name: str, path: str, args: dict[str, Any]) -> ToolCall:
+    from intent_ls.agents.hook_json import replace
+
+    before, after = text_of(args.get("old_string")), text_of(args.get("new_string"))
+    count = args.get("expected_replacements")
+    every = isinstance(count, int) and count > 1
+    change = FileChange(path)
+    if before and after is not None:
+        change = FileChange(path, None, lambda text: replace(before, after, every, text))
+    return ToolCall(ToolKind.WRITE, name, (change,))
+
+
+def _read(name: str, path: str, args: dict[str, Any]) -> ToolCall:
+    return ToolCall(ToolKind.READ, name, (FileChange(path),))
+
+
+#: Tools that name one file, read by what they do with it.
+_FILE_TOOLS = {
+    "write_file": _write_file,
+    "replace": _replace,
+    "read_file": _read,
+    "read_many_files": _read,
+}
+_WRITE_TOOLS = ("write_file", "replace")
+
+
+def _shell(name: str, args: dict[str, Any]) -> ToolCall:
+    from intent_ls.agents.barrier import unwrap
+
+    workdir = args.get("dir_path", args.get("directory"))
+    return ToolCall(
+        ToolKind.SHELL,
+        name,
+        command=unwrap(text_of(args.get("command")) or ""),
+        arguments=args,
+        workdir=workdir if isinstance(workdir, str) or workdir is None else "\0",
+    )
+
+
+def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None) -> ToolCall:
+    own = _own_tool(name, args, mcp)
+    if own is not None:
+        return own
+    path = text_of(args.get("file_path")) or text_of(args.get("absolute_path"))
+    if name in _WRITE_TOOLS and path is None:
+        from intent_ls.agents.hook_json import unreadable
 
         return unreadable(name, args, ("file_path", "absolute_path"))
-    if name == "write_file" and path is not None:
-        return ToolCall(ToolKind.WRITE, name, (FileChange(path, text_of(args.get("content"))),))
-    if name == "replace" and path is not None:
-        before, after = text_of(args.get("old_string")), text_of(args.get("new_string"))
-        every = isinstance(args.get("expected_replacements"), int) and (
-            args["expected_replacements"] > 1
-        )
-        change = FileChange(path)
-        if before and after is not None:
-            change = FileChange(path, None, lambda text: replace(before, after, every, text))
-        return ToolCall(ToolKind.WRITE, name, (change,))
+    if name in _FILE_TOOLS and path is not None:
+        return _FILE_TOOLS[name](name, path, args)
     if name == "run_shell_command":
-        from intent_ls.agents.barrier import unwrap
-
-        workdir = args.get("dir_path", args.get("directory"))
-        return ToolCall(
-            ToolKind.SHELL,
-            name,
-            command=unwrap(text_of(args.get("command")) or ""),
-            arguments=args,
-            workdir=workdir if isinstance(workdir, str) or workdir is None else "\0",
-        )
-    if name in ("read_file", "read_many_files") and path is not None:
-        return ToolCall(ToolKind.READ, name, (FileChange(path),))
+        return _shell(name, args)
     return ToolCall(ToolKind.OTHER, name)
 
 
@@ -116,26 +141,14 @@ def parse(payload: dict[str, Any]) -> HookEvent:
 
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:
-    if event_name == "BeforeTool":
-        if outcome.decision is Decision.PASS and outcome.updated_input is not None:
-            # No decision: Gemini's own approval mode and policy still apply.
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": event_name,
-                    "tool_input": outcome.updated_input,
-                }
-            }
-        if outcome.decision is Decision.PASS:
-            return {}
-        out: dict[str, Any] = {"decision": outcome.decision.value}
-        if outcome.reason:
-            out["reason"] = outcome.reason
-        return out
-    if outcome.context and event_name in ("SessionStart", "BeforeAgent", "AfterTool"):
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": event_name,
-                "additionalContext": outcome.context,
-            }
-        }
-    return {}
+    if event_name != "BeforeTool":
+        return hook_json.context(event_name, outcome, ("SessionStart", "BeforeAgent", "AfterTool"))
+    if outcome.decision is Decision.PASS and outcome.updated_input is not None:
+        # No decision: Gemini's own approval mode and policy still apply.
+        return hook_json.specific(event_name, "tool_input", outcome.updated_input)
+    if outcome.decision is Decision.PASS:
+        return {}
+    out: dict[str, Any] = {"decision": outcome.decision.value}
+    if outcome.reason:
+        out["reason"] = outcome.reason
+    return out

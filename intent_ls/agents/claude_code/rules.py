@@ -117,3 +117,9 @@ def _matches(rule: str, command: str, *, lenient: bool) -> bool:
     if lenient and rule.endswith(" *"):  # ``Bash(rm *)`` also refuses a bare ``rm``
         pattern = f"(?:{pattern}|{re.escape(rule[:-2])})"
     return re.fullmatch(pattern, command, re.DOTALL) is not None
+
+
+def user_rules(project: Path, command: str) -> tuple[str, str] | None:
+    """The profile's ``user_rules``: the user's Bash rules in the settings Claude Code
+    reads for ``project``, decided for ``command`` as written."""
+    return decide(command, bash_rules(settings_files(project)))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from intent_ls.agents.barrier import available
-from intent_ls.agents.claude_rules import bash_rules, decide
+from intent_ls.agents.claude_code.rules import bash_rules, decide
 from tests.agents.conftest import Hook, decision, let_through
 from tests.agents.effects_helpers import SELECT, git_workspace
 

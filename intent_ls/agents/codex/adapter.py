@@ -1,4 +1,4 @@
-"""Codex CLI: Claude's hook format, Codex's tools.
+"""Codex CLI: the PreToolUse hook format (:mod:`intent_ls.agents.hook_json`), Codex's tools.
 
 ``apply_patch`` arrives with the patch text as ``tool_input.command``; every file in it
 is judged (adds, updates, deletes and moves). The shell tool arrives as ``Bash``. Every
@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from intent_ls.agents import claude
-from intent_ls.agents.apply_patch import PatchError, parse_patch
+from intent_ls.agents import hook_json
+from intent_ls.agents.codex.apply_patch import PatchError, parse_patch
 from intent_ls.agents.events import FileChange, HookEvent, ToolCall, ToolKind
 
 AGENT = "codex"
@@ -86,16 +86,16 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
         import shlex
 
         return ToolCall(ToolKind.SHELL, name, command=shlex.join(command), workdir=workdir)
-    return claude.tool_call(name, args)
+    return hook_json.tool_call(name, args)
 
 
 def parse(payload: dict[str, Any]) -> HookEvent:
-    return claude.parse(payload, AGENT, tool_call)
+    return hook_json.parse(payload, AGENT, tool_call)
 
 
 def render(event_name: str, outcome: Any) -> dict[str, Any]:
-    out = claude.render(event_name, outcome, ask_supported=ASK_SUPPORTED)
+    out = hook_json.render(event_name, outcome, ask_supported=ASK_SUPPORTED)
     spec = out.get("hookSpecificOutput")
-    if event_name == "PreToolUse" and isinstance(spec, dict) and "updatedInput" in spec:
+    if event_name == hook_json.GATE and isinstance(spec, dict) and "updatedInput" in spec:
         spec["permissionDecision"] = "allow"  # without it Codex ignores the rewrite
     return out

@@ -1,0 +1,1 @@
+"""Claude Code: its hook adapter, install, permission rules, doctor checks and profile."""

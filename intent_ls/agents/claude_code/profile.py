@@ -1,0 +1,46 @@
+"""Claude Code as intent-ls sees it (checked against Claude Code 2.1.197)."""
+
+from __future__ import annotations
+
+from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
+
+_HERE = "intent_ls.agents.claude_code"
+#: Before a tool: the writes, the shell, and our own MCP tools (answered ``allow``).
+#: After a tool: the writes and the shell (recorded) and reads (what the session saw).
+#: Every other tool call costs no hook process.
+BEFORE = "Write|Edit|NotebookEdit|Bash|mcp__intent-ls__.*"
+AFTER = "Write|Edit|NotebookEdit|Bash|Read"
+
+PROFILE = AgentProfile(
+    name="claude-code",
+    label="Claude Code",
+    parse=lazy(f"{_HERE}.adapter", "parse"),
+    render=lazy(f"{_HERE}.adapter", "render"),
+    gate_event="PreToolUse",
+    install=lazy(f"{_HERE}.install", "install"),
+    hooks_file=".claude/settings.json",
+    events={
+        "SessionStart": None,
+        "UserPromptSubmit": None,
+        "PreToolUse": BEFORE,
+        "PostToolUse": AFTER,
+    },
+    timeout_unit=1.0,
+    project_vars=("CLAUDE_PROJECT_DIR",),
+    ask_supported=True,
+    # ``updatedInput`` rewrites the command; its shell persists, so a ``cd`` carries over.
+    rewrites_commands=True,
+    shell_persists=True,
+    # It matches its permission rules on the rewritten command: the hook applies them
+    # to the command as written (:mod:`intent_ls.agents.claude_code.rules`).
+    user_rules=lazy(f"{_HERE}.rules", "user_rules"),
+    unattended_modes=frozenset({"bypassPermissions", "auto"}),
+    model_env="ANTHROPIC_MODEL",
+    env_markers=("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),
+    protected_files=(".mcp.json", ".claude/settings.json", ".claude/settings.local.json"),
+    protected_globs=(".claude/settings*.json",),
+    protected_shown=(".claude/settings*.json", ".mcp.json"),
+    home_files=(".claude/settings.json", ".claude/settings.local.json"),
+    command_vars=("CLAUDE_PROJECT_DIR",),
+    doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
+)

@@ -1,0 +1,2 @@
+"""Codex CLI: its hook adapter (apply_patch included), install, exec-policy rules, doctor
+checks and profile."""

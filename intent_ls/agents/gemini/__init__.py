@@ -1,0 +1,1 @@
+"""Gemini CLI: its hook adapter, install, policy rules, doctor checks and profile."""
