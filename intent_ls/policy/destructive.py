@@ -43,7 +43,7 @@ import attrs
 
 from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
-from intent_ls.policy.verdicts import DEFAULT_MAX_DELETED_LINES
+from intent_ls.policy.change import DEFAULT_MAX_DELETED_LINES
 from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax.languages import GRAMMARS, language_for
 from intent_ls.syntax.model import AstNode
@@ -54,7 +54,8 @@ if TYPE_CHECKING:
 DEFINITION_DELETED = "definition-deleted"
 MASS_DELETION = "mass-deletion"
 FILE_EMPTIED = "file-emptied"
-PROTECTED_PATH = "protected-path"
+#: An edit of a protected path (the ``protected-path`` reason an agent is told).
+PROTECTED_EDIT = "protected-path"
 FILE_DELETED = "file-deleted"
 FILE_RENAMED = "file-renamed"
 
@@ -451,7 +452,7 @@ def classify_change(
         first, last = hunks[0], hunks[-1]
         findings.append(
             Finding(
-                PROTECTED_PATH,
+                PROTECTED_EDIT,
                 f"edits protected path `{rel}` (matches `{pattern}`)",
                 rel,
                 texts.anchor_across(first, last),

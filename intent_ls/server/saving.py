@@ -41,7 +41,6 @@ from intent_ls.ledger.records import RecordedVerdict, approvals_from_records, ut
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
 from intent_ls.policy.judge import PolicyConfig, Verdict
 from intent_ls.policy.session import Session
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
 from intent_ls.server.documents import TrackedDocument
@@ -165,26 +164,26 @@ def record_save(
         old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
         governed = tree.tree_for(tree.governance, job.baseline)
     built = workflow.build_write(
-        job.root,
-        job.rel,
-        job.old_text,
-        job.new_text,
-        session=job.session,
-        scope=job.scope,
-        contributor=job.contributor,
-        baseline=job.baseline,
-        judged=job.destructive,
-        approvals=job.known,
-        config=job.config,
-        path_rules=False,
-        extra_verdicts=job.verdicts,
-        extra_approvals=job.approvals,
-        language=job.language,
-        syntax=syntax,
-        old_syntax=old_syntax,
-        baseline_syntax=governed,
-        clock=lambda: job.saved_at,
-        new_id=lambda: job.record_id,
+        workflow.Write(
+            job.root,
+            job.rel,
+            job.old_text,
+            job.new_text,
+            job.session,
+            job.scope,
+            job.contributor,
+            language=job.language,
+            baseline=job.baseline,
+            judged=job.destructive,
+            approvals=job.known,
+            config=job.config,
+            path_rules=False,
+            extra_verdicts=job.verdicts,
+            extra_approvals=job.approvals,
+            trees=workflow.Trees(syntax, old_syntax, governed),
+            clock=lambda: job.saved_at,
+            new_id=lambda: job.record_id,
+        )
     )
     allowed = job.scope_allowed and built.decision.allowed
     record = built.record
@@ -232,7 +231,7 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         doc.version,
         doc.baseline_version,
     ):
-        judged = tuple(v for v in live.verdicts if v.code == DESTRUCTIVE_EDIT)
+        judged = tuple(v for v in live.verdicts if not v.rule.reads_disk)
     scope_allowed = not scope.blocking()
     doc.record_text = text
     if doc.disk is not None:

@@ -29,7 +29,7 @@ from intent_ls.agents.effects.store import Store
 from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.policy.rules.rule import Verdict, Words
 from intent_ls.workspace import effects_log as log
 
 _MAX_TOLD = 20
@@ -42,10 +42,8 @@ class Wording:
 
     session: Any
     model: str | None
-    #: The ``intent-ls approve …`` command for a destructive verdict's details.
-    approve_command: Callable[[dict[str, Any]], str]
-    #: Who owns ``rel`` and what to do, for a no-active-intent or out-of-scope verdict.
-    scope_step: Callable[[str, Any], str]
+    #: What the gate knows to word a verdict about a path (owners, next steps).
+    words: Callable[[str], Words]
 
 
 def _bytes(path: str) -> bytes | None:
@@ -104,32 +102,21 @@ def judge_files(
         if effect.before.exists and old_bytes == new_bytes and effect.before.link is None:
             continue
         scope = workflow.judge_path(session, gov.scope, rel)
-        blocking = [v for v in scope.blocking() if v.code in (NO_ACTIVE_INTENT, OUT_OF_SCOPE)]
+        blocking = scope.blocking()
         if blocking:
-            told.append(
-                _put_back(gov.root, store, effect, event, blocking[0].code, entries)
-                + " — "
-                + wording.scope_step(rel, blocking[0])
-            )
+            told.append(_told(gov.root, store, effect, event, blocking[:1], wording, entries))
             continue
         old, new = _text(old_bytes) or "", _text(new_bytes)
         if new is None:
-            decision = workflow.judge_file_operation(session, gov.scope, rel, None, text=old)
+            decision = workflow.judge_file_operation(
+                session, gov.scope, rel, None, text=old, root=gov.root
+            )
         else:
-            decision = workflow.judge_write(session, gov.scope, rel, old, new)
-        if any(v.code == DESTRUCTIVE_EDIT for v in decision.open):
-            decision = workflow.decide(
-                rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
-            )
-        destructive = [v for v in decision.blocking() if v.code == DESTRUCTIVE_EDIT]
-        if destructive and effect.before.restorable:
-            approve = "; ".join(wording.approve_command(v.details) for v in destructive)
-            what = "; ".join(v.message for v in destructive)
-            told.append(
-                _put_back(gov.root, store, effect, event, DESTRUCTIVE_EDIT, entries)
-                + f" — destructive ({what}): a human must approve it first ({approve}), "
-                "then run the command again"
-            )
+            decision = workflow.judge_write(session, gov.scope, rel, old, new, root=gov.root)
+        blocking = decision.blocking()
+        if blocking and effect.before.restorable:
+            same = [v for v in blocking if v.code == blocking[0].code]
+            told.append(_told(gov.root, store, effect, event, same, wording, entries))
             continue
         to_record.append((rel, old, new or "", decision))
     problem = _log(gov.root, entries)
@@ -139,6 +126,22 @@ def judge_files(
     if len(told) > _MAX_TOLD:
         told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
     return told
+
+
+def _told(
+    root: Path,
+    store: Store,
+    effect: Effect,
+    event: HookEvent,
+    verdicts: list[Verdict],
+    wording: Wording,
+    entries: list[dict[str, Any]],
+) -> str:
+    """Puts the file back for ``verdicts`` (of one rule) and says why, as the rule
+    words it."""
+    rule = verdicts[0].rule
+    done = _put_back(root, store, effect, event, rule.code, entries)
+    return f"{done} — {rule.tell_put_back(rule, verdicts, wording.words(effect.rel or ''))}"
 
 
 def _put_back(

@@ -14,7 +14,7 @@ from intent_ls.policy.destructive import (
     FILE_EMPTIED,
     FILE_RENAMED,
     MASS_DELETION,
-    PROTECTED_PATH,
+    PROTECTED_EDIT as PROTECTED_PATH,
     Finding,
     classify_change,
     classify_file_operation,

@@ -1,0 +1,68 @@
+"""The rules: one module per verdict code, each holding a ``RULE`` (a
+:class:`~intent_ls.policy.rules.rule.Rule`), found here and nowhere else.
+
+The registry discovers its rules instead of listing them: every public module of this
+package (and of an ``intent_ls/policy/rules/`` folder elsewhere on ``sys.path``, which
+:func:`pkgutil.extend_path` adds, so a plugin is a folder on the path) that defines
+``RULE`` is a rule. So adding a rule is adding its file: ``evaluate`` walks
+:data:`REGISTRY` in the rules' order, and every table the doors used to keep by hand is
+derived from it below. A rule module imports only :mod:`.rule` at its top (its
+judgement loads what it needs when it judges), which keeps the discovery cheap on the
+agent-hook path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+
+from intent_ls.policy.rules.rule import Rule, register, rule_of
+from intent_ls.spec.model import Severity
+
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+#: Modules of this package that hold no rule.
+_NOT_RULES = frozenset({"rule"})
+
+
+def _discover() -> tuple[Rule, ...]:
+    found: list[Rule] = []
+    for module in pkgutil.iter_modules(__path__):
+        if module.name.startswith("_") or module.name in _NOT_RULES:
+            continue
+        rule = getattr(importlib.import_module(f"{__name__}.{module.name}"), "RULE", None)
+        if isinstance(rule, Rule):
+            found.append(register(rule))
+    return tuple(sorted(found, key=lambda r: (r.order, r.code)))
+
+
+#: Every rule, in the order ``evaluate`` asks them and messages list them.
+REGISTRY: tuple[Rule, ...] = _discover()
+
+#: The default severity of each code (the editor's ``intentLs.severity`` overrides it).
+DEFAULT_SEVERITY: Mapping[str, Severity] = {r.code: r.severity for r in REGISTRY}
+#: Verdicts a mutation record may carry only until they are resolved: such a record
+#: keeps its lines "open" (editor diagnostics, ``intent-ls check``) until approved,
+#: reverted, or (scope rules) covered by the active intent.
+GATED = frozenset(r.code for r in REGISTRY if r.gates)
+#: Verdicts a human can approve in the editor, in the order messages list them.
+APPROVABLE_IN_ORDER = tuple(r.code for r in REGISTRY if r.approvable)
+APPROVABLE = frozenset(APPROVABLE_IN_ORDER)
+#: Verdicts a human can approve from the terminal: the editor's, plus the agents' held
+#: shell commands and a widened spec.
+TERMINAL_APPROVABLE = frozenset(r.code for r in REGISTRY if r.terminal_approvable)
+#: Verdicts about who may edit a file: resolved by selecting an intent that owns it.
+SCOPE_CODES = frozenset(r.code for r in REGISTRY if r.selects_intent)
+
+__all__ = [
+    "APPROVABLE",
+    "APPROVABLE_IN_ORDER",
+    "DEFAULT_SEVERITY",
+    "GATED",
+    "REGISTRY",
+    "SCOPE_CODES",
+    "TERMINAL_APPROVABLE",
+    "Rule",
+    "rule_of",
+]
