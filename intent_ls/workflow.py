@@ -158,12 +158,14 @@ def judge_file_operation(
     *,
     text: str | None = None,
     language: str | None = None,
+    config: PolicyConfig | None = None,
     approvals: ApprovalSet | Iterable[Approval] = (),
     root: Path | None = None,
 ) -> WriteDecision:
     """Judges deleting ``rel`` (``new_rel`` None) or moving it to ``new_rel``;
     ``root`` as for :func:`judge_write`."""
-    verdicts = evaluate(session, scope, rel, FileOperation(new_rel, text, language))
+    operation = FileOperation(new_rel, text, language)
+    verdicts = evaluate(session, scope, rel, operation, config=config)
     return _with_recorded(root, decide(rel, verdicts, approvals))
 
 

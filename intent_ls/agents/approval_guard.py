@@ -51,17 +51,8 @@ AGENT_ENV = (
     "CODEX_CI",
 )
 VERB = "approve"
-#: The verdict codes ``approve`` takes.
-_CODES = frozenset(
-    [
-        verdicts.DESTRUCTIVE_EDIT,
-        verdicts.OUT_OF_SCOPE,
-        verdicts.STALE_FILE,
-        verdicts.DESTRUCTIVE_COMMAND,
-        verdicts.UNANALYSABLE_COMMAND,
-        verdicts.SCOPE_WIDENED,
-    ]
-)
+#: The verdict codes ``approve`` takes (the rules a human approves from the terminal).
+_CODES = verdicts.TERMINAL_APPROVABLE
 #: ``bash -c`` inside ``bash -c`` …: deeper than this is not read, and refused.
 MAX_DEPTH = 8
 _NOISE = re.compile(r"""["'\\`$(){}\[\]]""")

@@ -69,7 +69,8 @@ from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
-from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
@@ -335,7 +336,9 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in APPROVABLE and not self._approved(record, rec_path, verdict, window):
+            if rule_of(str(code)).approvable and not self._approved(
+                record, rec_path, verdict, window
+            ):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
@@ -361,7 +364,7 @@ class _Checker:
         # Gated verdicts are all approved by now: an approved out-of-scope save of this
         # very file stands although its intent does not own it.
         approved_out_of_scope = rec_path == path and any(
-            v.get("code") == OUT_OF_SCOPE for v in meta.get("verdicts") or ()
+            rule_of(str(v.get("code"))).approves_ownership for v in meta.get("verdicts") or ()
         )
         if not (self.scope.owns(intent_id, path) or approved_out_of_scope):
             return _Problem(

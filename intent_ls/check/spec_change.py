@@ -17,8 +17,9 @@ from pathlib import Path
 from intent_ls.check.findings import SCOPE_WIDENED_RULE, Finding
 from intent_ls.check.git import Base, Repo
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import intent_meta
+from intent_ls.ledger.records import approvals_from_records
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import ApprovalSet
 from intent_ls.policy.verdicts import SCOPE_WIDENED
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import SPEC_RELPATH, load_spec_bytes
@@ -73,16 +74,8 @@ def _approved(root: Path, digest: str) -> bool:
     path = ledger_path(root)
     if not path.exists():
         return False
-    for record in Ledger(path).read_records():
-        for item in intent_meta(record).get("approvals") or ():
-            if (
-                isinstance(item, dict)
-                and item.get("verdict_code") == SCOPE_WIDENED
-                and item.get("path") == SPEC_RELPATH
-                and item.get("content_hash") == digest
-            ):
-                return True
-    return False
+    approvals = ApprovalSet(approvals_from_records(Ledger(path).read_records()))
+    return approvals.find(SCOPE_WIDENED, SPEC_RELPATH, digest) is not None
 
 
 def scope_widened(ws: Workspace, repo: Repo, base: Base) -> list[Finding]:

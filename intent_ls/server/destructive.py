@@ -26,10 +26,11 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
+from intent_ls import workflow
 from intent_ls.common.uris import path_of_uri
 from intent_ls.policy.approvals import Approval, whole_file_request
-from intent_ls.policy.judge import FileOperation, Verdict, evaluate
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.rules import rule_of
 from intent_ls.server import stale
 from intent_ls.server.approvals import approval, record_approvals
 from intent_ls.server.arguments import approve_action
@@ -40,7 +41,6 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 from intent_ls.syntax.model import AstNode
 
-APPROVE_TITLE = "Approve destructive edit"
 RESTORE_TITLE = "Restore deleted code"
 APPROVE_OPERATION = "Approve"
 #: Files looked at, at most, when a whole directory is deleted or renamed.
@@ -60,7 +60,7 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
     live = doc.live
     finding = None
     if live is not None and live.version == doc.version and not data.get("record"):
-        for verdict in live.unapproved(DESTRUCTIVE_EDIT):
+        for verdict in live.unapproved(str(diag.code)):
             anchor = getattr(verdict.finding, "anchor", None)
             if anchor is None:
                 continue
@@ -83,7 +83,8 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
                 edit=restore_edit(ls, doc, finding.restore),
             )
         )
-    actions.append(approve_action(APPROVE_TITLE, doc.uri, diag, DESTRUCTIVE_EDIT, key))
+    rule = rule_of(str(diag.code))
+    actions.append(approve_action(rule.quick_fix, doc.uri, diag, rule.code, key))
     return actions
 
 
@@ -143,14 +144,16 @@ def _judge(
             new_rel = folder.workspace.relative(target) if target else None
         doc = ls.documents.get(uri)
         text = ls.workspace.get_text_document(uri).source if doc else read_text(file)
-        operation = FileOperation(new_rel, text, doc.language if doc else None)
-        for verdict in evaluate(
+        decision = workflow.judge_file_operation(
             folder.session,
             folder.scope,
             info.rel,
-            operation,
+            new_rel,
+            text=text,
+            language=doc.language if doc else None,
             config=ls.config.policy(folder.scope.spec),
-        ):
+        )
+        for verdict in decision.verdicts:
             if verdict.blocking:
                 out.append((folder, info.rel, verdict, text))
     return out
@@ -163,10 +166,10 @@ async def will_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) 
         return
     for old, _ in pairs:
         ls.operations_seen.add(old)
-    approvable = [j for j in judged if j[2].code != NO_ACTIVE_INTENT]
+    approvable = [j for j in judged if j[2].rule.approvable]
     lines = sorted({f"{rel}: {verdict.message}" for _, rel, verdict, _ in judged})
     summary = "; ".join(lines[:5]) + (f"; … ({len(lines)} in all)" if len(lines) > 5 else "")
-    needs_intent = any(j[2].code == NO_ACTIVE_INTENT for j in judged)
+    needs_intent = any(j[2].rule.selects_intent and not j[2].rule.approvable for j in judged)
     if approvable and get_capability(ls.client_capabilities, "window.show_message", None):
         answer = await ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
@@ -236,7 +239,10 @@ async def did_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) -
             if info.rel is None or not info.governed:
                 continue
             new_rel = folder.workspace.relative(path_of_uri(new) or "") if new else None
-            for verdict in evaluate(folder.session, folder.scope, info.rel, FileOperation(new_rel)):
+            decision = workflow.judge_file_operation(
+                folder.session, folder.scope, info.rel, new_rel
+            )
+            for verdict in decision.verdicts:
                 if verdict.blocking:
                     lines.append(f"{info.rel}: {verdict.message}")
         if lines:

@@ -264,7 +264,7 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         job = attrs.evolve(job, journal=_journal(ls, folder, job))
     batch = tree.take() if tree is not None else None
     future = ls.workers.submit(record_save, folder.trace, tree, batch, job)
-    ls.evaluate(doc)
+    ls.publish(doc)
     needs_answer = context is not None and context.check.needs_confirmation
     ls.spawn(
         _finish(
@@ -325,7 +325,7 @@ async def _finish(
     before, after = baselines
     if open_ and not result.allowed and doc.baseline is after and after is not before:
         doc.restore_baseline(before)  # an unapproved destructive edit: not allowed
-        ls.evaluate(doc)
+        ls.publish(doc)
     await ls.recorder.appended(folder, (result.written, result.error), doc.uri)
     if open_:
         ls.analyzer.schedule(doc, delay=0)

@@ -39,8 +39,9 @@ from pygls.capabilities import get_capability
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.approvals import ApprovalSet
-from intent_ls.policy.judge import Verdict, stale_verdict
-from intent_ls.policy.stale import Changer, check_save
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.rules.stale_file import check_save, stale_verdict
+from intent_ls.policy.stale import Changer
 from intent_ls.policy.verdicts import STALE_FILE
 from intent_ls.server.approvals import approve_verdict
 from intent_ls.server.arguments import approve_action
@@ -139,7 +140,7 @@ def _maybe_reloaded(ls: Hub, doc: TrackedDocument, from_watch: bool) -> bool:
     disk.early_save = early
     if not own_early_write:
         doc.record_text = text  # another writer's content, recorded by them (or not at all)
-    ls.evaluate(doc)
+    ls.publish(doc)
     return True
 
 

@@ -22,12 +22,12 @@ from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
+from intent_ls.policy.verdicts import PROTECTED_PATH
 from intent_ls.workspace import effects_log as log
 
 if TYPE_CHECKING:  # the after-tool end's modules, not loaded by the before-tool end
     from intent_ls.agents.effects.compare import Effect
 
-PROTECTED_PATH = "protected-path"
 LEDGER_APPEND = "ledger-append"
 EFFECTS_STORE = "effects-store"
 

@@ -18,7 +18,7 @@ from intent_ls.agents.gate.governance import (
     session_of,
 )
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
+from intent_ls.policy.rules import rule_of
 
 
 def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
@@ -104,11 +104,12 @@ def prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> li
     found = []
     for item in asked.get("approvals") or ():
         try:
-            if item["verdict_code"] != DESTRUCTIVE_EDIT or item["path"] != rel:
+            code = str(item["verdict_code"])
+            if not rule_of(code).asks_agent or item["path"] != rel:
                 continue
             found.append(
                 Approval(
-                    DESTRUCTIVE_EDIT,
+                    code,
                     rel,
                     int(item["start_line"]),
                     int(item["end_line"]),
