@@ -2,9 +2,9 @@
 :class:`~intent_ls.policy.rules.rule.Rule`), found here and nowhere else.
 
 The registry discovers its rules instead of listing them: every public module of this
-package (and of an ``intent_ls/policy/rules/`` folder elsewhere on ``sys.path``, which
-:func:`pkgutil.extend_path` adds, so a plugin is a folder on the path) that defines
-``RULE`` is a rule. So adding a rule is adding its file: ``evaluate`` walks
+package that defines ``RULE`` is a rule, and so is one in an ``intent_ls/policy/rules/``
+folder anywhere else on ``sys.path`` (the folder joins this package's path, so a rule
+kept outside intent-ls is that one file, on the path). So adding a rule is adding its file: ``evaluate`` walks
 :data:`REGISTRY` in the rules' order, and every table the doors used to keep by hand is
 derived from it below. A rule module imports only :mod:`.rule` at its top (its
 judgement loads what it needs when it judges), which keeps the discovery cheap on the
@@ -14,13 +14,35 @@ agent-hook path.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import sys
 from collections.abc import Mapping
 
 from intent_ls.policy.rules.rule import Rule, register, rule_of
 from intent_ls.spec.model import Severity
 
-__path__ = pkgutil.extend_path(__path__, __name__)
+
+
+def _folders(path: list[str]) -> list[str]:
+    """This package's folder, and an ``intent_ls/policy/rules`` folder in each other
+    entry of ``sys.path``."""
+    out = list(path)
+    for entry in sys.path:
+        folder = os.path.join(entry or os.curdir, *__name__.split("."))
+        if os.path.isdir(folder) and not any(_same(folder, known) for known in out):
+            out.append(folder)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+__path__ = _folders(__path__)
 
 #: Modules of this package that hold no rule.
 _NOT_RULES = frozenset({"rule"})
