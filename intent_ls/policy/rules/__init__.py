@@ -4,9 +4,9 @@
 The registry discovers its rules instead of listing them: every public module of this
 package that defines ``RULE`` is a rule, and so is one in an ``intent_ls/policy/rules/``
 folder anywhere else on ``sys.path`` (the folder joins this package's path, so a rule
-kept outside intent-ls is that one file, on the path). So adding a rule is adding its file: ``evaluate`` walks
-:data:`REGISTRY` in the rules' order, and every table the doors used to keep by hand is
-derived from it below. A rule module imports only :mod:`.rule` at its top (its
+kept outside intent-ls is that one file, on the path). So adding a rule is adding its
+file: ``evaluate`` walks :data:`REGISTRY` in the rules' order, and every table the
+doors used to keep by hand is derived from it below. A rule module imports only :mod:`.rule` at its top (its
 judgement loads what it needs when it judges), which keeps the discovery cheap on the
 agent-hook path.
 """
@@ -21,7 +21,6 @@ from collections.abc import Mapping
 
 from intent_ls.policy.rules.rule import Rule, register, rule_of
 from intent_ls.spec.model import Severity
-
 
 
 def _folders(path: list[str]) -> list[str]:
