@@ -6,9 +6,9 @@ package that defines ``RULE`` is a rule, and so is one in an ``intent_ls/policy/
 folder anywhere else on ``sys.path`` (the folder joins this package's path, so a rule
 kept outside intent-ls is that one file, on the path). So adding a rule is adding its
 file: ``evaluate`` walks :data:`REGISTRY` in the rules' order, and every table the
-doors used to keep by hand is derived from it below. A rule module imports only :mod:`.rule` at its top (its
-judgement loads what it needs when it judges), which keeps the discovery cheap on the
-agent-hook path.
+doors used to keep by hand is derived from it below. A rule module imports only
+:mod:`.rule` at its top (its judgement loads what it needs when it judges), which keeps
+the discovery cheap on the agent-hook path.
 """
 
 from __future__ import annotations
