@@ -79,46 +79,24 @@ def judge_files(
     """Judges, puts back or records every changed file; returns lines for the agent.
     ``status``: the ``git status`` after the call, when already started."""
     store = Store(gov.root)
-    effects = [
-        e
-        for e in file_changes(store, gov.root, restored.snapshot, status)
-        if e.rel
-        and e.rel not in declared
-        and e.rel not in restored.others
-        and not gov.scope.is_ignored(e.rel)
-    ]
+    found = file_changes(store, gov.root, restored.snapshot, status)
+    effects = [e for e in found if _the_calls(gov, e, declared, restored)]
     if not effects:
         return []
-    from intent_ls import workflow  # the policy's rules: only for a call that changed files
-
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []
-    session = wording.session
     for effect in effects:
-        rel = effect.rel or ""
         old_bytes = store.get(effect.before.blob) if effect.before.blob else None
         new_bytes = _bytes(effect.path)
         if effect.before.exists and old_bytes == new_bytes and effect.before.link is None:
             continue
-        scope = workflow.judge_path(session, gov.scope, rel)
-        blocking = scope.blocking()
-        if blocking:
-            told.append(_told(gov.root, store, effect, event, blocking[:1], wording, entries))
-            continue
         old, new = _text(old_bytes) or "", _text(new_bytes)
-        if new is None:
-            decision = workflow.judge_file_operation(
-                session, gov.scope, rel, None, text=old, root=gov.root
-            )
+        blocking, decision = _judge(gov, wording.session, effect, old, new)
+        if blocking:
+            told.append(_told(gov.root, store, effect, event, blocking, wording, entries))
         else:
-            decision = workflow.judge_write(session, gov.scope, rel, old, new, root=gov.root)
-        blocking = decision.blocking()
-        if blocking and effect.before.restorable:
-            same = [v for v in blocking if v.code == blocking[0].code]
-            told.append(_told(gov.root, store, effect, event, same, wording, entries))
-            continue
-        to_record.append((rel, old, new or "", decision))
+            to_record.append((effect.rel or "", old, new or "", decision))
     problem = _log(gov.root, entries)
     if problem:
         told.append(problem)
@@ -126,6 +104,42 @@ def judge_files(
     if len(told) > _MAX_TOLD:
         told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
     return told
+
+
+def _the_calls(gov: Any, effect: Effect, declared: set[str], restored: Restored) -> bool:
+    """Whether the change is the call's to answer for here: governed, not declared by
+    the tool itself, not recorded by another writer during the call."""
+    rel = effect.rel
+    return (
+        bool(rel)
+        and rel not in declared
+        and rel not in restored.others
+        and not (gov.scope.is_ignored(rel))
+    )
+
+
+def _judge(
+    gov: Any, session: Any, effect: Effect, old: str, new: str | None
+) -> tuple[list[Verdict], Any]:
+    """The verdicts (of one rule) that put the file back, else none and the decision
+    its record carries: the path first (whoever owns it), then the change, which is put
+    back only when the file can be restored."""
+    from intent_ls import workflow  # the policy's rules: only for a call that changed files
+
+    rel = effect.rel or ""
+    path = workflow.judge_path(session, gov.scope, rel).blocking()
+    if path:
+        return list(path[:1]), None
+    if new is None:
+        decision = workflow.judge_file_operation(
+            session, gov.scope, rel, None, text=old, root=gov.root
+        )
+    else:
+        decision = workflow.judge_write(session, gov.scope, rel, old, new, root=gov.root)
+    blocking = decision.blocking()
+    if blocking and effect.before.restorable:
+        return [v for v in blocking if v.code == blocking[0].code], decision
+    return [], decision
 
 
 def _told(

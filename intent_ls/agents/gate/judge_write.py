@@ -49,13 +49,9 @@ def judge_file(
     rel = rel_path(gov, event.cwd, change.path)
     if rel is None:
         return Judged(Outcome())
-    refused = _protected(gov, rel)
-    if refused is not None:
-        return Judged(refused)
-    if gov.scope.is_ignored(rel):
-        return Judged(Outcome())
-    if gov.broken:
-        return Judged(deny(GOVERNANCE_ERROR, gov.broken + ".", "ask the human to fix the spec."))
+    first = _before_policy(gov, rel)
+    if first is not None:
+        return first
     targets = [rel]
     if change.move_to is not None:
         moved = rel_path(gov, event.cwd, change.move_to)
@@ -77,6 +73,19 @@ def judge_file(
         return Judged(Outcome(Decision.DENY, reason))
     asked = () if new is None else ((rel, asked_about(rel, old, new, told)),)
     return Judged(Outcome(Decision.ASK, reason), pending, asked)
+
+
+def _before_policy(gov: Governance, rel: str) -> Judged | None:
+    """The answer before any rule is asked: a path no agent may write, an ignored path
+    (let through), a broken spec (fail closed); None: the rules decide."""
+    refused = _protected(gov, rel)
+    if refused is not None:
+        return Judged(refused)
+    if gov.scope.is_ignored(rel):
+        return Judged(Outcome())
+    if gov.broken:
+        return Judged(deny(GOVERNANCE_ERROR, gov.broken + ".", "ask the human to fix the spec."))
+    return None
 
 
 def _decide(
