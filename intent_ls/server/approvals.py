@@ -187,22 +187,9 @@ async def _approve_range(
     active = folder.active
     if active is None:
         raise Refused("intent.approve: no active intent; run intent.select first")
-    path = workflow.judge_path(folder.session, folder.scope, rel)
-    live = any(v.code == rule.code for v in path.verdicts)
-    recorded = [
-        f
-        for f in (doc.live.open if doc.live is not None else ())
-        if f.code == rule.code and _overlaps(f.span.start, f.span.end, lines)
-    ]
-    if not live and not recorded:
+    keys = _range_keys(doc, lines, rule)
+    if keys is None:
         raise Refused(f"intent.approve: {rel} is inside {active.id}'s scope; nothing to approve")
-    keys: list[dict[str, Any]] = []
-    if live and doc.absorb(*lines):
-        text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
-        keys.append(
-            approval_request(rule.code, rel, lines[0] + 1, lines[1] + 1, content_hash(text))
-        )
-    keys.extend(f.approval for f in recorded)
     if not keys:
         raise Refused(f"intent.approve: no edit of {rel} at lines {lines[0] + 1}-{lines[1] + 1}")
     approver = ls.config.contributor.approver()
@@ -212,6 +199,33 @@ async def _approve_range(
     doc.pending_approvals.extend(approvals)
     _after(ls, doc)
     return approvals
+
+
+def _range_keys(
+    doc: TrackedDocument, lines: tuple[int, int], rule: Rule
+) -> list[dict[str, Any]] | None:
+    """The approval keys of the rule's verdicts on ``lines``: the live verdict's lines
+    as the buffer has them, and the recorded verdicts there; None when there is no
+    verdict of the rule at all."""
+    folder, rel = doc.folder, doc.rel
+    assert folder is not None and rel is not None
+    path = workflow.judge_path(folder.session, folder.scope, rel)
+    live = any(v.code == rule.code for v in path.verdicts)
+    recorded = [
+        f
+        for f in (doc.live.open if doc.live is not None else ())
+        if f.code == rule.code and _overlaps(f.span.start, f.span.end, lines)
+    ]
+    if not live and not recorded:
+        return None
+    keys: list[dict[str, Any]] = []
+    if live and doc.absorb(*lines):
+        text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
+        keys.append(
+            approval_request(rule.code, rel, lines[0] + 1, lines[1] + 1, content_hash(text))
+        )
+    keys.extend(f.approval for f in recorded)
+    return keys
 
 
 def _distinct(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:

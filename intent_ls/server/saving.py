@@ -218,20 +218,10 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         verdicts.extend(workflow.recorded((stale_verdict,)))
         if context.check.approval is not None:
             approvals.append(context.check.approval)
-    old, from_record = doc.record_text or "", True
     on_disk = context.disk_text if context is not None else None
-    if on_disk is not None and text_hash(on_disk) not in (text_hash(old), text_hash(text)):
-        # Another writer's content was on disk: the record is against what it overwrote.
-        # (Equal to the buffer: the disk already holds this save's write, seen early.)
-        old, from_record = on_disk, False
+    old, from_record = _record_side(doc.record_text or "", on_disk, text)
     baseline = "".join(doc.baseline)
-    live = doc.live
-    judged = None
-    if live is not None and (live.version, live.baseline_version) == (
-        doc.version,
-        doc.baseline_version,
-    ):
-        judged = tuple(v for v in live.verdicts if not v.rule.reads_disk)
+    judged = _judged(doc)
     scope_allowed = not scope.blocking()
     doc.record_text = text
     if doc.disk is not None:
@@ -277,6 +267,27 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
             on_disk,
         )
     )
+
+
+def _record_side(old: str, on_disk: str | None, text: str) -> tuple[str, bool]:
+    """What the save's record is against, and whether that is the last record's text:
+    another writer's content on disk is what the save overwrote (unless it equals the
+    buffer: the disk already holds this save's write, seen early)."""
+    if on_disk is not None and text_hash(on_disk) not in (text_hash(old), text_hash(text)):
+        return on_disk, False
+    return old, True
+
+
+def _judged(doc: TrackedDocument) -> tuple[Verdict, ...] | None:
+    """The analysis' verdicts of this very text and baseline, but for the rules a save
+    judges again against the disk just before writing; None when it has none yet."""
+    live = doc.live
+    if live is None or (live.version, live.baseline_version) != (
+        doc.version,
+        doc.baseline_version,
+    ):
+        return None
+    return tuple(v for v in live.verdicts if not v.rule.reads_disk)
 
 
 def replay_saves(
