@@ -23,7 +23,7 @@ from intent_ls.policy.approvals import ApprovalSet
 from intent_ls.policy.verdicts import SCOPE_WIDENED
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import SPEC_RELPATH, load_spec_bytes
-from intent_ls.spec.model import Spec, Status
+from intent_ls.spec.model import Intent, Spec, Status
 from intent_ls.workspace.discover import Workspace
 
 
@@ -50,24 +50,31 @@ def widenings(old: Spec, new: Spec) -> list[tuple[str, int, str]]:
             scope = ", ".join(intent.patterns) or "nothing"
             out.append((intent.id, line, f"adds IN_PROGRESS intent {intent.id} owning {scope}"))
             continue
-        what = []
-        if before.status is not Status.IN_PROGRESS:
-            what.append(f"moves from {before.status.value} to IN_PROGRESS")
-        added = [
-            p
-            for p in intent.patterns
-            if not p.startswith("!")
-            and p not in before.patterns
-            and not old_scope.owns(intent.id, _sample(p))
-        ]
-        dropped = [p for p in before.patterns if p.startswith("!") and p not in intent.patterns]
-        if added:
-            what.append(f"adds {', '.join(added)} to its owned_scope")
-        if dropped:
-            what.append(f"drops the exclusion {', '.join(dropped)}")
+        what = _widened(old_scope, before, intent)
         if what:
             out.append((intent.id, line, f"{intent.id} " + " and ".join(what)))
     return out
+
+
+def _widened(old_scope: ScopeIndex, before: Intent, intent: Intent) -> list[str]:
+    """How ``intent`` (IN_PROGRESS now) widened since ``before``: its status, globs
+    owning paths the old scope did not give it, exclusions dropped."""
+    what = []
+    if before.status is not Status.IN_PROGRESS:
+        what.append(f"moves from {before.status.value} to IN_PROGRESS")
+    added = [
+        p
+        for p in intent.patterns
+        if not p.startswith("!")
+        and p not in before.patterns
+        and not old_scope.owns(intent.id, _sample(p))
+    ]
+    dropped = [p for p in before.patterns if p.startswith("!") and p not in intent.patterns]
+    if added:
+        what.append(f"adds {', '.join(added)} to its owned_scope")
+    if dropped:
+        what.append(f"drops the exclusion {', '.join(dropped)}")
+    return what
 
 
 def _approved(root: Path, digest: str) -> bool:

@@ -445,22 +445,29 @@ def classify_change(
         mass = _mass_deletion(rel, texts, hunks, deleted, overlapping, max_deleted_lines)
         if mass is not None:
             findings.append(mass)
-    # Only an existing file is protected: adding a migration is how schemas change;
-    # rewriting one that already ran is the danger.
-    pattern = (protected or ProtectedPaths()).match(rel) if texts.old else None
-    if pattern is not None:
-        first, last = hunks[0], hunks[-1]
-        findings.append(
-            Finding(
-                PROTECTED_EDIT,
-                f"edits protected path `{rel}` (matches `{pattern}`)",
-                rel,
-                texts.anchor_across(first, last),
-                LineSpan(1, len(texts.old)),
-                text_hash(old_text),
-            )
-        )
+    found = _protected_edit(rel, texts, hunks, old_text, protected)
+    if found is not None:
+        findings.append(found)
     return tuple(findings)
+
+
+def _protected_edit(
+    rel: str, texts: _Texts, hunks: Sequence[Hunk], old_text: str, protected: ProtectedPaths | None
+) -> Finding | None:
+    """An edit of a protected file. Only an existing file is protected: adding a
+    migration is how schemas change; rewriting one that already ran is the danger."""
+    pattern = (protected or ProtectedPaths()).match(rel) if texts.old else None
+    if pattern is None:
+        return None
+    first, last = hunks[0], hunks[-1]
+    return Finding(
+        PROTECTED_EDIT,
+        f"edits protected path `{rel}` (matches `{pattern}`)",
+        rel,
+        texts.anchor_across(first, last),
+        LineSpan(1, len(texts.old)),
+        text_hash(old_text),
+    )
 
 
 def classify_file_operation(
