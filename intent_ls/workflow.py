@@ -3,10 +3,13 @@
 The editor, the agent hooks and ``intent-ls record``/``approve`` all need the same two
 steps, with plain inputs and no protocol types:
 
-1. :func:`judge_write` (or :func:`judge_file_operation` for a delete or rename) — the
-   policy's verdicts for one change, *all* of them (approved ones too, because the
-   record must carry what was present at save time), with the human approvals from the
-   ledger that let some of them through. The :class:`WriteDecision` says what still
+1. :func:`judge_path`, :func:`judge_write` or :func:`judge_file_operation` (a delete or
+   rename) — the policy's verdicts for one path or change, *all* of them (approved ones
+   too, because the record must carry what was present at save time), with the human
+   approvals that let some of them through. Every live judgement of every door comes
+   through here; a door that has no approvals at hand passes its root, and the
+   ledger's approvals are read in one place (:func:`_with_recorded`) once a verdict an
+   approval could lift is open. The :class:`WriteDecision` says what still
    blocks; each front door decides what blocking means for it (an agent is refused, an
    editor keeps its governance baseline and asks).
 2. :func:`build_record` / :func:`record` — the Agent Trace record of the change with
@@ -17,9 +20,11 @@ steps, with plain inputs and no protocol types:
 agent hooks and ``intent-ls record`` call it, the editor calls :func:`build_write` (the
 same sequence without the append, which the editor retries on its own) with what only
 it has: live syntax trees, the verdicts its analysis already found, the journal's id and
-time. :func:`record_approval` is the one way a door records a human's approval.
+time; the write's inputs are one :class:`Write`. :func:`record_approval` is the one way
+a door records a human's approval.
 
-``policy.evaluate`` runs once per write here; nothing filters its result by code.
+``policy.evaluate`` runs once per judgement here; what a verdict means (does it block an
+editor, is it about the scope, can an approval lift it) is asked of its rule.
 """
 
 from __future__ import annotations
@@ -33,14 +38,13 @@ import attrs
 
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor, verdict_approval
 from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, Verdict, evaluate
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, SCOPE_CODES, STALE_FILE
+from intent_ls.policy.session import Session
+from intent_ls.scope.index import ScopeIndex
 
 if TYPE_CHECKING:  # the record's side loads when a record is built: judging needs none of it
     from intent_ls.ledger.records import Clock, IdFactory, RecordedVerdict
     from intent_ls.ledger.store import Ledger
-    from intent_ls.policy.session import Session
     from intent_ls.policy.stale import DiskState
-    from intent_ls.scope.index import ScopeIndex
     from intent_ls.syntax.document import DocumentSyntax
 
 
@@ -60,7 +64,7 @@ class WriteDecision:
         """The open verdicts that refuse the write. An editor passes
         ``stale_blocks=False``: the human saw the conflict and is asked after the save;
         an agent must re-read the file instead."""
-        return tuple(v for v in self.open if v.blocking and (stale_blocks or v.code != STALE_FILE))
+        return tuple(v for v in self.open if v.blocking and (stale_blocks or v.rule.blocks_editor))
 
     @property
     def allowed(self) -> bool:
@@ -68,7 +72,12 @@ class WriteDecision:
 
     @property
     def scope_allowed(self) -> bool:
-        return not any(v.code in SCOPE_CODES for v in self.open)
+        return not any(v.rule.selects_intent for v in self.open)
+
+    @property
+    def liftable(self) -> bool:
+        """Whether an open verdict is one a recorded approval could lift."""
+        return any(v.rule.approved_live for v in self.open)
 
     def recorded(self) -> list[RecordedVerdict]:
         return recorded(self.verdicts)
@@ -113,22 +122,32 @@ def judge_write(
     old_syntax: DocumentSyntax | None = None,
     new_syntax: DocumentSyntax | None = None,
     path_rules: bool = True,
+    root: Path | None = None,
 ) -> WriteDecision:
     """Judges writing ``new_text`` over ``old_text`` (the governance baseline: what the
     front door last saw) at the workspace-relative ``rel``. ``disk`` enables the
     ``stale-file`` check; the syntax trees, when the front door keeps live ones, spare
-    a reparse. ``path_rules=False`` judges the change alone (``stale-file``,
-    ``destructive-edit``), for a front door that judged the path with :func:`judge_path`
-    already."""
+    a reparse. ``path_rules=False`` judges the change alone (the rules that judge a
+    change), for a front door that judged the path with :func:`judge_path` already.
+    ``root`` reads the ledger's approvals when the door has none (:func:`_with_recorded`)."""
     change = Change(old_text, new_text, language, disk, old_syntax, new_syntax)
     verdicts = evaluate(session, scope, rel, change, config=config, path_rules=path_rules)
-    return decide(rel, verdicts, approvals)
+    return _with_recorded(root, decide(rel, verdicts, approvals))
 
 
 def judge_path(session: Session, scope: ScopeIndex, rel: str) -> WriteDecision:
     """The path rules alone (``no-active-intent``, ``out-of-scope``): what a front door
     decides at once, before it has the change (the editor, on every keystroke)."""
     return decide(rel, evaluate(session, scope, rel))
+
+
+def _with_recorded(root: Path | None, decision: WriteDecision) -> WriteDecision:
+    """The one place a decision is made again with the approvals the ledger of ``root``
+    holds: only when the door has none of its own (``root`` given) and an open verdict
+    is one an approval could lift, so a write that nothing blocks reads no ledger."""
+    if root is None or not decision.liftable:
+        return decision
+    return decide(decision.rel, decision.verdicts, recorded_approvals(root, decision.rel))
 
 
 def judge_file_operation(
@@ -138,11 +157,16 @@ def judge_file_operation(
     new_rel: str | None = None,
     *,
     text: str | None = None,
+    language: str | None = None,
+    config: PolicyConfig | None = None,
     approvals: ApprovalSet | Iterable[Approval] = (),
+    root: Path | None = None,
 ) -> WriteDecision:
-    """Judges deleting ``rel`` (``new_rel`` None) or moving it to ``new_rel``."""
-    verdicts = evaluate(session, scope, rel, FileOperation(new_rel, text))
-    return decide(rel, verdicts, approvals)
+    """Judges deleting ``rel`` (``new_rel`` None) or moving it to ``new_rel``;
+    ``root`` as for :func:`judge_write`."""
+    operation = FileOperation(new_rel, text, language)
+    verdicts = evaluate(session, scope, rel, operation, config=config)
+    return _with_recorded(root, decide(rel, verdicts, approvals))
 
 
 def build_record(
@@ -214,71 +238,91 @@ class BuiltWrite:
     record: dict[str, Any] | None
 
 
-def build_write(
-    root: Path,
-    rel: str,
-    old_text: str,
-    new_text: str,
-    *,
-    session: Session,
-    scope: ScopeIndex,
-    contributor: Contributor,
-    session_id: str | None = None,
-    baseline: str | None = None,
-    judged: Sequence[Verdict] | None = None,
-    approvals: ApprovalSet | None = None,
-    config: PolicyConfig | None = None,
-    path_rules: bool = True,
-    extra_verdicts: Sequence[RecordedVerdict] = (),
-    extra_approvals: Sequence[Approval] = (),
-    language: str | None = None,
-    syntax: DocumentSyntax | None = None,
-    old_syntax: DocumentSyntax | None = None,
-    baseline_syntax: DocumentSyntax | None = None,
-    clock: Clock | None = None,
-    new_id: IdFactory = uuid.uuid4,
-) -> BuiltWrite:
-    """Judge -> approvals -> build for one write of ``new_text`` over ``old_text``.
+@attrs.frozen
+class Trees:
+    """Live syntax trees a door keeps, so nothing is reparsed: of the new text, of the
+    record's old side, and of the governance baseline the change is judged against."""
+
+    new: DocumentSyntax | None = None
+    old: DocumentSyntax | None = None
+    baseline: DocumentSyntax | None = None
+
+
+@attrs.frozen
+class Write:
+    """One write's inputs: what changes, who writes it, and what the door already has.
 
     ``baseline`` is what the change is judged against when it differs from the record's
     old side (the editor's governance baseline); ``judged`` the verdicts of the change
     when the front door has them already. ``approvals`` None reads the ledger's, and
-    only when a verdict an approval could lift is open.
+    only when a verdict an approval could lift is open. ``extra_verdicts`` /
+    ``extra_approvals`` are what the door collected elsewhere (the editor's willSave
+    re-check); ``clock``/``new_id`` fix the record's time and id (the editor takes both
+    when the save arrives, so a journalled save replays to the same record).
     """
-    if judged is not None:
-        decision = decide(rel, judged, approvals or ())
-    else:
-        decision = judge_write(
-            session,
-            scope,
-            rel,
-            old_text if baseline is None else baseline,
-            new_text,
-            language=language,
-            config=config,
-            approvals=approvals or (),
-            old_syntax=baseline_syntax,
-            new_syntax=syntax,
-            path_rules=path_rules,
-        )
-    if approvals is None and any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
-        decision = decide(rel, decision.verdicts, recorded_approvals(root, rel))
+
+    root: Path
+    rel: str
+    old_text: str
+    new_text: str
+    session: Session
+    scope: ScopeIndex
+    contributor: Contributor
+    session_id: str | None = None
+    language: str | None = None
+    baseline: str | None = None
+    judged: Sequence[Verdict] | None = None
+    approvals: ApprovalSet | None = None
+    config: PolicyConfig | None = None
+    path_rules: bool = True
+    extra_verdicts: Sequence[RecordedVerdict] = ()
+    extra_approvals: Sequence[Approval] = ()
+    trees: Trees = Trees()
+    clock: Clock | None = None
+    new_id: IdFactory = uuid.uuid4
+
+
+def _judge(write: Write) -> WriteDecision:
+    """The write's decision: the door's verdicts when it has them, else the policy's."""
+    root = write.root if write.approvals is None else None
+    if write.judged is not None:
+        return _with_recorded(root, decide(write.rel, write.judged, write.approvals or ()))
+    return judge_write(
+        write.session,
+        write.scope,
+        write.rel,
+        write.old_text if write.baseline is None else write.baseline,
+        write.new_text,
+        language=write.language,
+        config=write.config,
+        approvals=write.approvals or (),
+        old_syntax=write.trees.baseline,
+        new_syntax=write.trees.new,
+        path_rules=write.path_rules,
+        root=root,
+    )
+
+
+def build_write(write: Write) -> BuiltWrite:
+    """Judge -> approvals -> build for one write."""
+    decision = _judge(write)
+    session = write.session
     record = build_record(
-        root,
-        rel,
-        old_text,
-        new_text,
+        write.root,
+        write.rel,
+        write.old_text,
+        write.new_text,
         decision,
         intent_id=session.intent_id,
-        session_id=session.id if session_id is None else session_id,
-        contributor=contributor,
-        extra_verdicts=extra_verdicts,
-        extra_approvals=extra_approvals,
-        language=language,
-        syntax=syntax,
-        old_syntax=old_syntax,
-        clock=clock,
-        new_id=new_id,
+        session_id=session.id if write.session_id is None else write.session_id,
+        contributor=write.contributor,
+        extra_verdicts=write.extra_verdicts,
+        extra_approvals=write.extra_approvals,
+        language=write.language,
+        syntax=write.trees.new,
+        old_syntax=write.trees.old,
+        clock=write.clock,
+        new_id=write.new_id,
     )
     return BuiltWrite(decision, record)
 
@@ -286,9 +330,10 @@ def build_write(
 def record_write(
     ledger: Ledger, root: Path, rel: str, old_text: str, new_text: str, **options: Any
 ) -> BuiltWrite:
-    """:func:`build_write` (same options), then the append; the record returned is the
-    sealed one. An append failure propagates as ``OSError``."""
-    built = build_write(root, rel, old_text, new_text, **options)
+    """:func:`build_write` of a :class:`Write` (``options`` are its other fields), then
+    the append; the record returned is the sealed one. An append failure propagates as
+    ``OSError``."""
+    built = build_write(Write(root, rel, old_text, new_text, **options))
     if built.record is None:
         return built
     return BuiltWrite(built.decision, ledger.append(built.record))

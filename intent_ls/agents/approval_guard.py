@@ -56,17 +56,8 @@ from intent_ls.policy import verdicts
 #: several agents set.
 AGENT_ENV = (*registry.env_markers(), "AI_AGENT")
 VERB = "approve"
-#: The verdict codes ``approve`` takes.
-_CODES = frozenset(
-    [
-        verdicts.DESTRUCTIVE_EDIT,
-        verdicts.OUT_OF_SCOPE,
-        verdicts.STALE_FILE,
-        verdicts.DESTRUCTIVE_COMMAND,
-        verdicts.UNANALYSABLE_COMMAND,
-        verdicts.SCOPE_WIDENED,
-    ]
-)
+#: The verdict codes ``approve`` takes (the rules a human approves from the terminal).
+_CODES = verdicts.TERMINAL_APPROVABLE
 #: ``bash -c`` inside ``bash -c`` …: deeper than this is not read, and refused.
 MAX_DEPTH = 8
 _NOISE = re.compile(r"""["'\\`$(){}\[\]]""")

@@ -25,6 +25,7 @@ from intent_ls.check.answers import Answers
 from intent_ls.check.findings import DONE_WITHOUT_CHANGE, Finding
 from intent_ls.importers.model import SourceError, Task
 from intent_ls.importers.plan import tool_of_source
+from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Intent, Status
 from intent_ls.workspace.discover import Workspace
@@ -40,18 +41,25 @@ def done_without_change(ws: Workspace, index: Answers) -> list[Finding]:
     findings: list[Finding] = []
     scope = ws.scope()
     for intent in ws.spec().intents:
-        if intent.source is None:
-            continue
-        tasks, problem = _tasks(ws.root, intent.id, intent.source)
-        if problem is not None:
-            findings.append(problem)
-        for task in tasks:
-            if task.done and task.paths and not _named(task.paths, changed):
-                findings.append(_task_finding(intent, task))
-        required = [t for t in tasks if not t.optional]
-        done = intent.status is Status.COMPLETED or (required and all(t.done for t in required))
-        if done and not any(scope.owns(intent.id, path) for path in changed):
-            findings.append(_intent_finding(intent))
+        if intent.source is not None:
+            findings += _of_intent(ws.root, intent, intent.source, changed, scope)
+    return findings
+
+
+def _of_intent(
+    root: Path, intent: Intent, source: str, changed: set[str], scope: ScopeIndex
+) -> list[Finding]:
+    """The intent's ticked tasks and its done state against what recorded saves
+    changed."""
+    tasks, problem = _tasks(root, intent.id, source)
+    findings = [] if problem is None else [problem]
+    for task in tasks:
+        if task.done and task.paths and not _named(task.paths, changed):
+            findings.append(_task_finding(intent, task))
+    required = [t for t in tasks if not t.optional]
+    done = intent.status is Status.COMPLETED or (required and all(t.done for t in required))
+    if done and not any(scope.owns(intent.id, path) for path in changed):
+        findings.append(_intent_finding(intent))
     return findings
 
 

@@ -69,7 +69,8 @@ from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH
 from intent_ls.ledger.verify import CONFLICT_MESSAGE, verify_ledger
 from intent_ls.policy.approvals import ApprovalSet, approval_key, recorded_approval
-from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, OUT_OF_SCOPE
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.spec.model import Severity, Status, labels
 from intent_ls.workspace.discover import Workspace
@@ -255,6 +256,32 @@ def _spec_findings(ws: Workspace) -> list[Finding]:
     ]
 
 
+class _Coverage:
+    """Which changed lines qualifying records cover, and for the others the newest
+    record that covers them but cannot vouch (its problem); each record's verdict on a
+    path and hash is asked once."""
+
+    def __init__(self, checker: _Checker, path: str) -> None:
+        self.checker = checker
+        self.path = path
+        self.ok: set[int] = set()
+        self.problems: dict[int, _Problem] = {}
+        self.verdicts: dict[tuple[int, str, str | None], _Problem | None] = {}
+
+    def mark(self, rng: _Range, start: int, digest: str) -> None:
+        key = (rng.seq, rng.path, digest)
+        if key not in self.verdicts:
+            self.verdicts[key] = self.checker._problem(rng.seq, rng.path, self.path, digest)
+        problem = self.verdicts[key]
+        for line in range(start, start + rng.length):
+            if problem is None:
+                self.ok.add(line)
+            elif line not in self.ok and (
+                line not in self.problems or self.problems[line].seq < rng.seq
+            ):
+                self.problems[line] = problem
+
+
 class _Checker:
     """Checks changed files against one ledger; caches records and verdicts across files."""
 
@@ -335,7 +362,9 @@ class _Checker:
         hint, _ = self._owners_hint(path)
         for verdict in meta.get("verdicts") or ():
             code = verdict.get("code")
-            if code in APPROVABLE and not self._approved(record, rec_path, verdict, window):
+            if rule_of(str(code)).approvable and not self._approved(
+                record, rec_path, verdict, window
+            ):
                 return _Problem(
                     UNAPPROVED_VERDICT,
                     f"saved by record {rid} despite an unapproved {code} verdict "
@@ -361,7 +390,7 @@ class _Checker:
         # Gated verdicts are all approved by now: an approved out-of-scope save of this
         # very file stands although its intent does not own it.
         approved_out_of_scope = rec_path == path and any(
-            v.get("code") == OUT_OF_SCOPE for v in meta.get("verdicts") or ()
+            rule_of(str(v.get("code"))).approves_ownership for v in meta.get("verdicts") or ()
         )
         if not (self.scope.owns(intent_id, path) or approved_out_of_scope):
             return _Problem(
@@ -387,33 +416,11 @@ class _Checker:
     def check(self, change: FileChange, diff: Diff | None) -> tuple[list[Finding], int]:
         """Findings for one changed file (``diff`` its :meth:`Diff.of`), and how many
         changed lines it has."""
-        findings: list[Finding] = []
-        if change.status in ("D", "R"):
-            gone = change.old_path if change.status == "R" else change.path
-            assert gone is not None
-            if self.ws.classify_rel(gone).governed:
-                findings.extend(self._check_removed(gone, change))
+        findings = self._removed(change)
         if change.status == "D" or not self.ws.classify_rel(change.path).governed:
             return findings, 0
         if change.binary:
-            hint, owners = self._owners_hint(change.path)
-            what = (
-                f"file above {MAX_CHECK_BYTES // (1024 * 1024)} MiB changed (not read)"
-                if change.too_large
-                else "binary file changed"
-            )
-            findings.append(
-                Finding(
-                    UNCOVERED_CHANGE,
-                    change.path,
-                    1,
-                    1,
-                    f"{what}: the ledger records text saves only; list it in "
-                    f".intentignore if it needs no governance ({hint})",
-                    owners=owners,
-                )
-            )
-            return findings, 1
+            return [*findings, self._binary(change)], 1
         assert diff is not None
         old_lines, new_lines, hunks, changed = diff.old, diff.new, diff.hunks, diff.changed
         if not hunks:
@@ -427,6 +434,32 @@ class _Checker:
         findings.extend(self._line_findings(change.path, [n for n in bad if n in lines], problems))
         findings.extend(self._deletions(change.path, new_lines, [hunks[n] for n in deletions]))
         return findings, len(changed)
+
+    def _removed(self, change: FileChange) -> list[Finding]:
+        """Findings for the file a delete or rename took away, when it was governed."""
+        if change.status not in ("D", "R"):
+            return []
+        gone = change.old_path if change.status == "R" else change.path
+        assert gone is not None
+        return self._check_removed(gone, change) if self.ws.classify_rel(gone).governed else []
+
+    def _binary(self, change: FileChange) -> Finding:
+        """A changed file the ledger cannot vouch for line by line."""
+        hint, owners = self._owners_hint(change.path)
+        what = (
+            f"file above {MAX_CHECK_BYTES // (1024 * 1024)} MiB changed (not read)"
+            if change.too_large
+            else "binary file changed"
+        )
+        return Finding(
+            UNCOVERED_CHANGE,
+            change.path,
+            1,
+            1,
+            f"{what}: the ledger records text saves only; list it in "
+            f".intentignore if it needs no governance ({hint})",
+            owners=owners,
+        )
 
     def _saved_states(self, path: str, start: str) -> set[str]:
         """Hashes of the contents ``path`` reached from ``start`` through qualifying saves
@@ -491,22 +524,31 @@ class _Checker:
         """Changed lines covered by a qualifying record, and for the others the newest
         non-qualifying record that covers them."""
         encoded = [line.encode("utf-8") for line in lines]
-        ok: set[int] = set()
-        problems: dict[int, _Problem] = {}
-        verdicts: dict[tuple[int, str, str | None], _Problem | None] = {}
+        cover = _Coverage(self, path)
+        # Most ranges are where they were saved; shifted ones are searched for per length.
+        shifted: dict[int, list[_Range]] = defaultdict(list)
+        for rng in self._saved_ranges(path):
+            if window_hash(encoded, rng.start, rng.length) == rng.digest:
+                cover.mark(rng, rng.start, rng.digest)
+            else:
+                shifted[rng.length].append(rng)
+        for length, group in shifted.items():
+            by_digest = defaultdict(list)
+            for rng in group:
+                by_digest[rng.digest].append(rng)
+            pending = [line for line in changed if line not in cover.ok]
+            for start in starts_touching(pending, length, len(lines)):
+                digest = window_hash(encoded, start, length)
+                for rng in by_digest.get(digest, ()):
+                    cover.mark(rng, start, digest)
+        pending = [line for line in changed if line not in cover.ok]
+        if pending:
+            self._cover_moved(cover, encoded, lines, pending)
+        return cover.ok, cover.problems
 
-        def mark(rng: _Range, start: int, digest: str) -> None:
-            key = (rng.seq, rng.path, digest)
-            if key not in verdicts:
-                verdicts[key] = self._problem(rng.seq, rng.path, path, digest)
-            problem = verdicts[key]
-            for line in range(start, start + rng.length):
-                if problem is None:
-                    ok.add(line)
-                elif line not in ok and (line not in problems or problems[line].seq < rng.seq):
-                    problems[line] = problem
-
-        ranges = [
+    def _saved_ranges(self, path: str) -> list[_Range]:
+        """The ranges the mutation records of ``path`` saved, where they saved them."""
+        return [
             _Range(
                 ref.seq,
                 path,
@@ -518,32 +560,19 @@ class _Checker:
             if intent_meta(self._record(ref)).get("kind") == "mutation"
             for r in _ranges_of(self._record(ref), path)
         ]
-        # Most ranges are where they were saved; shifted ones are searched for per length.
-        shifted: dict[int, list[_Range]] = defaultdict(list)
-        for rng in ranges:
-            if window_hash(encoded, rng.start, rng.length) == rng.digest:
-                mark(rng, rng.start, rng.digest)
-            else:
-                shifted[rng.length].append(rng)
-        for length, group in shifted.items():
-            by_digest = defaultdict(list)
-            for rng in group:
-                by_digest[rng.digest].append(rng)
-            pending = [line for line in changed if line not in ok]
-            for start in starts_touching(pending, length, len(lines)):
-                digest = window_hash(encoded, start, length)
-                for rng in by_digest.get(digest, ()):
-                    mark(rng, start, digest)
-        pending = [line for line in changed if line not in ok]
-        if pending:
-            for start, length, digest in self._moved_windows(encoded, lines, pending):
-                for ref in self.index.records_for_hash(digest):
-                    record = self._record(ref)
-                    if intent_meta(record).get("kind") != "mutation":
-                        continue
-                    for rec_path in _paths_with_hash(record, digest):
-                        mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
-        return ok, problems
+
+    def _cover_moved(
+        self, cover: _Coverage, encoded: list[bytes], lines: list[str], pending: list[int]
+    ) -> None:
+        """Lines still uncovered, looked up by content among every record's ranges (code
+        moved here from another place or file)."""
+        for start, length, digest in self._moved_windows(encoded, lines, pending):
+            for ref in self.index.records_for_hash(digest):
+                record = self._record(ref)
+                if intent_meta(record).get("kind") != "mutation":
+                    continue
+                for rec_path in _paths_with_hash(record, digest):
+                    cover.mark(_Range(ref.seq, rec_path, start, length, digest), start, digest)
 
     def _moved_windows(
         self, encoded: list[bytes], lines: list[str], pending: list[int]

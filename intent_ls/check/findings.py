@@ -10,6 +10,8 @@ from typing import Any
 
 import attrs
 
+from intent_ls.policy.verdicts import SCOPE_WIDENED
+
 UNCOVERED_CHANGE = "uncovered-change"
 UNCOVERED_DELETION = "uncovered-deletion"
 INTENT_NOT_OWNER = "intent-not-owner"
@@ -17,7 +19,8 @@ INTENT_NOT_IN_PROGRESS = "intent-not-in-progress"
 UNAPPROVED_VERDICT = "unapproved-verdict"
 LEDGER_INVALID = "ledger-invalid"
 SPEC_INVALID = "spec-invalid"
-SCOPE_WIDENED_RULE = "scope-widened"
+#: The verdict ``scope-widened`` (its rule: :mod:`intent_ls.policy.rules.scope_widened`).
+SCOPE_WIDENED_RULE = SCOPE_WIDENED
 SYMLINK_CHANGE = "symlink-change"
 AGENT_EFFECT = "agent-effect"
 #: Optional (``intent-ls check --enable done-without-change``).

@@ -17,12 +17,13 @@ from pathlib import Path
 from intent_ls.check.findings import SCOPE_WIDENED_RULE, Finding
 from intent_ls.check.git import Base, Repo
 from intent_ls.common.hashing import text_hash
-from intent_ls.ledger.records import intent_meta
+from intent_ls.ledger.records import approvals_from_records
 from intent_ls.ledger.store import Ledger, ledger_path
+from intent_ls.policy.approvals import ApprovalSet
 from intent_ls.policy.verdicts import SCOPE_WIDENED
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.spec.load import SPEC_RELPATH, load_spec_bytes
-from intent_ls.spec.model import Spec, Status
+from intent_ls.spec.model import Intent, Spec, Status
 from intent_ls.workspace.discover import Workspace
 
 
@@ -49,40 +50,39 @@ def widenings(old: Spec, new: Spec) -> list[tuple[str, int, str]]:
             scope = ", ".join(intent.patterns) or "nothing"
             out.append((intent.id, line, f"adds IN_PROGRESS intent {intent.id} owning {scope}"))
             continue
-        what = []
-        if before.status is not Status.IN_PROGRESS:
-            what.append(f"moves from {before.status.value} to IN_PROGRESS")
-        added = [
-            p
-            for p in intent.patterns
-            if not p.startswith("!")
-            and p not in before.patterns
-            and not old_scope.owns(intent.id, _sample(p))
-        ]
-        dropped = [p for p in before.patterns if p.startswith("!") and p not in intent.patterns]
-        if added:
-            what.append(f"adds {', '.join(added)} to its owned_scope")
-        if dropped:
-            what.append(f"drops the exclusion {', '.join(dropped)}")
+        what = _widened(old_scope, before, intent)
         if what:
             out.append((intent.id, line, f"{intent.id} " + " and ".join(what)))
     return out
+
+
+def _widened(old_scope: ScopeIndex, before: Intent, intent: Intent) -> list[str]:
+    """How ``intent`` (IN_PROGRESS now) widened since ``before``: its status, globs
+    owning paths the old scope did not give it, exclusions dropped."""
+    what = []
+    if before.status is not Status.IN_PROGRESS:
+        what.append(f"moves from {before.status.value} to IN_PROGRESS")
+    added = [
+        p
+        for p in intent.patterns
+        if not p.startswith("!")
+        and p not in before.patterns
+        and not old_scope.owns(intent.id, _sample(p))
+    ]
+    dropped = [p for p in before.patterns if p.startswith("!") and p not in intent.patterns]
+    if added:
+        what.append(f"adds {', '.join(added)} to its owned_scope")
+    if dropped:
+        what.append(f"drops the exclusion {', '.join(dropped)}")
+    return what
 
 
 def _approved(root: Path, digest: str) -> bool:
     path = ledger_path(root)
     if not path.exists():
         return False
-    for record in Ledger(path).read_records():
-        for item in intent_meta(record).get("approvals") or ():
-            if (
-                isinstance(item, dict)
-                and item.get("verdict_code") == SCOPE_WIDENED
-                and item.get("path") == SPEC_RELPATH
-                and item.get("content_hash") == digest
-            ):
-                return True
-    return False
+    approvals = ApprovalSet(approvals_from_records(Ledger(path).read_records()))
+    return approvals.find(SCOPE_WIDENED, SPEC_RELPATH, digest) is not None
 
 
 def scope_widened(ws: Workspace, repo: Repo, base: Base) -> list[Finding]:

@@ -24,19 +24,8 @@ import attrs
 from intent_ls.common.hashing import text_hash
 from intent_ls.ledger.store import Ledger, ledger_path
 from intent_ls.policy.approvals import COMMAND_PATH, Approval, Contributor, whole_file_request
-from intent_ls.policy.verdicts import (
-    APPROVABLE,
-    DESTRUCTIVE_COMMAND,
-    SCOPE_WIDENED,
-    UNANALYSABLE_COMMAND,
-)
-
-#: Codes a human can approve from the terminal: the editor's, plus the agents' held
-#: shell commands and a widened spec (``check``'s ``scope-widened``).
-TERMINAL_APPROVABLE = frozenset(
-    APPROVABLE | {DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND, SCOPE_WIDENED}
-)
-COMMAND_CODES = frozenset({DESTRUCTIVE_COMMAND, UNANALYSABLE_COMMAND})
+from intent_ls.policy.rules import TERMINAL_APPROVABLE, rule_of
+from intent_ls.policy.rules.rule import Approvable
 
 
 class TerminalError(Exception):
@@ -149,11 +138,12 @@ def approve(
     intent_id: str | None = None,
 ) -> dict[str, object]:
     """Appends the approval record; returns it sealed."""
-    if code not in TERMINAL_APPROVABLE:
+    rule = rule_of(code)
+    if not rule.terminal_approvable:
         allowed = ", ".join(sorted(TERMINAL_APPROVABLE))
         raise TerminalError(f"{code!r} cannot be approved (approvable: {allowed})")
     root = root.resolve()
-    if code in COMMAND_CODES:
+    if rule.approval is Approvable.COMMAND:
         if command is None:
             raise TerminalError(f"{code} approves a shell command: pass --command 'COMMAND'")
         rel, digest, span = COMMAND_PATH, text_hash(command), (1, 1)

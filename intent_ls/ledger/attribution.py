@@ -29,7 +29,7 @@ found again (destructive ones are: they are keyed on what was destroyed).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -44,7 +44,8 @@ from intent_ls.policy.approvals import (
     approval_request,
     recorded_approval,
 )
-from intent_ls.policy.verdicts import GATED, SCOPE_CODES, STALE_FILE
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.rules.rule import Anchor
 
 #: Lines hashed at most per call when looking for ranges away from their recorded place
 #: (every window of a range's length is hashed once per length).
@@ -180,11 +181,8 @@ def open_verdicts(
     considers resolved for now (scope codes while the active intent owns the file);
     ``definition_hashes`` are the content hashes of the file's current definitions.
     Newest record first when two records carry the same open verdict; sorted by line."""
+    now = _Now(rel, text, frozenset(definition_hashes))
     known = ApprovalSet.of(approvals)
-    lines = text.splitlines()
-    locator = Locator(lines)
-    current = text_hash(text)
-    last_line = max(len(lines), 1)
     seen: set[tuple[str, str, int]] = set()
     out: list[OpenVerdict] = []
     for record in reversed(list(records)):
@@ -194,73 +192,128 @@ def open_verdicts(
         verdicts = [
             v
             for v in meta.get("verdicts") or ()
-            if isinstance(v, dict) and v.get("code") in GATED and v.get("code") not in covered
+            if isinstance(v, dict) and _gates(v.get("code")) and v.get("code") not in covered
         ]
-        if not verdicts:
-            continue
-        approved = known.plus(approvals_from_records([record]))
-        saved = meta.get("after_hash") if isinstance(meta.get("after_hash"), str) else None
-        rid, stamp = str(record.get("id")), record.get("timestamp")
-        carried: list[CarriedRange] | None = None
-        for verdict in verdicts:
-            code, message = str(verdict["code"]), str(verdict.get("message") or verdict["code"])
-            details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
-            if code in SCOPE_CODES:
-                if carried is None:
-                    carried = carried_ranges([record], rel, lines, locator)
-                for found in carried:
-                    digest = found.content_hash
-                    if recorded_approval(code, rel, approved, saved=saved, lines=digest):
-                        continue
-                    key = (code, digest, found.span.start)
-                    if key not in seen:
-                        seen.add(key)
-                        out.append(
-                            OpenVerdict(
-                                code,
-                                message,
-                                found.span,
-                                approval_request(
-                                    code, rel, found.span.start, found.span.end, digest
-                                ),
-                                rid,
-                                stamp,
-                                details,
-                            )
-                        )
-                continue
-            named = approval_key(details)
-            digest = named or saved  # a keyless verdict is approved by the whole-file key
-            if digest is None or recorded_approval(code, rel, approved, saved=saved, named=named):
-                continue
-            if code == STALE_FILE:
-                if details.get("disk_hash") == current:
-                    continue  # the overwritten content is back
-                span = LineSpan(1, 1)
-            else:
-                destroyed = _span_of(details, "baseline_range")
-                if named is not None and (
-                    named == current
-                    or named in definition_hashes
-                    or (destroyed and locator.contains(destroyed.end - destroyed.start + 1, named))
-                ):
-                    continue  # what was destroyed is back
-                if carried is None:
-                    carried = carried_ranges([record], rel, lines, locator)
-                span = _place(_span_of(details, "range"), meta, current, carried, last_line)
-            key = (code, digest, 0)
-            if key in seen:
-                continue
-            seen.add(key)
-            if named is None:
-                approval = approval_request(code, rel, 1, last_line, digest)
-            else:
-                wanted = details["approval"]
-                start, end = wanted.get("start_line", span.start), wanted.get("end_line", span.end)
-                approval = approval_request(code, rel, start, end, named)
-            out.append(OpenVerdict(code, message, span, approval, rid, stamp, details))
+        if verdicts:
+            saved = _Saved(record, meta, known.plus(approvals_from_records([record])))
+            for found in now.open_of(saved, verdicts):
+                key = _key(found)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(found)
     out.sort(key=lambda v: (v.span.start, v.span.end, v.code))
     return out
+
+
+def _key(found: OpenVerdict) -> tuple[str, str, int]:
+    """What makes two records' open verdicts one: the code, the key, and for a verdict
+    on saved lines, where they are."""
+    lines = rule_of(found.code).anchor is Anchor.LINES
+    return (found.code, found.approval["content_hash"], found.span.start if lines else 0)
+
+
+def _gates(code: object) -> bool:
+    return isinstance(code, str) and rule_of(code).gates
+
+
+class _Saved:
+    """One save's record, as :func:`open_verdicts` reads it."""
+
+    def __init__(self, record: dict[str, Any], meta: dict[str, Any], approved: ApprovalSet):
+        self.record = record
+        self.meta = meta
+        self.approved = approved
+        after = meta.get("after_hash")
+        self.saved = after if isinstance(after, str) else None
+        self.id = str(record.get("id"))
+        self.timestamp = record.get("timestamp")
+        self._carried: list[CarriedRange] | None = None
+
+    def carried(self, now: _Now) -> list[CarriedRange]:
+        if self._carried is None:
+            self._carried = carried_ranges([self.record], now.rel, now.lines, now.locator)
+        return self._carried
+
+
+class _Now:
+    """The file as it is now, and how a recorded verdict stands against it."""
+
+    def __init__(self, rel: str, text: str, definition_hashes: frozenset[str]) -> None:
+        self.rel = rel
+        self.lines = text.splitlines()
+        self.locator = Locator(self.lines)
+        self.current = text_hash(text)
+        self.last_line = max(len(self.lines), 1)
+        self.definition_hashes = definition_hashes
+
+    def open_of(self, saved: _Saved, verdicts: list[dict[str, Any]]) -> Iterator[OpenVerdict]:
+        for verdict in verdicts:
+            code = str(verdict["code"])
+            message = str(verdict.get("message") or code)
+            details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+            if rule_of(code).anchor is Anchor.LINES:
+                yield from self._lines_open(saved, code, message, details)
+            else:
+                found = self._content_open(saved, code, message, details)
+                if found is not None:
+                    yield found
+
+    def _lines_open(
+        self, saved: _Saved, code: str, message: str, details: dict[str, Any]
+    ) -> Iterator[OpenVerdict]:
+        """A verdict on the lines the save wrote: open on each range still standing
+        that no approval covers."""
+        for found in saved.carried(self):
+            digest = found.content_hash
+            if recorded_approval(code, self.rel, saved.approved, saved=saved.saved, lines=digest):
+                continue
+            span = found.span
+            approval = approval_request(code, self.rel, span.start, span.end, digest)
+            yield OpenVerdict(code, message, span, approval, saved.id, saved.timestamp, details)
+
+    def _content_open(
+        self, saved: _Saved, code: str, message: str, details: dict[str, Any]
+    ) -> OpenVerdict | None:
+        """A verdict about content (what was overwritten or destroyed): open until it is
+        approved or the content is back."""
+        named = approval_key(details)
+        digest = named or saved.saved  # a keyless verdict is approved by the whole-file key
+        if digest is None or recorded_approval(
+            code, self.rel, saved.approved, saved=saved.saved, named=named
+        ):
+            return None
+        span = self._span(saved, code, details, named)
+        if span is None:
+            return None
+        if named is None:
+            approval = approval_request(code, self.rel, 1, self.last_line, digest)
+        else:
+            wanted = details["approval"]
+            start, end = wanted.get("start_line", span.start), wanted.get("end_line", span.end)
+            approval = approval_request(code, self.rel, start, end, named)
+        return OpenVerdict(code, message, span, approval, saved.id, saved.timestamp, details)
+
+    def _span(
+        self, saved: _Saved, code: str, details: dict[str, Any], named: str | None
+    ) -> LineSpan | None:
+        """Where the verdict sits now; None when what it is about is back."""
+        if rule_of(code).anchor is Anchor.OVERWRITTEN:
+            # the overwritten content is back: nothing is lost
+            return None if details.get("disk_hash") == self.current else LineSpan(1, 1)
+        destroyed = _span_of(details, "baseline_range")
+        if named is not None and (
+            named == self.current
+            or named in self.definition_hashes
+            or (destroyed and self.locator.contains(destroyed.end - destroyed.start + 1, named))
+        ):
+            return None  # what was destroyed is back
+        return _place(
+            _span_of(details, "range"),
+            saved.meta,
+            self.current,
+            saved.carried(self),
+            self.last_line,
+        )
 
 
 def _place(

@@ -45,6 +45,10 @@ range hashes for every verdict of the record (one approved range approved the wh
 save, and a ``destructive-edit`` approval keyed on the new lines approved what was
 destroyed). Both now follow the rule above.
 
+Each rule says how it is approved (:class:`~intent_ls.policy.rules.rule.Approvable`:
+named content, named content else the path, a range, never), and the functions here ask
+the verdict's rule; so a new rule chooses its keying in its own file.
+
 Approval keys (:func:`approval_request`, :func:`whole_file_request`) are built here only,
 so the key a verdict asks for, the key ``intent-ls approve`` records and the key the
 hooks' permission prompt records are the same dictionary.
@@ -58,7 +62,7 @@ from typing import Any, Literal
 import attrs
 
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.verdicts import APPROVABLE, DESTRUCTIVE_EDIT, SCOPE_CODES
+from intent_ls.policy.rules import rule_of
 
 ContributorType = Literal["human", "ai", "mixed", "unknown"]
 #: The path a shell-command approval is filed under (a command has no file).
@@ -167,12 +171,11 @@ class ApprovalSet:
 
 
 def approval_for(code: str, path: str, key: str | None, approvals: ApprovalSet) -> Approval | None:
-    """The approval that lets a live verdict of ``code`` about ``path`` through, by the
-    rule in the module doc; ``key`` is the content hash the verdict names
-    (:func:`approval_key`), None when it names none."""
-    if code not in APPROVABLE or (key is None and code != DESTRUCTIVE_EDIT):
-        return None
-    return approvals.find(code, path, key)
+    """The approval that lets a live verdict of ``code`` about ``path`` through, as the
+    code's rule keys it (the rule in the module doc); ``key`` is the content hash the
+    verdict names (:func:`approval_key`), None when it names none."""
+    found: Approval | None = rule_of(code).live_approval(path, key, approvals)
+    return found
 
 
 def verdict_approval(verdict: Any, rel: str, approvals: ApprovalSet) -> Approval | None:
@@ -197,16 +200,7 @@ def recorded_approval(
     ``named`` the key the verdict names (:func:`approval_key`). For a scope verdict,
     ``lines`` asks about the lines with that hash only; without it the whole save is
     asked about, whose ``ranges`` (their hashes) must then all be approved."""
-    if code not in APPROVABLE:
-        return None
-    whole = approvals.find(code, path, saved) if saved is not None else None
-    if whole is not None:
-        return whole
-    if code in SCOPE_CODES:
-        if lines is not None:
-            return approvals.find(code, path, lines)
-        found = [approvals.find(code, path, digest) for digest in ranges]
-        return found[-1] if found and all(found) else None
-    if named is None and code != DESTRUCTIVE_EDIT:
-        return None
-    return approvals.find(code, path, named)
+    found: Approval | None = rule_of(code).recorded_approval(
+        path, approvals, saved=saved, named=named, lines=lines, ranges=ranges
+    )
+    return found

@@ -43,7 +43,7 @@ import attrs
 
 from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
-from intent_ls.policy.verdicts import DEFAULT_MAX_DELETED_LINES
+from intent_ls.policy.change import DEFAULT_MAX_DELETED_LINES
 from intent_ls.scope.protected import ProtectedPaths
 from intent_ls.syntax.languages import GRAMMARS, language_for
 from intent_ls.syntax.model import AstNode
@@ -54,7 +54,8 @@ if TYPE_CHECKING:
 DEFINITION_DELETED = "definition-deleted"
 MASS_DELETION = "mass-deletion"
 FILE_EMPTIED = "file-emptied"
-PROTECTED_PATH = "protected-path"
+#: An edit of a protected path (the ``protected-path`` reason an agent is told).
+PROTECTED_EDIT = "protected-path"
 FILE_DELETED = "file-deleted"
 FILE_RENAMED = "file-renamed"
 
@@ -444,22 +445,29 @@ def classify_change(
         mass = _mass_deletion(rel, texts, hunks, deleted, overlapping, max_deleted_lines)
         if mass is not None:
             findings.append(mass)
-    # Only an existing file is protected: adding a migration is how schemas change;
-    # rewriting one that already ran is the danger.
-    pattern = (protected or ProtectedPaths()).match(rel) if texts.old else None
-    if pattern is not None:
-        first, last = hunks[0], hunks[-1]
-        findings.append(
-            Finding(
-                PROTECTED_PATH,
-                f"edits protected path `{rel}` (matches `{pattern}`)",
-                rel,
-                texts.anchor_across(first, last),
-                LineSpan(1, len(texts.old)),
-                text_hash(old_text),
-            )
-        )
+    found = _protected_edit(rel, texts, hunks, old_text, protected)
+    if found is not None:
+        findings.append(found)
     return tuple(findings)
+
+
+def _protected_edit(
+    rel: str, texts: _Texts, hunks: Sequence[Hunk], old_text: str, protected: ProtectedPaths | None
+) -> Finding | None:
+    """An edit of a protected file. Only an existing file is protected: adding a
+    migration is how schemas change; rewriting one that already ran is the danger."""
+    pattern = (protected or ProtectedPaths()).match(rel) if texts.old else None
+    if pattern is None:
+        return None
+    first, last = hunks[0], hunks[-1]
+    return Finding(
+        PROTECTED_EDIT,
+        f"edits protected path `{rel}` (matches `{pattern}`)",
+        rel,
+        texts.anchor_across(first, last),
+        LineSpan(1, len(texts.old)),
+        text_hash(old_text),
+    )
 
 
 def classify_file_operation(

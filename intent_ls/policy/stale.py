@@ -15,7 +15,8 @@ changed (or deleted)        different                         yes
 
 Hashes follow :func:`intent_ls.common.hashing.text_hash`, so line endings and a final newline
 never make a buffer stale. Nothing here reads a file: the front door reads the disk and
-the ledger index, and passes what it found.
+the ledger index, and passes what it found. The verdict, its approval and the willSave
+re-check are the rule's (:mod:`intent_ls.policy.rules.stale_file`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ import attrs
 
 from intent_ls.common.diff import split_lines
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.approvals import Approval, ApprovalSet, approval_for
-from intent_ls.policy.verdicts import STALE_FILE
 
 #: The approval key of a file that no longer exists on disk: keeping one's version then
 #: means re-creating it, approved against "no content".
@@ -130,29 +129,3 @@ def check_stale(rel: str, disk: DiskState, buffer_text: str) -> StaleFile | None
         disk.changed_by,
         disk.since,
     )
-
-
-@attrs.frozen
-class SaveCheck:
-    """The willSave re-check: whether to ask the user before writing, and what the
-    save's trace record must carry (the finding, approved or not, and its approval)."""
-
-    stale: StaleFile | None
-    approval: Approval | None = None
-
-    @property
-    def needs_confirmation(self) -> bool:
-        return self.stale is not None and self.approval is None
-
-
-def check_save(
-    rel: str, disk: DiskState, buffer_text: str, approvals: ApprovalSet | None = None
-) -> SaveCheck:
-    """Same decision as :func:`check_stale`, for a disk hash read just before the write
-    (watched-file events can lag or be missing, e.g. another server process wrote the
-    file a moment ago); a "Keep my version" approval for the current disk content lets
-    the save through without asking."""
-    stale = check_stale(rel, disk, buffer_text)
-    if stale is None or approvals is None:
-        return SaveCheck(stale)
-    return SaveCheck(stale, approval_for(STALE_FILE, rel, stale.approval_hash, approvals))

@@ -1,61 +1,57 @@
-"""The verdict vocabulary every front door shares: codes, severities, and which verdicts
-a human must resolve (how an approval resolves one: :mod:`intent_ls.policy.approvals`).
+"""The verdict vocabulary every front door shares: the codes, and the tables derived
+from the rule registry (:mod:`intent_ls.policy.rules`; what each rule is and does lives
+in its own file there).
 
 These names are contracts (diagnostic codes, ledger ``verdicts[].code``, hook deny
-reasons, ``intent-ls approve`` arguments), so they are defined once, here, and the editor,
-the hooks, the terminal verbs and the CI gate all read the same sets. The module is
-import-free apart from the model so the agent-hook path pays nothing for it.
+reasons, ``intent-ls approve`` arguments). A door names a code here to *say* it (a
+refusal, an approval it records); to decide anything about a code it asks the code's
+rule (:func:`rule_of`), never compares codes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+from intent_ls.policy.change import DEFAULT_MAX_DELETED_LINES
+from intent_ls.policy.rules import (
+    APPROVABLE,
+    APPROVABLE_IN_ORDER,
+    DEFAULT_SEVERITY,
+    GATED,
+    SCOPE_CODES,
+    TERMINAL_APPROVABLE,
+    rule_of,
+)
+from intent_ls.policy.rules.destructive_command import CODE as DESTRUCTIVE_COMMAND
+from intent_ls.policy.rules.destructive_edit import CODE as DESTRUCTIVE_EDIT
+from intent_ls.policy.rules.governance_error import CODE as GOVERNANCE_ERROR
+from intent_ls.policy.rules.no_active_intent import CODE as NO_ACTIVE_INTENT
+from intent_ls.policy.rules.out_of_scope import CODE as OUT_OF_SCOPE
+from intent_ls.policy.rules.protected_path import CODE as PROTECTED_PATH
+from intent_ls.policy.rules.scope_widened import CODE as SCOPE_WIDENED
+from intent_ls.policy.rules.stale_file import CODE as STALE_FILE
+from intent_ls.policy.rules.unanalysable_command import CODE as UNANALYSABLE_COMMAND
 from intent_ls.spec.model import Severity
-
-NO_ACTIVE_INTENT = "no-active-intent"
-OUT_OF_SCOPE = "out-of-scope"
-STALE_FILE = "stale-file"
-DESTRUCTIVE_EDIT = "destructive-edit"
-#: A write to a path every edit of which needs a human (the sidecar, ``.env``, lock
-#: files): an agent is refused outright, an editor asks for an approval.
-PROTECTED_PATH = "protected-path"
-#: A shell command that destroys data or history (``rm -rf``, ``git push --force``).
-DESTRUCTIVE_COMMAND = "destructive-command"
-#: A shell command whose effect could not be worked out (the classifier's ``unknown``).
-UNANALYSABLE_COMMAND = "unanalysable-command"
-#: A spec change since the base that widens an IN_PROGRESS intent or adds one.
-SCOPE_WIDENED = "scope-widened"
-#: The hook could not decide (its own failure, a broken spec): it fails closed.
-GOVERNANCE_ERROR = "governance-error"
-
-DEFAULT_SEVERITY: Mapping[str, Severity] = {
-    NO_ACTIVE_INTENT: Severity.ERROR,
-    OUT_OF_SCOPE: Severity.ERROR,
-    STALE_FILE: Severity.WARNING,
-    DESTRUCTIVE_EDIT: Severity.ERROR,
-    PROTECTED_PATH: Severity.ERROR,
-    DESTRUCTIVE_COMMAND: Severity.ERROR,
-    UNANALYSABLE_COMMAND: Severity.WARNING,
-    SCOPE_WIDENED: Severity.ERROR,
-    GOVERNANCE_ERROR: Severity.ERROR,
-}
-
-#: Verdicts a mutation record may carry only until they are resolved: such a record
-#: keeps its lines "open" (editor diagnostics, ``intent-ls check``) until approved,
-#: reverted, or (scope codes) covered by the active intent.
-GATED = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT, DESTRUCTIVE_EDIT, STALE_FILE})
-#: Verdicts a human can approve. ``no-active-intent`` is not among them: it is resolved
-#: by selecting an intent that owns the file, never by waving it through.
-APPROVABLE_IN_ORDER = (OUT_OF_SCOPE, DESTRUCTIVE_EDIT, STALE_FILE)  # as messages list them
-APPROVABLE = frozenset(APPROVABLE_IN_ORDER)
-#: Verdicts about who may edit a file: resolved by selecting an intent that owns it.
-SCOPE_CODES = frozenset({OUT_OF_SCOPE, NO_ACTIVE_INTENT})
-
-#: More net deleted lines than this in one save is a destructive edit, unless the
-#: repository's ``policy.maxDeletedLines`` says otherwise (:class:`.judge.PolicyConfig`).
-DEFAULT_MAX_DELETED_LINES = 20
 
 
 def severity_of(code: str) -> Severity:
-    return DEFAULT_SEVERITY.get(code, Severity.ERROR)
+    return rule_of(code).severity
+
+
+__all__ = [
+    "APPROVABLE",
+    "APPROVABLE_IN_ORDER",
+    "DEFAULT_MAX_DELETED_LINES",
+    "DEFAULT_SEVERITY",
+    "DESTRUCTIVE_COMMAND",
+    "DESTRUCTIVE_EDIT",
+    "GATED",
+    "GOVERNANCE_ERROR",
+    "NO_ACTIVE_INTENT",
+    "OUT_OF_SCOPE",
+    "PROTECTED_PATH",
+    "SCOPE_CODES",
+    "SCOPE_WIDENED",
+    "STALE_FILE",
+    "TERMINAL_APPROVABLE",
+    "UNANALYSABLE_COMMAND",
+    "severity_of",
+]

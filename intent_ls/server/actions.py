@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE, STALE_FILE
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.rules.rule import Fixes, Rule
 from intent_ls.server import destructive, lifecycle, stale
 from intent_ls.server.arguments import approve_action
 from intent_ls.server.diagnostics import SOURCE
+from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 from intent_ls.server.spec_edits import scope_edit
@@ -31,16 +33,8 @@ def code_actions(ls: Hub, params: types.CodeActionParams) -> list[types.CodeActi
     actions: list[types.CodeAction] = []
     rel = doc.rel if doc else None
     for diag in params.context.diagnostics:
-        if diag.source != SOURCE or rel is None or doc is None:
-            continue
-        if diag.code == NO_ACTIVE_INTENT:
-            actions += _select_fixes(folder, rel, uri, diag)
-        elif diag.code == OUT_OF_SCOPE:
-            actions += _scope_fixes(ls, folder, rel, uri, diag)
-        elif diag.code == STALE_FILE:
-            actions += stale.fixes(ls, doc, diag)
-        elif diag.code == DESTRUCTIVE_EDIT:
-            actions += destructive.fixes(ls, doc, diag)
+        if diag.source == SOURCE and rel is not None and doc is not None:
+            actions += _fixes(ls, folder, doc, rel, diag)
     actions.append(
         types.CodeAction(
             title=SELECT_ACTIVE_TITLE,
@@ -55,6 +49,26 @@ def code_actions(ls: Hub, params: types.CodeActionParams) -> list[types.CodeActi
     if only:
         actions = [a for a in actions if any(_kind_matches(a.kind, k) for k in only)]
     return actions
+
+
+def _fixes(
+    ls: Hub, folder: Folder, doc: TrackedDocument, rel: str, diag: types.Diagnostic
+) -> list[types.CodeAction]:
+    """The quick fixes the diagnostic's rule offers."""
+    rule = rule_of(str(diag.code))
+    fixes = rule.fixes
+    if fixes is Fixes.SELECT_INTENT:
+        return _select_fixes(folder, rel, doc.uri, diag)
+    if fixes is Fixes.SWITCH_OR_WIDEN:
+        return _scope_fixes(ls, folder, rel, doc.uri, diag, rule)
+    if fixes is Fixes.RELOAD_OR_KEEP:
+        return stale.fixes(ls, doc, diag)
+    if fixes is Fixes.RESTORE_OR_APPROVE:
+        return destructive.fixes(ls, doc, diag)
+    if rule.approvable:
+        key = ((diag.data or {}).get("approval") or {}) if isinstance(diag.data, dict) else {}
+        return [approve_action(rule.quick_fix, doc.uri, diag, rule.code, key.get("content_hash"))]
+    return []
 
 
 def _kind_matches(kind: str | None, wanted: str) -> bool:
@@ -85,7 +99,7 @@ def _select_fixes(
 
 
 def _scope_fixes(
-    ls: Hub, folder: Folder, rel: str, uri: str, diag: types.Diagnostic
+    ls: Hub, folder: Folder, rel: str, uri: str, diag: types.Diagnostic, rule: Rule
 ) -> list[types.CodeAction]:
     owners = [
         i for i in folder.scope.owners(rel) if i.selectable and i.id != folder.session.intent_id
@@ -107,5 +121,5 @@ def _scope_fixes(
                     edit=edit,
                 )
             )
-    actions.append(approve_action("Approve out-of-scope edit", uri, diag, OUT_OF_SCOPE))
+    actions.append(approve_action(rule.quick_fix, uri, diag, rule.code))
     return actions

@@ -1,9 +1,9 @@
 """The full analysis of one document version: a pure job for the worker thread.
 
 :func:`compute` brings the syntax tree up to the text, then makes one
-``policy.evaluate`` call with a :class:`~intent_ls.policy.judge.Change` (baseline →
-buffer, the disk state, both trees), which yields the ``stale-file`` and
-``destructive-edit`` verdicts, and :func:`~intent_ls.ledger.attribution.open_verdicts`,
+``workflow.judge_write`` of the change (baseline → buffer, the disk state, both trees),
+which yields the verdicts of the rules that judge a change (``stale-file``,
+``destructive-edit``), and :func:`~intent_ls.ledger.attribution.open_verdicts`,
 which finds the verdicts of earlier saves that are still unresolved. Everything it needs
 is captured in :class:`Inputs` on the event loop; the :class:`Live` result is only used
 for the document version it was computed for (:mod:`intent_ls.server.analyzer`
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import attrs
 
+from intent_ls import workflow
 from intent_ls.ledger.attribution import OpenVerdict, open_verdicts
 from intent_ls.policy.approvals import ApprovalSet, verdict_approval
-from intent_ls.policy.judge import Change, PolicyConfig, Verdict, evaluate
+from intent_ls.policy.judge import PolicyConfig, Verdict
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.rules.rule import Anchor
 from intent_ls.policy.session import Session
 from intent_ls.policy.stale import DiskState
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, STALE_FILE
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server.trace import History
 from intent_ls.server.trees import Batch, LiveTree, Snapshot
@@ -32,7 +34,7 @@ class Live:
 
     version: int | None
     text: str
-    #: ``stale-file`` and ``destructive-edit`` verdicts, approved ones included.
+    #: The verdicts of the rules that judge a change, approved ones included.
     verdicts: tuple[Verdict, ...]
     approvals: ApprovalSet = attrs.field(eq=False)
     open: tuple[OpenVerdict, ...] = ()
@@ -83,17 +85,23 @@ def compute(inputs: Inputs) -> Live:
                 old_syntax = tree.tree_for(tree.governance, inputs.baseline)
         new_syntax = new_syntax.copy()
     baseline = inputs.baseline if inputs.baseline is not None else inputs.text
-    verdicts = evaluate(
+    decision = workflow.judge_write(
         inputs.session,
         inputs.scope,
         inputs.rel,
-        Change(baseline, inputs.text, inputs.language, inputs.disk, old_syntax, new_syntax),
+        baseline,
+        inputs.text,
+        language=inputs.language,
+        disk=inputs.disk,
         config=inputs.config,
+        old_syntax=old_syntax,
+        new_syntax=new_syntax,
+        path_rules=False,  # the loop publishes the path's verdicts at once
     )
     approvals = ApprovalSet(inputs.history.approvals)
     hashes: frozenset[str] = frozenset()
     if new_syntax is not None and any(
-        v.get("code") == DESTRUCTIVE_EDIT
+        rule_of(str(v.get("code"))).anchor is Anchor.FINDING
         for r in inputs.history.gated
         for v in r.get("metadata", {}).get("intent_ls", {}).get("verdicts") or ()
     ):
@@ -109,7 +117,7 @@ def compute(inputs: Inputs) -> Live:
     return Live(
         inputs.version,
         inputs.text,
-        tuple(v for v in verdicts if v.code in (STALE_FILE, DESTRUCTIVE_EDIT)),
+        decision.verdicts,
         approvals,
         tuple(found),
         inputs.baseline_version,

@@ -1,6 +1,6 @@
 """Analysing open documents: debounced, off the event loop, rendered as diagnostics.
 
-The per-keystroke path (``server.evaluate``) publishes the scope verdicts at once. What
+The per-keystroke path (``server.publish``) publishes the scope verdicts at once. What
 needs the whole text, the syntax trees or the ledger runs ``analysisDelay`` seconds
 after the last change, in two jobs: the document's history on the index thread, then
 :func:`~intent_ls.server.analysis.compute` on the worker thread. The results are
@@ -19,7 +19,8 @@ from lsprotocol import types
 
 from intent_ls.common.diff import LineSpan
 from intent_ls.policy.approvals import approval_key
-from intent_ls.policy.verdicts import DEFAULT_SEVERITY, SCOPE_CODES, STALE_FILE
+from intent_ls.policy.rules import SCOPE_CODES, rule_of
+from intent_ls.policy.rules.rule import Anchor
 from intent_ls.server import stale
 from intent_ls.server.analysis import Inputs, Live, compute
 from intent_ls.server.config import Config
@@ -29,7 +30,6 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 from intent_ls.server.timers import Timers
 from intent_ls.server.trace import History
-from intent_ls.spec.model import Severity
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -120,7 +120,7 @@ class Analyzer:
         session = folder.session
         covered: frozenset[str] = frozenset()
         if session.intent_id is not None and folder.scope.owns(session.intent_id, doc.rel):
-            covered = SCOPE_CODES
+            covered = SCOPE_CODES  # the active intent owns the file
         return Inputs(
             rel=doc.rel,
             text=text,
@@ -145,7 +145,7 @@ class Analyzer:
         extra = self.render(doc, live)
         if extra != doc.extra:  # nothing new: nothing to publish
             doc.extra = extra
-            self.ls.evaluate(doc)
+            self.ls.publish(doc)
         stale.check_reload(self.ls, doc)
 
     def render(self, doc: TrackedDocument, live: Live) -> list[types.Diagnostic]:
@@ -172,8 +172,10 @@ class Analyzer:
         for found in live.open:
             if (found.code, found.approval.get("content_hash")) in shown:
                 continue
-            if found.code == STALE_FILE and any(c == STALE_FILE for c, _ in shown):
-                continue
+            if rule_of(found.code).anchor is Anchor.OVERWRITTEN and any(
+                c == found.code for c, _ in shown
+            ):
+                continue  # the live verdict says it already
             message = (
                 f"{found.message} (saved {_when(found.timestamp)} and not resolved; "
                 f"trace record {found.record_id[:8]})"
@@ -250,7 +252,7 @@ def _diagnostic(
     config: Config,
     data: dict[str, Any],
 ) -> types.Diagnostic | None:
-    level = severity(code, DEFAULT_SEVERITY.get(code, Severity.ERROR), config)
+    level = severity(code, rule_of(code).severity, config)
     if level is None:
         return None
     last = max(len(lines) - 1, 0)

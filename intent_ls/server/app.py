@@ -167,7 +167,7 @@ def did_open(ls: IntentLanguageServer, params: types.DidOpenTextDocumentParams) 
     item = params.text_document
     doc = ls.track(item.uri, item.text, item.version, item.language_id)
     if ls.is_spec(doc):
-        ls.evaluate(doc)
+        ls.publish(doc)
 
 
 @feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -186,7 +186,7 @@ def did_change(ls: IntentLanguageServer, params: types.DidChangeTextDocumentPara
     stale.buffer_changed(doc)
     if doc.folder is not None:
         ls.current_folder = doc.folder
-    ls.evaluate(doc, authorize=True)
+    ls.advance_turn(doc, ls.publish(doc))
     ls.analyzer.schedule(doc)
 
 
@@ -206,7 +206,7 @@ def did_save(ls: IntentLanguageServer, params: types.DidSaveTextDocumentParams) 
         saving.on_save(ls, doc)
     elif not doc.governed or ls.allowed(doc):
         doc.rebase()
-        ls.evaluate(doc)
+        ls.publish(doc)
 
 
 @feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)

@@ -18,13 +18,15 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from intent_ls import workflow
 from intent_ls.common.hashing import content_hash
 from intent_ls.ledger.attribution import OpenVerdict
 from intent_ls.ledger.records import build_approval_record
 from intent_ls.policy.approvals import Approval, Contributor, approval_request
-from intent_ls.policy.judge import Verdict, evaluate
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.rules import rule_of
+from intent_ls.policy.rules.rule import Approvable, Rule
 from intent_ls.policy.session import TurnState
-from intent_ls.policy.verdicts import OUT_OF_SCOPE, STALE_FILE
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder
 from intent_ls.server.guard import Refused
@@ -111,12 +113,13 @@ async def approve(
     """``intent.approve``: the verdict of ``code`` on 0-based ``lines`` of ``doc``."""
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
-    if code == OUT_OF_SCOPE:
-        approvals = await _approve_scope(ls, doc, lines)
+    rule = rule_of(code)
+    if rule.approval is Approvable.RANGE:
+        approvals = await _approve_range(ls, doc, lines, rule)
     else:
         found = _keyed(doc, lines, code, key)
         if found is None:
-            what = "stale-file warning" if code == STALE_FILE else "destructive edit"
+            what = rule.called
             raise Refused(
                 f"intent.approve: no {what} of {rel} at lines {lines[0] + 1}-{lines[1] + 1}"
             )
@@ -174,42 +177,63 @@ def _key_of(verdict: Verdict | OpenVerdict) -> str | None:
     return wanted.get("content_hash")
 
 
-async def _approve_scope(ls: Hub, doc: TrackedDocument, lines: tuple[int, int]) -> list[Approval]:
+async def _approve_range(
+    ls: Hub, doc: TrackedDocument, lines: tuple[int, int], rule: Rule
+) -> list[Approval]:
+    """Approves the lines of a rule approved by range (``out-of-scope``): the live
+    verdict's lines as the buffer has them, and the recorded verdicts on them."""
     folder, rel = doc.folder, doc.rel
     assert folder is not None and rel is not None
     active = folder.active
     if active is None:
         raise Refused("intent.approve: no active intent; run intent.select first")
-    live_oos = any(v.code == OUT_OF_SCOPE for v in evaluate(folder.session, folder.scope, rel))
-    recorded = [
-        f
-        for f in (doc.live.open if doc.live is not None else ())
-        if f.code == OUT_OF_SCOPE and _overlaps(f.span.start, f.span.end, lines)
-    ]
-    if not live_oos and not recorded:
+    keys = _range_keys(doc, lines, rule)
+    if keys is None:
         raise Refused(f"intent.approve: {rel} is inside {active.id}'s scope; nothing to approve")
-    keys: list[dict[str, Any]] = []
-    if live_oos and doc.absorb(*lines):
-        text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
-        keys.append(
-            approval_request(OUT_OF_SCOPE, rel, lines[0] + 1, lines[1] + 1, content_hash(text))
-        )
-    keys.extend(f.approval for f in recorded)
     if not keys:
         raise Refused(f"intent.approve: no edit of {rel} at lines {lines[0] + 1}-{lines[1] + 1}")
-    seen: set[str] = set()
-    approvals = []
-    message = f"{rel} is outside the scope of active intent {active.id}"
     approver = ls.config.contributor.approver()
-    for key in keys:
-        if key["content_hash"] in seen:
-            continue
-        seen.add(key["content_hash"])
-        approvals.append(approval(key, approver))
+    approvals = [approval(key, approver) for key in _distinct(keys)]
+    message = f"{rel} is outside the scope of active intent {active.id}"
     await record_approvals(ls, folder, [(a, message, ()) for a in approvals], doc.uri)
     doc.pending_approvals.extend(approvals)
     _after(ls, doc)
     return approvals
+
+
+def _range_keys(
+    doc: TrackedDocument, lines: tuple[int, int], rule: Rule
+) -> list[dict[str, Any]] | None:
+    """The approval keys of the rule's verdicts on ``lines``: the live verdict's lines
+    as the buffer has them, and the recorded verdicts there; None when there is no
+    verdict of the rule at all."""
+    folder, rel = doc.folder, doc.rel
+    assert folder is not None and rel is not None
+    path = workflow.judge_path(folder.session, folder.scope, rel)
+    live = any(v.code == rule.code for v in path.verdicts)
+    recorded = [
+        f
+        for f in (doc.live.open if doc.live is not None else ())
+        if f.code == rule.code and _overlaps(f.span.start, f.span.end, lines)
+    ]
+    if not live and not recorded:
+        return None
+    keys: list[dict[str, Any]] = []
+    if live and doc.absorb(*lines):
+        text = [line.rstrip("\r\n") for line in doc.lines[lines[0] : lines[1] + 1]]
+        keys.append(
+            approval_request(rule.code, rel, lines[0] + 1, lines[1] + 1, content_hash(text))
+        )
+    keys.extend(f.approval for f in recorded)
+    return keys
+
+
+def _distinct(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The keys, each content hash once (the first)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        seen.setdefault(key["content_hash"], key)
+    return list(seen.values())
 
 
 def _after(ls: Hub, doc: TrackedDocument) -> None:
@@ -217,6 +241,6 @@ def _after(ls: Hub, doc: TrackedDocument) -> None:
     assert folder is not None
     if folder.session.state is TurnState.BLOCKED:
         folder.session.resolve()
-    ls.evaluate(doc)
+    ls.publish(doc)
     ls.send_status(folder)
     ls.analyzer.schedule(doc, delay=0)

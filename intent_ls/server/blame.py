@@ -82,6 +82,26 @@ async def hover(ls: Hub, params: types.HoverParams) -> types.Hover | None:
     entries = _entries(ls, doc, blamed or [], carried, trace)
     if not entries and indexing is None:
         return None
+    table = _table(ls, doc, line, definition, indexing, entries)
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n".join(table)),
+        range=types.Range(
+            start=types.Position(line=line, character=0),
+            end=types.Position(line=line, character=ls.codec.client_num_units(lines[line])),
+        ),
+    )
+
+
+def _table(
+    ls: Hub,
+    doc: TrackedDocument,
+    line: int,
+    definition: Any,
+    indexing: str | None,
+    entries: list[dict[str, Any]],
+) -> list[str]:
+    """The hover's Markdown lines: a title naming the definition (or line), then the
+    records, newest first, at most ``MAX_ENTRIES``."""
     title = "**intent-ls history**"
     if definition is not None:
         title += f" · `{definition.name}` ({definition.kind})"
@@ -99,13 +119,7 @@ async def hover(ls: Hub, params: types.HoverParams) -> types.Hover | None:
         ]
     if len(entries) > MAX_ENTRIES:
         table += ["", f"… and {len(entries) - MAX_ENTRIES} earlier record(s)"]
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n".join(table)),
-        range=types.Range(
-            start=types.Position(line=line, character=0),
-            end=types.Position(line=line, character=ls.codec.client_num_units(lines[line])),
-        ),
-    )
+    return table
 
 
 def _entries(

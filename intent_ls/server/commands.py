@@ -17,8 +17,8 @@ from pygls.capabilities import get_capability
 
 from intent_ls.common.safe_io import read_sidecar, write_atomic
 from intent_ls.common.uris import is_file_uri, path_of_uri
+from intent_ls.policy.rules import APPROVABLE_IN_ORDER, rule_of
 from intent_ls.policy.session import SelectionRefused
-from intent_ls.policy.verdicts import APPROVABLE, APPROVABLE_IN_ORDER, OUT_OF_SCOPE
 from intent_ls.server import arguments, guard, lifecycle
 from intent_ls.server.approvals import approve as approve_in
 from intent_ls.server.edits import apply
@@ -66,7 +66,7 @@ def _reevaluate(ls: Hub, folder: Folder) -> None:
     blocked = False
     for doc in list(ls.documents.values()):
         if doc.folder is folder:
-            blocked = ls.evaluate(doc) or blocked
+            blocked = ls.publish(doc).blocked or blocked
     folder.session.settle(blocked)
     ls.analyzer.schedule_folder(folder, delay=0)  # recorded verdicts an owner now covers
     ls.send_status(folder)
@@ -200,7 +200,7 @@ async def approve(ls: Hub, *args: Any) -> dict[str, Any]:
     key = None
     if len(args) > 3:
         key = arguments.string(name, args[3], "the content hash", optional=True)
-    if code not in APPROVABLE:
+    if not isinstance(code, str) or not rule_of(code).approvable:
         raise UserError(
             f"{name}: only {', '.join(repr(c) for c in APPROVABLE_IN_ORDER)} verdicts can be "
             f"approved, not {brief(code)} (for no-active-intent, select an intent)"
@@ -208,7 +208,7 @@ async def approve(ls: Hub, *args: Any) -> dict[str, Any]:
     doc = ls.documents.get(uri or "")
     if doc is None or doc.folder is None:
         raise Refused(f"{name}: {brief(uri)} is not an open document in a workspace folder")
-    if code == OUT_OF_SCOPE:
+    if rule_of(code).selects_intent:
         _active(doc.folder, name)
     if not doc.governed or doc.rel is None:
         raise Refused(f"{name}: {doc.rel or uri} is not governed; nothing to approve")

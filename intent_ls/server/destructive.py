@@ -26,10 +26,11 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path
 
+from intent_ls import workflow
 from intent_ls.common.uris import path_of_uri
 from intent_ls.policy.approvals import Approval, whole_file_request
-from intent_ls.policy.judge import FileOperation, Verdict, evaluate
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.rules import rule_of
 from intent_ls.server import stale
 from intent_ls.server.approvals import approval, record_approvals
 from intent_ls.server.arguments import approve_action
@@ -40,7 +41,6 @@ from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 from intent_ls.syntax.model import AstNode
 
-APPROVE_TITLE = "Approve destructive edit"
 RESTORE_TITLE = "Restore deleted code"
 APPROVE_OPERATION = "Approve"
 #: Files looked at, at most, when a whole directory is deleted or renamed.
@@ -57,22 +57,7 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
     data = diag.data if isinstance(diag.data, dict) else {}
     key = (data.get("approval") or {}).get("content_hash")
     actions: list[types.CodeAction] = []
-    live = doc.live
-    finding = None
-    if live is not None and live.version == doc.version and not data.get("record"):
-        for verdict in live.unapproved(DESTRUCTIVE_EDIT):
-            anchor = getattr(verdict.finding, "anchor", None)
-            if anchor is None:
-                continue
-            if (
-                key is not None
-                and (verdict.details.get("approval") or {}).get("content_hash") == key
-            ) or (
-                anchor.start - 1 <= diag.range.end.line and diag.range.start.line <= anchor.end - 1
-            ):
-                finding = verdict.finding
-                key = key or (verdict.details.get("approval") or {}).get("content_hash")
-                break
+    finding, key = _finding(doc, diag, key, bool(data.get("record")))
     if finding is not None and getattr(finding, "restore", ()):
         actions.append(
             types.CodeAction(
@@ -83,8 +68,30 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
                 edit=restore_edit(ls, doc, finding.restore),
             )
         )
-    actions.append(approve_action(APPROVE_TITLE, doc.uri, diag, DESTRUCTIVE_EDIT, key))
+    rule = rule_of(str(diag.code))
+    actions.append(approve_action(rule.quick_fix, doc.uri, diag, rule.code, key))
     return actions
+
+
+def _finding(
+    doc: TrackedDocument, diag: types.Diagnostic, key: str | None, recorded: bool
+) -> tuple[Any, str | None]:
+    """The live finding the diagnostic shows (by its key, else by its range) and the
+    key to approve; no finding for a recorded verdict or an outdated analysis."""
+    live = doc.live
+    if live is None or live.version != doc.version or recorded:
+        return None, key
+    for verdict in live.unapproved(str(diag.code)):
+        anchor = getattr(verdict.finding, "anchor", None)
+        if anchor is None:
+            continue
+        named = (verdict.details.get("approval") or {}).get("content_hash")
+        overlaps = anchor.start - 1 <= diag.range.end.line and diag.range.start.line <= (
+            anchor.end - 1
+        )
+        if (key is not None and named == key) or overlaps:
+            return verdict.finding, key or named
+    return None, key
 
 
 def restore_edit(ls: Hub, doc: TrackedDocument, edits: Any) -> types.WorkspaceEdit:
@@ -130,30 +137,39 @@ def _judge(
         return out
     new_path = path_of(new_uri) if new_uri else None
     for file in _files(old_path):
-        uri = from_fs_path(str(file)) or ""
-        folder = ls.folder_for_uri(uri)
-        if folder is None or not folder.governed:
+        found = _governed(ls, file)
+        if found is None:
             continue
-        info = folder.workspace.classify(file)
-        if info.rel is None or not info.governed:
-            continue
+        folder, rel, uri = found
         new_rel = None
         if new_path is not None:
             target = new_path / file.relative_to(old_path) if file != old_path else new_path
             new_rel = folder.workspace.relative(target) if target else None
         doc = ls.documents.get(uri)
         text = ls.workspace.get_text_document(uri).source if doc else read_text(file)
-        operation = FileOperation(new_rel, text, doc.language if doc else None)
-        for verdict in evaluate(
+        decision = workflow.judge_file_operation(
             folder.session,
             folder.scope,
-            info.rel,
-            operation,
+            rel,
+            new_rel,
+            text=text,
+            language=doc.language if doc else None,
             config=ls.config.policy(folder.scope.spec),
-        ):
-            if verdict.blocking:
-                out.append((folder, info.rel, verdict, text))
+        )
+        out += [(folder, rel, v, text) for v in decision.verdicts if v.blocking]
     return out
+
+
+def _governed(ls: Hub, file: Path) -> tuple[Folder, str, str] | None:
+    """(its folder, its path there, its URI) when ``file`` is governed."""
+    uri = from_fs_path(str(file)) or ""
+    folder = ls.folder_for_uri(uri)
+    if folder is None or not folder.governed:
+        return None
+    info = folder.workspace.classify(file)
+    if info.rel is None or not info.governed:
+        return None
+    return folder, info.rel, uri
 
 
 async def will_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) -> None:
@@ -163,10 +179,9 @@ async def will_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) 
         return
     for old, _ in pairs:
         ls.operations_seen.add(old)
-    approvable = [j for j in judged if j[2].code != NO_ACTIVE_INTENT]
-    lines = sorted({f"{rel}: {verdict.message}" for _, rel, verdict, _ in judged})
-    summary = "; ".join(lines[:5]) + (f"; … ({len(lines)} in all)" if len(lines) > 5 else "")
-    needs_intent = any(j[2].code == NO_ACTIVE_INTENT for j in judged)
+    approvable = [j for j in judged if j[2].rule.approvable]
+    summary = _summary(judged)
+    needs_intent = any(j[2].rule.selects_intent and not j[2].rule.approvable for j in judged)
     if approvable and get_capability(ls.client_capabilities, "window.show_message", None):
         answer = await ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
@@ -191,6 +206,12 @@ async def will_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) 
         f"intent-ls: {what} without approval: {summary}. `intent-ls check` will report it.",
         types.MessageType.Warning,
     )
+
+
+def _summary(judged: list[tuple[Folder, str, Verdict, str | None]]) -> str:
+    """The verdicts in a line: the first five, and how many in all."""
+    lines = sorted({f"{rel}: {verdict.message}" for _, rel, verdict, _ in judged})
+    return "; ".join(lines[:5]) + (f"; … ({len(lines)} in all)" if len(lines) > 5 else "")
 
 
 async def _record(ls: Hub, judged: list[tuple[Folder, str, Verdict, str | None]]) -> None:
@@ -218,30 +239,31 @@ async def did_operate(ls: Hub, pairs: list[tuple[str, str | None]], what: str) -
         ls.operations_seen.discard(old)
         folder = ls.folder_for_uri(old)
         path = path_of_uri(old)
-        if folder is not None and path:
-            rel = folder.workspace.relative(path)
-            if rel:
-                await ls.workers.query(folder.trace.forget, rel)
+        rel = folder.workspace.relative(path) if folder is not None and path else None
+        if folder is not None and rel:
+            await ls.workers.query(folder.trace.forget, rel)
     for doc in list(ls.documents.values()):
         if any(doc.uri == old or doc.uri.startswith(old.rstrip("/") + "/") for old, _ in pairs):
             stale.disk_changed(ls, doc)
-    if unannounced:
-        lines = []
-        for old, new in unannounced:
-            folder = ls.folder_for_uri(old)
-            path = path_of_uri(old)
-            if folder is None or not folder.governed or not path:
-                continue
-            info = folder.workspace.classify(path)
-            if info.rel is None or not info.governed:
-                continue
-            new_rel = folder.workspace.relative(path_of_uri(new) or "") if new else None
-            for verdict in evaluate(folder.session, folder.scope, info.rel, FileOperation(new_rel)):
-                if verdict.blocking:
-                    lines.append(f"{info.rel}: {verdict.message}")
-        if lines:
-            ls.show(
-                f"intent-ls: {what} without approval: {'; '.join(sorted(set(lines))[:5])}. "
-                "`intent-ls check` will report it.",
-                types.MessageType.Warning,
-            )
+    lines = [line for old, new in unannounced for line in _unapproved(ls, old, new)]
+    if lines:
+        ls.show(
+            f"intent-ls: {what} without approval: {'; '.join(sorted(set(lines))[:5])}. "
+            "`intent-ls check` will report it.",
+            types.MessageType.Warning,
+        )
+
+
+def _unapproved(ls: Hub, old: str, new: str | None) -> list[str]:
+    """What an operation no will* request announced did without approval, a line per
+    blocking verdict."""
+    folder = ls.folder_for_uri(old)
+    path = path_of_uri(old)
+    if folder is None or not folder.governed or not path:
+        return []
+    info = folder.workspace.classify(path)
+    if info.rel is None or not info.governed:
+        return []
+    new_rel = folder.workspace.relative(path_of_uri(new) or "") if new else None
+    decision = workflow.judge_file_operation(folder.session, folder.scope, info.rel, new_rel)
+    return [f"{info.rel}: {v.message}" for v in decision.verdicts if v.blocking]

@@ -14,7 +14,6 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from intent_ls.policy.judge import Verdict
-from intent_ls.policy.verdicts import DEFAULT_SEVERITY, OUT_OF_SCOPE
 from intent_ls.server.config import Config, SeverityOption
 from intent_ls.server.documents import Region, TrackedDocument
 from intent_ls.server.folders import Folder
@@ -88,7 +87,7 @@ def governance(
         regions = [*regions[: MAX_REGIONS - 1], Region(last.start, regions[-1].end)]
     out: list[types.Diagnostic] = []
     for verdict in verdicts:
-        level = severity(verdict.code, DEFAULT_SEVERITY.get(verdict.code, Severity.ERROR), config)
+        level = severity(verdict.code, verdict.severity, config)
         if level is None:
             continue
         related = owner_locations(folder, doc.rel or "", verdict, codec)
@@ -133,7 +132,9 @@ def owner_locations(
                     message=what,
                 )
             )
-        if verdict.code == OUT_OF_SCOPE and folder.active is not None and folder.active.scope_span:
+        # a verdict about the active intent's scope points at it too
+        active_scope = verdict.details.get("active_intent") is not None
+        if active_scope and folder.active is not None and folder.active.scope_span:
             active = folder.active
             cached.append(
                 types.DiagnosticRelatedInformation(

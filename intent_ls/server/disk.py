@@ -16,7 +16,8 @@ import attrs
 from intent_ls.common.hashing import text_hash
 from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_regular
 from intent_ls.common.uris import path_of_uri
-from intent_ls.policy.stale import Changer, DiskState, SaveCheck
+from intent_ls.policy.rules.stale_file import SaveCheck
+from intent_ls.policy.stale import Changer, DiskState
 
 #: Disk reads of a document stop here: well above the largest document the server tracks
 #: (``documents.MAX_TRACKED_CHARS`` characters of up to 4 UTF-8 bytes each).

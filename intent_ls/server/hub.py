@@ -14,17 +14,35 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
+import attrs
 from lsprotocol import types
 from pygls.progress import Progress
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import Workspace
 
+from intent_ls.policy.judge import Verdict
 from intent_ls.server.config import Config
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
 from intent_ls.server.positions import FastCodec
 from intent_ls.server.trace import FolderTrace
 from intent_ls.server.workers import Workers
+
+
+@attrs.frozen
+class Published:
+    """What publishing a document's diagnostics found: its path's verdicts (when its
+    path was judged) and whether governance diagnostics were shown for them."""
+
+    verdicts: tuple[Verdict, ...] = ()
+    shown: bool = False
+    #: Whether the document's path was judged (a governed document's).
+    judged: bool = False
+
+    @property
+    def blocked(self) -> bool:
+        """A blocking verdict was published (what typing would turn into BLOCKED)."""
+        return self.shown and any(v.blocking for v in self.verdicts)
 
 
 class Records(Protocol):
@@ -83,7 +101,9 @@ class Hub(Protocol):
 
     def refresh_all(self) -> None: ...
 
-    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> bool: ...
+    def publish(self, doc: TrackedDocument) -> Published: ...
+
+    def advance_turn(self, doc: TrackedDocument, published: Published) -> None: ...
 
     def send_status(self, folder: Folder) -> None: ...
 

@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from intent_ls.ledger.attribution import open_verdicts
-from intent_ls.policy.verdicts import SCOPE_CODES
+from intent_ls.policy.rules import SCOPE_CODES, rule_of
 from intent_ls.server import arguments
 from intent_ls.server.diagnostics import to_range
 from intent_ls.server.disk import read_text
@@ -203,7 +203,7 @@ async def unapproved(ls: Hub, folder: Folder, intent_id: str) -> list[tuple[str,
         seen.add(doc.rel)
         found += [(doc.rel, v.code) for v in doc.live.unapproved()]
         # The intent owns the file: its scope verdicts are covered.
-        found += [(doc.rel, v.code) for v in doc.live.open if v.code not in SCOPE_CODES]
+        found += [(doc.rel, v.code) for v in doc.live.open if not rule_of(v.code).selects_intent]
     trace = await ls.recorder.indexed(folder)
     for rel in await ls.workers.query(_recorded_paths, trace, intent_id):
         if rel in seen or not folder.scope.owns(intent_id, rel):

@@ -41,7 +41,6 @@ from intent_ls.ledger.records import RecordedVerdict, approvals_from_records, ut
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
 from intent_ls.policy.judge import PolicyConfig, Verdict
 from intent_ls.policy.session import Session
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.server import stale
 from intent_ls.server.documents import TrackedDocument
@@ -165,26 +164,26 @@ def record_save(
         old_syntax = tree.tree_for(tree.record, job.old_text) if job.from_record else None
         governed = tree.tree_for(tree.governance, job.baseline)
     built = workflow.build_write(
-        job.root,
-        job.rel,
-        job.old_text,
-        job.new_text,
-        session=job.session,
-        scope=job.scope,
-        contributor=job.contributor,
-        baseline=job.baseline,
-        judged=job.destructive,
-        approvals=job.known,
-        config=job.config,
-        path_rules=False,
-        extra_verdicts=job.verdicts,
-        extra_approvals=job.approvals,
-        language=job.language,
-        syntax=syntax,
-        old_syntax=old_syntax,
-        baseline_syntax=governed,
-        clock=lambda: job.saved_at,
-        new_id=lambda: job.record_id,
+        workflow.Write(
+            job.root,
+            job.rel,
+            job.old_text,
+            job.new_text,
+            job.session,
+            job.scope,
+            job.contributor,
+            language=job.language,
+            baseline=job.baseline,
+            judged=job.destructive,
+            approvals=job.known,
+            config=job.config,
+            path_rules=False,
+            extra_verdicts=job.verdicts,
+            extra_approvals=job.approvals,
+            trees=workflow.Trees(syntax, old_syntax, governed),
+            clock=lambda: job.saved_at,
+            new_id=lambda: job.record_id,
+        )
     )
     allowed = job.scope_allowed and built.decision.allowed
     record = built.record
@@ -219,20 +218,10 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         verdicts.extend(workflow.recorded((stale_verdict,)))
         if context.check.approval is not None:
             approvals.append(context.check.approval)
-    old, from_record = doc.record_text or "", True
     on_disk = context.disk_text if context is not None else None
-    if on_disk is not None and text_hash(on_disk) not in (text_hash(old), text_hash(text)):
-        # Another writer's content was on disk: the record is against what it overwrote.
-        # (Equal to the buffer: the disk already holds this save's write, seen early.)
-        old, from_record = on_disk, False
+    old, from_record = _record_side(doc.record_text or "", on_disk, text)
     baseline = "".join(doc.baseline)
-    live = doc.live
-    judged = None
-    if live is not None and (live.version, live.baseline_version) == (
-        doc.version,
-        doc.baseline_version,
-    ):
-        judged = tuple(v for v in live.verdicts if v.code == DESTRUCTIVE_EDIT)
+    judged = _judged(doc)
     scope_allowed = not scope.blocking()
     doc.record_text = text
     if doc.disk is not None:
@@ -265,7 +254,7 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         job = attrs.evolve(job, journal=_journal(ls, folder, job))
     batch = tree.take() if tree is not None else None
     future = ls.workers.submit(record_save, folder.trace, tree, batch, job)
-    ls.evaluate(doc)
+    ls.publish(doc)
     needs_answer = context is not None and context.check.needs_confirmation
     ls.spawn(
         _finish(
@@ -278,6 +267,27 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
             on_disk,
         )
     )
+
+
+def _record_side(old: str, on_disk: str | None, text: str) -> tuple[str, bool]:
+    """What the save's record is against, and whether that is the last record's text:
+    another writer's content on disk is what the save overwrote (unless it equals the
+    buffer: the disk already holds this save's write, seen early)."""
+    if on_disk is not None and text_hash(on_disk) not in (text_hash(old), text_hash(text)):
+        return on_disk, False
+    return old, True
+
+
+def _judged(doc: TrackedDocument) -> tuple[Verdict, ...] | None:
+    """The analysis' verdicts of this very text and baseline, but for the rules a save
+    judges again against the disk just before writing; None when it has none yet."""
+    live = doc.live
+    if live is None or (live.version, live.baseline_version) != (
+        doc.version,
+        doc.baseline_version,
+    ):
+        return None
+    return tuple(v for v in live.verdicts if not v.rule.reads_disk)
 
 
 def replay_saves(
@@ -326,7 +336,7 @@ async def _finish(
     before, after = baselines
     if open_ and not result.allowed and doc.baseline is after and after is not before:
         doc.restore_baseline(before)  # an unapproved destructive edit: not allowed
-        ls.evaluate(doc)
+        ls.publish(doc)
     await ls.recorder.appended(folder, (result.written, result.error), doc.uri)
     if open_:
         ls.analyzer.schedule(doc, delay=0)

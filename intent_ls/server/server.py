@@ -2,8 +2,10 @@
 
 State is per workspace folder (:class:`~intent_ls.server.folders.Folder`) plus the open
 documents. Every path from an LSP event to the client goes through a small number of
-methods here (``evaluate``, ``refresh``, ``send_status``) so that "what does the user see
-after X" has one answer. The features it composes see it as a
+methods here (``publish``, ``advance_turn``, ``refresh``, ``send_status``) so that "what
+does the user see after X" has one answer: ``publish`` shows a document's diagnostics
+(its path judged through :mod:`intent_ls.workflow`), ``advance_turn`` moves the turn
+state for an edit. The features it composes see it as a
 :class:`~intent_ls.server.hub.Hub` and never import this module.
 """
 
@@ -23,9 +25,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from intent_ls import __version__
+from intent_ls import __version__, workflow
 from intent_ls.common.uris import UriError, is_file_uri, path_of_uri, uri_to_path
-from intent_ls.policy.judge import evaluate
+from intent_ls.policy.judge import Verdict
 from intent_ls.scope.conflicts import with_scope_conflicts
 from intent_ls.server import append_only, diagnostics, guard, stale, status
 from intent_ls.server.analyzer import Analyzer
@@ -33,6 +35,7 @@ from intent_ls.server.config import Config
 from intent_ls.server.disk import DiskTracker, path_of
 from intent_ls.server.documents import TrackedDocument
 from intent_ls.server.folders import Folder, FolderSet
+from intent_ls.server.hub import Published
 from intent_ls.server.ledger import Recorder
 from intent_ls.server.positions import FastCodec
 from intent_ls.server.protocol import IntentProtocol
@@ -214,7 +217,7 @@ class IntentLanguageServer(LanguageServer):
         for doc in list(self.documents.values()):
             if doc.folder is folder:
                 doc.info = folder.workspace.classify(path_of_uri(doc.uri) or "")
-                blocked = self.evaluate(doc) or blocked
+                blocked = self.publish(doc).blocked or blocked
         folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
@@ -285,20 +288,20 @@ class IntentLanguageServer(LanguageServer):
                 types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])
             )
         else:
-            self.evaluate(doc)
+            self.publish(doc)
 
     def is_spec(self, doc: TrackedDocument) -> bool:
         return doc.folder is not None and doc.uri == doc.folder.spec_uri
 
-    def evaluate(self, doc: TrackedDocument, authorize: bool = False) -> bool:
-        """Publishes ``doc``'s diagnostics; ``authorize`` also advances the turn state.
-        True when a blocking verdict was published (what typing would turn into BLOCKED)."""
+    def publish(self, doc: TrackedDocument) -> Published:
+        """Publishes ``doc``'s diagnostics: the spec's problems, the ledger's, or the
+        path's verdicts (through the workflow) with the analysis' findings."""
         folder = doc.folder
         if folder is None:
-            return False
+            return Published()
         if self.is_spec(doc):
             self.publish_spec(folder, doc)
-            return False
+            return Published()
         if doc.is_ledger:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -307,26 +310,34 @@ class IntentLanguageServer(LanguageServer):
                     version=doc.version,
                 )
             )
-            return False
-        verdicts = evaluate(folder.session, folder.scope, doc.rel) if doc.governed else ()
+            return Published()
+        verdicts = self._path_verdicts(doc)
         found = diagnostics.governance(doc, verdicts, folder, self.codec, self.config)
         published = found + self.analyzer.visible(doc.extra, found) if doc.governed else found
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=published, version=doc.version)
         )
-        if authorize and doc.governed and folder.session.intent_id is not None:
-            before = folder.session.state
-            folder.session.authorize(verdicts if found else ())
-            if folder.session.state is not before:
-                self.send_status(folder)
-        return bool(found) and any(v.blocking for v in verdicts)
+        return Published(verdicts, bool(found), doc.governed)
+
+    def advance_turn(self, doc: TrackedDocument, published: Published) -> None:
+        """Advances the turn state by an edit of ``doc`` (what ``publish`` found)."""
+        folder = doc.folder
+        if folder is None or not published.judged or folder.session.intent_id is None:
+            return
+        before = folder.session.state
+        folder.session.authorize(published.verdicts if published.shown else ())
+        if folder.session.state is not before:
+            self.send_status(folder)
+
+    def _path_verdicts(self, doc: TrackedDocument) -> tuple[Verdict, ...]:
+        folder = doc.folder
+        if folder is None or not doc.governed or doc.rel is None:
+            return ()
+        return workflow.judge_path(folder.session, folder.scope, doc.rel).verdicts
 
     def allowed(self, doc: TrackedDocument) -> bool:
         """True when the session may mutate ``doc`` now (no blocking verdict)."""
-        folder = doc.folder
-        if folder is None or not doc.governed or doc.rel is None:
-            return True
-        return not any(v.blocking for v in evaluate(folder.session, folder.scope, doc.rel))
+        return not any(v.blocking for v in self._path_verdicts(doc))
 
     def publish_spec(self, folder: Folder, doc: TrackedDocument | None = None) -> None:
         """Spec problems: from the live buffer when it is open, else from the file."""

@@ -39,9 +39,10 @@ from pygls.capabilities import get_capability
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.approvals import ApprovalSet
-from intent_ls.policy.judge import Verdict, stale_verdict
-from intent_ls.policy.stale import Changer, check_save
-from intent_ls.policy.verdicts import STALE_FILE
+from intent_ls.policy.judge import Verdict
+from intent_ls.policy.rules import stale_file
+from intent_ls.policy.rules.stale_file import check_save, stale_verdict
+from intent_ls.policy.stale import Changer
 from intent_ls.server.approvals import approve_verdict
 from intent_ls.server.arguments import approve_action
 from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
@@ -51,7 +52,8 @@ from intent_ls.server.edits import document_edit
 from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 
-KEEP_TITLE = "Keep my version"
+#: "Keep my version": the stale rule's approval, as its quick fix and the save prompt name it.
+KEEP_TITLE = stale_file.RULE.quick_fix
 RELOAD_TITLE = "Reload from disk"
 RESTORE_TITLE = "Restore the disk version"
 
@@ -139,7 +141,7 @@ def _maybe_reloaded(ls: Hub, doc: TrackedDocument, from_watch: bool) -> bool:
     disk.early_save = early
     if not own_early_write:
         doc.record_text = text  # another writer's content, recorded by them (or not at all)
-    ls.evaluate(doc)
+    ls.publish(doc)
     return True
 
 
@@ -278,7 +280,7 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
         else:
             reload.edit = replace_buffer(ls, doc, disk.current_text)
         actions.append(reload)
-    actions.append(approve_action(KEEP_TITLE, doc.uri, diag, STALE_FILE))
+    actions.append(approve_action(KEEP_TITLE, doc.uri, diag, stale_file.CODE))
     return actions
 
 

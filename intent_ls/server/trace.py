@@ -31,8 +31,8 @@ from intent_ls.ledger.store import LEDGER_RELPATH, Ledger, ledger_path
 from intent_ls.ledger.tail import records_touching
 from intent_ls.ledger.writers import changer_from_index, changer_from_records
 from intent_ls.policy.approvals import Approval
+from intent_ls.policy.rules import rule_of
 from intent_ls.policy.stale import Changer
-from intent_ls.policy.verdicts import GATED
 from intent_ls.syntax.model import AstNode
 
 logger = logging.getLogger(__name__)
@@ -270,7 +270,8 @@ class FolderTrace:
         cache.recent.append(record)
         cache.approvals.extend(approvals_from_records([record]))
         if meta.get("kind") == "mutation" and any(
-            isinstance(v, dict) and v.get("code") in GATED for v in meta.get("verdicts") or ()
+            isinstance(v, dict) and rule_of(str(v.get("code"))).gates
+            for v in meta.get("verdicts") or ()
         ):
             cache.gated.append(record)
 

@@ -166,24 +166,38 @@ def dispatch(protocol: BoundedProtocol, body: bytes) -> None:
                 msg_id, INVALID_REQUEST, "intent-ls: JSON-RPC batches are not part of LSP"
             )
         return
+    refused = _malformed(data)
+    if refused is None:
+        _handle(protocol, data)
+    elif refused[0]:
+        protocol.send_error(refused[1], INVALID_REQUEST, refused[2])
+    else:
+        logger.warning(refused[2])
+
+
+def _malformed(data: Any) -> tuple[bool, Any, str] | None:
+    """Why ``data`` is not a message intent-ls handles: (answer it, the id to answer,
+    the text); None when it is one."""
     if not isinstance(data, dict):
-        protocol.send_error(None, INVALID_REQUEST, "intent-ls: a message must be a JSON object")
-        return
+        return True, None, "intent-ls: a message must be a JSON object"
     msg_id = data.get("id")
     if not _valid_id(msg_id):
-        protocol.send_error(None, INVALID_REQUEST, "intent-ls: id must be a number or a string")
-        return
+        return True, None, "intent-ls: id must be a number or a string"
+    if "method" in data and not isinstance(data.get("method"), str):
+        return True, msg_id, "intent-ls: method must be a string"
+    if data.get("jsonrpc") != "2.0":
+        if "id" in data and "method" in data:
+            return True, msg_id, 'intent-ls: jsonrpc must be "2.0"'
+        return False, None, "dropped a message without jsonrpc 2.0"
+    return None
+
+
+def _handle(protocol: BoundedProtocol, data: dict[str, Any]) -> None:
+    """A well-formed message: its params structured, then handled; a failure of either
+    is answered (a request) or logged (a notification)."""
+    msg_id = data.get("id")
     is_request = "id" in data and "method" in data
     method = data.get("method")
-    if "method" in data and not isinstance(method, str):
-        protocol.send_error(msg_id, INVALID_REQUEST, "intent-ls: method must be a string")
-        return
-    if data.get("jsonrpc") != "2.0":
-        if is_request:
-            protocol.send_error(msg_id, INVALID_REQUEST, 'intent-ls: jsonrpc must be "2.0"')
-        else:
-            logger.warning("dropped a message without jsonrpc 2.0")
-        return
     try:
         message = protocol.structure_message(data)
     except JsonRpcException as exc:

@@ -13,7 +13,7 @@ from intent_ls.ledger.records import RecordedVerdict
 from intent_ls.ledger.store import ledger_path
 from intent_ls.policy.approvals import Approval
 from intent_ls.policy.destructive import classify_change
-from intent_ls.policy.judge import destructive_verdict
+from intent_ls.policy.rules.destructive_edit import destructive_verdict
 from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, OUT_OF_SCOPE
 from tests.check.conftest import GitRepo
 

@@ -150,6 +150,135 @@ def test_only_the_wiring_imports_the_language_server_object() -> None:
     assert {name for name, targets in edges.items() if "server.server" in targets} == {"server.app"}
 
 
+# -- a rule's code is branched on in its own file only -----------------------------------
+
+#: Where codes may be listed: the registry and the vocabulary that re-exports it.
+REGISTRIES = frozenset({"policy.rules", "policy.verdicts"})
+
+
+def rule_codes() -> tuple[dict[str, str], dict[str, str]]:
+    """(code -> the module of its rule, constant name -> code) for every registered rule:
+    the constants are ``CODE`` in a rule's file and the names ``policy/verdicts.py``
+    gives them."""
+    from intent_ls.policy.rules import REGISTRY
+
+    home = {}
+    for rule in REGISTRY:
+        module = rule.judge.__module__ if rule.judge else None
+        home[rule.code] = module or _module_defining(rule.code)
+    names = {}
+    tree = ast.parse((PACKAGE / "policy" / "verdicts.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if alias.name == "CODE" and alias.asname:
+                    names[alias.asname] = _code_of(node.module)
+    return home, names
+
+
+def _module_defining(code: str) -> str:
+    for name, path in modules().items():
+        if name.startswith("policy.rules.") and f'CODE = "{code}"' in path.read_text("utf-8"):
+            return f"intent_ls.{name}"
+    raise AssertionError(f"no rule file defines {code!r}")
+
+
+def _code_of(module: str) -> str:
+    import importlib
+
+    return str(importlib.import_module(module).CODE)
+
+
+def _names_a_code(node: ast.AST, codes: set[str], names: dict[str, str]) -> str | None:
+    """The code ``node`` names: a code literal, a code constant, or a collection
+    literal holding one."""
+    if isinstance(node, ast.Constant) and node.value in codes:
+        return str(node.value)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.Attribute) and node.attr in names:
+        return names[node.attr]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        for item in node.elts:
+            found = _names_a_code(item, codes, names)
+            if found is not None:
+                return found
+    if _is_collection_call(node):  # frozenset({...}), set([...])
+        assert isinstance(node, ast.Call)
+        return _names_a_code(node.args[0], codes, names)
+    return None
+
+
+def _is_collection_call(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"frozenset", "set", "tuple", "list"}
+        and bool(node.args)
+    )
+
+
+def code_branches(source: str, codes: set[str], names: dict[str, str]) -> list[tuple[int, str]]:
+    """(line, code) of every comparison or membership test against a rule code, and of
+    every module-level table (a collection or mapping literal) listing codes."""
+    found = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                code = _names_a_code(operand, codes, names)
+                if code is not None:
+                    found.append((node.lineno, code))
+    for statement in tree.body:
+        value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Dict):
+            listed = [_names_a_code(k, codes, names) for k in value.keys if k is not None]
+        elif value is not None and not isinstance(value, (ast.Constant, ast.Name)):
+            listed = [_names_a_code(value, codes, names)]
+        else:
+            listed = []
+        found += [(statement.lineno, code) for code in listed if code is not None]
+    return found
+
+
+def test_no_module_branches_on_another_rules_code() -> None:
+    """What a verdict means is asked of its rule (``rule_of(code)``): only the rule's own
+    file compares against its code, and no module keeps a table of codes beside the
+    registry, so a new rule is one file and changes no other module."""
+    home, names = rule_codes()
+    codes = set(home)
+    wrong = []
+    for name, path in sorted(modules().items()):
+        if name in REGISTRIES:
+            continue
+        for line, code in code_branches(path.read_text(encoding="utf-8"), codes, names):
+            if home[code] != f"intent_ls.{name}":
+                wrong.append(f"intent_ls/{path.relative_to(PACKAGE)}:{line}: {code}")
+    assert wrong == []
+
+
+def test_the_code_branch_finder_finds_comparisons_and_tables() -> None:
+    names = {"DESTRUCTIVE_EDIT": "destructive-edit", "STALE_FILE": "stale-file"}
+    codes = set(names.values())
+    source = (
+        "TABLE = frozenset({verdicts.STALE_FILE})\n"
+        "SEVERITY = {'stale-file': 1}\n"
+        "def f(v):\n"
+        "    if v.code == DESTRUCTIVE_EDIT:\n"
+        "        return v.code in (STALE_FILE, 'x')\n"
+        "    return v.get('code') != 'stale-file' and v.code == other\n"
+        "def g(approvals):\n"
+        "    return approvals.find(STALE_FILE, 'p', None) is not None\n"
+    )
+    assert code_branches(source, codes, names) == [
+        (4, "destructive-edit"),
+        (5, "stale-file"),
+        (6, "stale-file"),
+        (1, "stale-file"),
+        (2, "stale-file"),
+    ]
+
+
 #: Modules allowed to name an agent outside its folder: the list of agents itself.
 AGENT_REGISTRY = "agents.registry"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from intent_ls import workflow
@@ -195,3 +196,44 @@ def test_scope_verdicts_are_never_waved_through_by_a_path_approval(
     approval = Approval("out-of-scope", rel, 1, 1, text_hash("old\n"))
     decision = workflow.judge_write(session, ws.scope(), rel, "", "new\n", approvals=[approval])
     assert [v.code for v in decision.blocking()] == ["out-of-scope"]
+
+
+def test_a_door_without_approvals_reads_the_ledgers_once_a_verdict_could_be_lifted(
+    selected: tuple[Workspace, Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-deciding with recorded approvals happens in one place, for every judgement a
+    door passes its root to: a write nothing could lift reads no ledger."""
+    ws, session = selected
+    rel = "src/auth/mod.py"
+    ledger = Ledger(ledger_path(ws.root), fsync=False)
+    first = workflow.judge_write(session, ws.scope(), rel, OLD, WITHOUT_B, language="python")
+    [verdict] = first.open
+    approval = Approval("destructive-edit", rel, 4, 6, approvals.approval_key(verdict) or "")
+    ledger.append(build_approval_record(ws.root, approval, intent_id=None, session_id=None))
+    lifted = workflow.judge_write(
+        session, ws.scope(), rel, OLD, WITHOUT_B, language="python", root=ws.root
+    )
+    assert lifted.open == () and lifted.approvals == (approval,)
+    gone = workflow.judge_file_operation(session, ws.scope(), rel, text=OLD, root=ws.root)
+    assert gone.open == gone.verdicts  # the approval named other content than the file's
+
+    def no_ledger(root: Path, rel: str) -> Any:
+        raise AssertionError("read the ledger for a write nothing could lift")
+
+    monkeypatch.setattr(workflow, "recorded_approvals", no_ledger)
+    quiet = workflow.judge_write(session, ws.scope(), rel, "", "x = 1\n", root=ws.root)
+    assert quiet.allowed
+
+
+def test_a_writes_inputs_are_one_value(selected: tuple[Workspace, Session]) -> None:
+    ws, session = selected
+    rel = "src/auth/mod.py"
+    write = workflow.Write(
+        ws.root, rel, OLD, WITHOUT_B, session, ws.scope(), Contributor("human"), language="python"
+    )
+    built = workflow.build_write(write)
+    assert [v.code for v in built.decision.open] == ["destructive-edit"]
+    assert built.record is not None
+    assert built.record["metadata"]["intent_ls"]["session_id"] == session.id
+    judged = workflow.build_write(attrs.evolve(write, judged=()))
+    assert judged.decision.verdicts == ()

@@ -343,4 +343,4 @@ def test_the_server_object_offers_all_that_features_ask_of_it() -> None:
     assert _missing(server, Hub) == []
     assert _missing(server.recorder, Records) == []
     assert _missing(server.analyzer, Analyses) == []
-    assert {"config", "evaluate", "workspace"} <= set(_missing(object(), Hub))
+    assert {"config", "publish", "workspace"} <= set(_missing(object(), Hub))

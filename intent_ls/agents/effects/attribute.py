@@ -29,7 +29,7 @@ from intent_ls.agents.effects.store import Store
 from intent_ls.agents.effects.verify import Restored, _entry, _log
 from intent_ls.agents.events import HookEvent
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT, NO_ACTIVE_INTENT, OUT_OF_SCOPE
+from intent_ls.policy.rules.rule import Verdict, Words
 from intent_ls.workspace import effects_log as log
 
 _MAX_TOLD = 20
@@ -42,10 +42,8 @@ class Wording:
 
     session: Any
     model: str | None
-    #: The ``intent-ls approve …`` command for a destructive verdict's details.
-    approve_command: Callable[[dict[str, Any]], str]
-    #: Who owns ``rel`` and what to do, for a no-active-intent or out-of-scope verdict.
-    scope_step: Callable[[str, Any], str]
+    #: What the gate knows to word a verdict about a path (owners, next steps).
+    words: Callable[[str], Words]
 
 
 def _bytes(path: str) -> bytes | None:
@@ -81,57 +79,24 @@ def judge_files(
     """Judges, puts back or records every changed file; returns lines for the agent.
     ``status``: the ``git status`` after the call, when already started."""
     store = Store(gov.root)
-    effects = [
-        e
-        for e in file_changes(store, gov.root, restored.snapshot, status)
-        if e.rel
-        and e.rel not in declared
-        and e.rel not in restored.others
-        and not gov.scope.is_ignored(e.rel)
-    ]
+    found = file_changes(store, gov.root, restored.snapshot, status)
+    effects = [e for e in found if _the_calls(gov, e, declared, restored)]
     if not effects:
         return []
-    from intent_ls import workflow  # the policy's rules: only for a call that changed files
-
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []
-    session = wording.session
     for effect in effects:
-        rel = effect.rel or ""
         old_bytes = store.get(effect.before.blob) if effect.before.blob else None
         new_bytes = _bytes(effect.path)
         if effect.before.exists and old_bytes == new_bytes and effect.before.link is None:
             continue
-        scope = workflow.judge_path(session, gov.scope, rel)
-        blocking = [v for v in scope.blocking() if v.code in (NO_ACTIVE_INTENT, OUT_OF_SCOPE)]
-        if blocking:
-            told.append(
-                _put_back(gov.root, store, effect, event, blocking[0].code, entries)
-                + " — "
-                + wording.scope_step(rel, blocking[0])
-            )
-            continue
         old, new = _text(old_bytes) or "", _text(new_bytes)
-        if new is None:
-            decision = workflow.judge_file_operation(session, gov.scope, rel, None, text=old)
+        blocking, decision = _judge(gov, wording.session, effect, old, new)
+        if blocking:
+            told.append(_told(gov.root, store, effect, event, blocking, wording, entries))
         else:
-            decision = workflow.judge_write(session, gov.scope, rel, old, new)
-        if any(v.code == DESTRUCTIVE_EDIT for v in decision.open):
-            decision = workflow.decide(
-                rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
-            )
-        destructive = [v for v in decision.blocking() if v.code == DESTRUCTIVE_EDIT]
-        if destructive and effect.before.restorable:
-            approve = "; ".join(wording.approve_command(v.details) for v in destructive)
-            what = "; ".join(v.message for v in destructive)
-            told.append(
-                _put_back(gov.root, store, effect, event, DESTRUCTIVE_EDIT, entries)
-                + f" — destructive ({what}): a human must approve it first ({approve}), "
-                "then run the command again"
-            )
-            continue
-        to_record.append((rel, old, new or "", decision))
+            to_record.append((effect.rel or "", old, new or "", decision))
     problem = _log(gov.root, entries)
     if problem:
         told.append(problem)
@@ -139,6 +104,58 @@ def judge_files(
     if len(told) > _MAX_TOLD:
         told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
     return told
+
+
+def _the_calls(gov: Any, effect: Effect, declared: set[str], restored: Restored) -> bool:
+    """Whether the change is the call's to answer for here: governed, not declared by
+    the tool itself, not recorded by another writer during the call."""
+    rel = effect.rel
+    return (
+        bool(rel)
+        and rel not in declared
+        and rel not in restored.others
+        and not (gov.scope.is_ignored(rel))
+    )
+
+
+def _judge(
+    gov: Any, session: Any, effect: Effect, old: str, new: str | None
+) -> tuple[list[Verdict], Any]:
+    """The verdicts (of one rule) that put the file back, else none and the decision
+    its record carries: the path first (whoever owns it), then the change, which is put
+    back only when the file can be restored."""
+    from intent_ls import workflow  # the policy's rules: only for a call that changed files
+
+    rel = effect.rel or ""
+    path = workflow.judge_path(session, gov.scope, rel).blocking()
+    if path:
+        return list(path[:1]), None
+    if new is None:
+        decision = workflow.judge_file_operation(
+            session, gov.scope, rel, None, text=old, root=gov.root
+        )
+    else:
+        decision = workflow.judge_write(session, gov.scope, rel, old, new, root=gov.root)
+    blocking = decision.blocking()
+    if blocking and effect.before.restorable:
+        return [v for v in blocking if v.code == blocking[0].code], decision
+    return [], decision
+
+
+def _told(
+    root: Path,
+    store: Store,
+    effect: Effect,
+    event: HookEvent,
+    verdicts: list[Verdict],
+    wording: Wording,
+    entries: list[dict[str, Any]],
+) -> str:
+    """Puts the file back for ``verdicts`` (of one rule) and says why, as the rule
+    words it."""
+    rule = verdicts[0].rule
+    done = _put_back(root, store, effect, event, rule.code, entries)
+    return f"{done} — {rule.tell_put_back(rule, verdicts, wording.words(effect.rel or ''))}"
 
 
 def _put_back(

@@ -115,15 +115,24 @@ def file_changes(
     after = (status or GitStatus(top, info["prefix"])).result()
     if after is None:
         return []
+    candidates = _candidates(store, top, info, after)
+    return _effects(store, root, top, snapshot, info, candidates)
+
+
+def _candidates(
+    store: Store, top: Path, info: dict[str, Any], after: tuple[Any, dict[str, Any]]
+) -> dict[str, dict[str, Any] | None]:
+    """{rel: its entry in the snapshot's dirty list, None when it was clean} of every
+    path the call may have changed: dirty now or before (and changed since), newly
+    flagged hidden, or changed by the commits the call made."""
     head1, dirty1 = after
     dirty0: dict[str, Any] = info["dirty"]
     head0 = info.get("head")
     candidates: dict[str, dict[str, Any] | None] = {}
     for rel in set(dirty0) | set(dirty1):
         entry = dirty0.get(rel)
-        if entry is not None and entry.get("sig") == _sig(str(top / rel)):
-            continue
-        candidates[rel] = entry
+        if entry is None or entry.get("sig") != _sig(str(top / rel)):
+            candidates[rel] = entry
     for rel in hidden.newly_flagged(store, top, info):
         candidates.setdefault(rel, None)
     if head1 != head0 and head0 and head1 and _descends(top, head0, head1):
@@ -131,9 +140,22 @@ def file_changes(
         for rel in os.fsdecode(out or b"").split("\0"):
             if rel and rel.startswith(info["prefix"]) and rel not in dirty0:
                 candidates.setdefault(rel, None)
+    return candidates
+
+
+def _effects(
+    store: Store,
+    root: Path,
+    top: Path,
+    snapshot: dict[str, Any],
+    info: dict[str, Any],
+    candidates: dict[str, dict[str, Any] | None],
+) -> list[Effect]:
+    """The candidates as effects, with what stood there before the call; paths no tool
+    call may change are left to the protected set."""
     policy = policy_of(snapshot)
     from_head = sorted(r for r, e in candidates.items() if e is None)
-    blobs = _head_blobs(store, top, head0, from_head)
+    blobs = _head_blobs(store, top, info.get("head"), from_head)
     effects = []
     for rel, entry in sorted(candidates.items()):
         full = str(top / rel)

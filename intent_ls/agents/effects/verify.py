@@ -22,12 +22,12 @@ from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
+from intent_ls.policy.verdicts import PROTECTED_PATH
 from intent_ls.workspace import effects_log as log
 
 if TYPE_CHECKING:  # the after-tool end's modules, not loaded by the before-tool end
     from intent_ls.agents.effects.compare import Effect
 
-PROTECTED_PATH = "protected-path"
 LEDGER_APPEND = "ledger-append"
 EFFECTS_STORE = "effects-store"
 
@@ -174,34 +174,44 @@ def _ledger(
     agent session's hook), keeps them and returns the paths they record; None when the
     call's change must be put back (anything else: an approval, a record claiming this
     session, an edit of existing lines)."""
-    from intent_ls.agents.effects.compare import ledger_appended
-
-    before = effect.before
-    if before.size is not None:
-        appended = ledger_appended(effect.path, before)
-    else:
-        old = store.get(before.blob) if before.blob else b""
-        try:
-            now = Path(effect.path).read_bytes()
-        except OSError:
-            return None
-        appended = now[len(old) :] if old is not None and now.startswith(old) else None
+    appended = _appended(store, effect)
     if not appended:
         return None
     known = _known_sessions(root, taken)
     paths: set[str] = set()
     for line in appended.splitlines():
-        record = _json(line)
-        meta = ((record or {}).get("metadata") or {}).get("intent_ls") if record else None
-        if not isinstance(meta, dict) or meta.get("kind") == "approval" or meta.get("approvals"):
-            _keep_removed(root, event, appended)
-            return None
-        session = meta.get("session_id")
-        if session == event.session_id or session not in known:
+        record = _json(line) or {}
+        if not _another_writers(record, event, known):
             _keep_removed(root, event, appended)
             return None
         paths.update(str(f.get("path")) for f in record.get("files") or () if isinstance(f, dict))
     return paths
+
+
+def _appended(store: Store, effect: Effect) -> bytes | None:
+    """The bytes the call's time added at the end of the ledger; None when it changed
+    anything else."""
+    from intent_ls.agents.effects.compare import ledger_appended
+
+    before = effect.before
+    if before.size is not None:
+        return ledger_appended(effect.path, before)
+    old = store.get(before.blob) if before.blob else b""
+    try:
+        now = Path(effect.path).read_bytes()
+    except OSError:
+        return None
+    return now[len(old) :] if old is not None and now.startswith(old) else None
+
+
+def _another_writers(record: dict[str, Any], event: HookEvent, known: set[str]) -> bool:
+    """Whether an appended record is another writer's save: a mutation record of a
+    session that existed before the call and is not this one, approving nothing."""
+    meta = (record.get("metadata") or {}).get("intent_ls")
+    if not isinstance(meta, dict) or meta.get("kind") == "approval" or meta.get("approvals"):
+        return False
+    session = meta.get("session_id")
+    return session != event.session_id and session in known
 
 
 def _keep_removed(root: Path, event: HookEvent, appended: bytes) -> None:

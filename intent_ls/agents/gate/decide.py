@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from intent_ls.agents import SELECT_TOOL, registry, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
@@ -120,29 +120,19 @@ def _unreadable(gov: Governance, event: HookEvent, tool: ToolCall) -> str | None
 
 
 def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supported: bool) -> Outcome:
-    if tool.kind in (ToolKind.WRITE, ToolKind.SHELL):
-        why = _unreadable(gov, event, tool)
-        if why is not None:
-            return deny(
-                GOVERNANCE_ERROR,
-                f"intent-ls cannot judge this {tool.name} call: {why}; it is refused.",
-                "call the tool with the arguments it documents (a string file_path, a "
-                "working directory inside the workspace).",
-            )
     if tool.kind is ToolKind.OWN_MCP:
-        if tool.mcp_tool == SELECT_TOOL:
-            wanted = tool.arguments.get("intent_id")
-            if isinstance(wanted, str):
-                try:
-                    check_selectable(gov.spec, wanted)
-                except SelectionRefused:
-                    pass  # the tool itself answers why and what can be selected
-                else:
-                    with sessions.updating(gov.root, event.agent, event.session_id) as state:
-                        state["intent_id"] = wanted
+        _selecting(gov, event, tool)
         return Outcome(Decision.ALLOW)
     if tool.kind not in (ToolKind.WRITE, ToolKind.SHELL):
         return Outcome()
+    why = _unreadable(gov, event, tool)
+    if why is not None:
+        return deny(
+            GOVERNANCE_ERROR,
+            f"intent-ls cannot judge this {tool.name} call: {why}; it is refused.",
+            "call the tool with the arguments it documents (a string file_path, a "
+            "working directory inside the workspace).",
+        )
     state = sessions.read_state(gov.root, event.agent, event.session_id)
     if tool.kind is ToolKind.SHELL:
         from intent_ls.agents.gate.judge_shell import judge_shell
@@ -154,15 +144,37 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
 
         judged = judge_files(gov, state, event, tool.files, ask_supported)
     if judged.outcome.decision is not Decision.DENY and judged.pending:
-        unattended = registry.get(event.agent).unattended_modes
-        asked = dict(judged.asked) if event.permission_mode not in unattended else {}
-        with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
-            pending = fresh.setdefault("pending", {})
-            for rel, old in judged.pending:
-                pending[rel] = {"old": old}
-                if rel in asked:
-                    pending[rel]["asked"] = asked[rel]
+        _hold(gov, event, judged)
     return judged.outcome
+
+
+def _selecting(gov: Governance, event: HookEvent, tool: ToolCall) -> None:
+    """intent-ls's own select tool: the session's intent, once the spec allows it (the
+    tool itself answers why not, and what can be selected)."""
+    if tool.mcp_tool != SELECT_TOOL:
+        return
+    wanted = tool.arguments.get("intent_id")
+    if not isinstance(wanted, str):
+        return
+    try:
+        check_selectable(gov.spec, wanted)
+    except SelectionRefused:
+        return
+    with sessions.updating(gov.root, event.agent, event.session_id) as state:
+        state["intent_id"] = wanted
+
+
+def _hold(gov: Governance, event: HookEvent, judged: Any) -> None:
+    """Keeps what the call may write (the content before it, and what a human was asked
+    about) for the after-tool event, which records it."""
+    unattended = registry.get(event.agent).unattended_modes
+    asked = dict(judged.asked) if event.permission_mode not in unattended else {}
+    with sessions.updating(gov.root, event.agent, event.session_id) as fresh:
+        pending = fresh.setdefault("pending", {})
+        for rel, old in judged.pending:
+            pending[rel] = {"old": old}
+            if rel in asked:
+                pending[rel]["asked"] = asked[rel]
 
 
 def _after_tool(gov: Governance, event: HookEvent, tool: ToolCall, written: list[str]) -> Outcome:

@@ -4,15 +4,13 @@ gate, and their findings added to the after-tool answer."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Outcome
-from intent_ls.agents.gate.governance import SPEC_RELPATH, Governance, session_of
-from intent_ls.agents.gate.messages import approve_command, effects_told, select_step
+from intent_ls.agents.gate.governance import Governance, session_of
+from intent_ls.agents.gate.messages import effects_told, words_for
 from intent_ls.agents.gate.record import model_of
-from intent_ls.policy.verdicts import NO_ACTIVE_INTENT
-from intent_ls.spec.model import labels
 
 if TYPE_CHECKING:
     from intent_ls.agents.effects.attribute import Wording
@@ -27,21 +25,10 @@ def wording(gov: Governance, event: HookEvent) -> Wording:
     state = sessions.read_state(gov.root, event.agent, event.session_id)
     session = session_of(gov, state)
 
-    def scope_step(rel: str, verdict: Any) -> str:
-        owners = gov.scope.owners(rel)
-        who = f"owned by {labels(owners)}" if owners else "no intent owns it"
-        if verdict.code == NO_ACTIVE_INTENT:
-            return f"this session has selected no intent ({who}); next step: {select_step(owners)}"
-        return (
-            f"outside intent {session.intent_id}'s owned_scope ({who}); next step: leave it "
-            f"alone, or ask the human to widen the scope in {SPEC_RELPATH}"
-        )
-
     return Wording(
         session,
         event.model or model_of(event, state),
-        lambda details: approve_command(gov, details),
-        scope_step,
+        lambda rel: words_for(gov, session, rel),
     )
 
 

@@ -21,20 +21,12 @@ from intent_ls.agents.gate.governance import (
     rel_path,
     session_of,
 )
-from intent_ls.agents.gate.messages import approve_command, deny, select_step
+from intent_ls.agents.gate.messages import deny, words_for
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.approvals import whole_file_request
 from intent_ls.policy.session import Session
-from intent_ls.policy.verdicts import (
-    DESTRUCTIVE_EDIT,
-    GOVERNANCE_ERROR,
-    NO_ACTIVE_INTENT,
-    OUT_OF_SCOPE,
-    PROTECTED_PATH,
-    STALE_FILE,
-)
+from intent_ls.policy.verdicts import GOVERNANCE_ERROR, PROTECTED_PATH
 from intent_ls.scope.index import is_sidecar
-from intent_ls.spec.model import labels
 
 
 @attrs.frozen
@@ -54,126 +46,105 @@ def judge_file(
     change: FileChange,
     ask_supported: bool,
 ) -> Judged:
-    from intent_ls import workflow
-
     rel = rel_path(gov, event.cwd, change.path)
     if rel is None:
         return Judged(Outcome())
-    if is_sidecar(rel):
-        return Judged(
-            deny(
-                PROTECTED_PATH,
-                f"{rel} is intent-ls's own sidecar: agents never write .orchestration/ (the "
-                "spec is the human's contract, and the ledger is append-only through "
-                "intent-ls).",
-                f"to work on an intent call {SELECT_TOOL}; to change an intent's scope, ask "
-                "the human to edit the spec.",
-            )
-        )
-    if _policy_protects(gov, rel):
-        return Judged(_policy_refusal(rel))
-    if _always_protected(rel):
-        return Judged(
-            deny(
-                PROTECTED_PATH,
-                f"{rel} is protected from agents (the agents' settings and intent-ls's own "
-                f"files: {_protected_names()}): a change made any other way is put back.",
-                "leave it alone; ask the human to change it if it must change.",
-            )
-        )
-    linked = hard_links(gov, rel)
-    if linked:
-        return Judged(
-            deny(
-                PROTECTED_PATH,
-                f"{rel} has {linked} names (hard links): a write through it changes every "
-                "one of them, and intent-ls cannot tell which are protected.",
-                f"remove the link ({rel}) and write a fresh file, or ask the human.",
-            )
-        )
-    if gov.scope.is_ignored(rel):
-        return Judged(Outcome())
-    if gov.broken:
-        return Judged(deny(GOVERNANCE_ERROR, gov.broken + ".", "ask the human to fix the spec."))
+    first = _before_policy(gov, rel)
+    if first is not None:
+        return first
     targets = [rel]
     if change.move_to is not None:
         moved = rel_path(gov, event.cwd, change.move_to)
-        if moved is not None and (
-            is_sidecar(moved) or _policy_protects(gov, moved) or _always_protected(moved)
-        ):
+        if moved is not None and _protected(gov, moved) is not None:
             return judge_file(gov, session, state, event, FileChange(change.move_to), ask_supported)
         if moved is not None:
             targets.append(moved)
     old = read_text(gov, rel)
-    new: str | None = None
-    if change.delete or change.move_to is not None:
-        decision = workflow.judge_file_operation(
-            session, gov.scope, rel, targets[1] if len(targets) > 1 else None, text=old
-        )
-    else:
-        new = change.new_text if change.transform is None else change.transform(old)
-        if new is None:
-            decision = workflow.decide(rel, _path_verdicts(gov, session, rel))
-        else:
-            decision = workflow.judge_write(
-                session, gov.scope, rel, old or "", new, disk=_disk(gov, state, rel, old)
-            )
-    if any(v.code in (STALE_FILE, DESTRUCTIVE_EDIT) for v in decision.open):
-        decision = workflow.decide(
-            rel, decision.verdicts, workflow.recorded_approvals(gov.root, rel)
-        )
+    new, decision = _decide(gov, session, state, change, targets, old)
     blocking = decision.blocking()
     pending = tuple((t, read_text(gov, t)) for t in targets)
     if not blocking:
         return Judged(Outcome(), pending)
-    first = blocking[0]
-    if first.code == NO_ACTIVE_INTENT:
-        owners = gov.scope.owners(rel)
-        who = f"it is owned by {labels(owners)}" if owners else "no intent owns it"
-        return Judged(
-            deny(
-                NO_ACTIVE_INTENT,
-                f"this session has not selected an intent, so it may not write {rel} ({who}).",
-                select_step(owners),
-            )
-        )
-    if first.code == OUT_OF_SCOPE:
-        owners = gov.scope.owners(first.details.get("path", rel))
-        return Judged(
-            deny(
-                OUT_OF_SCOPE,
-                first.message,
-                (
-                    f"if this work belongs to another intent, {select_step(owners)} Otherwise "
-                    if owners
-                    else ""
-                )
-                + "leave this file alone, or ask the human to widen the active intent's "
-                f"owned_scope in {SPEC_RELPATH}.",
-            )
-        )
-    if first.code == STALE_FILE:
-        return Judged(
-            deny(
-                STALE_FILE,
-                first.message.replace("since you read it", "since this session read it") + ".",
-                f"read {rel} again and redo the change on its current content.",
-            )
-        )
-    findings = [v for v in blocking if v.code == DESTRUCTIVE_EDIT]
-    kinds = {v.details.get("kind") for v in findings}
-    code = PROTECTED_PATH if "protected-path" in kinds else DESTRUCTIVE_EDIT
-    approve = "; ".join(approve_command(gov, v.details) for v in findings)
-    what = "; ".join(v.message for v in findings)
-    reason = (
-        f"[intent-ls] {code}: {what}. A human must approve this before it is written: "
-        f"{approve} — then retry. If the change was not meant to destroy this, redo it "
-        "without the deletion."
-    )
-    if not ask_supported:
+    rule = blocking[0].rule
+    told = [v for v in blocking if v.code == rule.code] if rule.asks_agent else blocking[:1]
+    words = words_for(gov, session, told[0].details.get("path", rel))
+    reason = rule.tell_model(rule, told, words)
+    if not (rule.asks_agent and ask_supported):
         return Judged(Outcome(Decision.DENY, reason))
-    asked = () if new is None else ((rel, asked_about(rel, old, new, findings)),)
+    asked = () if new is None else ((rel, asked_about(rel, old, new, told)),)
     return Judged(Outcome(Decision.ASK, reason), pending, asked)
+
+
+def _before_policy(gov: Governance, rel: str) -> Judged | None:
+    """The answer before any rule is asked: a path no agent may write, an ignored path
+    (let through), a broken spec (fail closed); None: the rules decide."""
+    refused = _protected(gov, rel)
+    if refused is not None:
+        return Judged(refused)
+    if gov.scope.is_ignored(rel):
+        return Judged(Outcome())
+    if gov.broken:
+        return Judged(deny(GOVERNANCE_ERROR, gov.broken + ".", "ask the human to fix the spec."))
+    return None
+
+
+def _decide(
+    gov: Governance,
+    session: Session,
+    state: dict[str, Any],
+    change: FileChange,
+    targets: Sequence[str],
+    old: str | None,
+) -> tuple[str | None, Any]:
+    """The text the call would leave (None: unknown or no text) and the workflow's
+    decision about it, the ledger's approvals applied."""
+    from intent_ls import workflow
+
+    rel = targets[0]
+    if change.delete or change.move_to is not None:
+        moved = targets[1] if len(targets) > 1 else None
+        return None, workflow.judge_file_operation(
+            session, gov.scope, rel, moved, text=old, root=gov.root
+        )
+    new = change.new_text if change.transform is None else change.transform(old)
+    if new is None:
+        return None, workflow.judge_path(session, gov.scope, rel)
+    disk = _disk(gov, state, rel, old)
+    return new, workflow.judge_write(
+        session, gov.scope, rel, old or "", new, disk=disk, root=gov.root
+    )
+
+
+def _protected(gov: Governance, rel: str) -> Outcome | None:
+    """The refusal of a write no agent may make, whatever the intent: the sidecar, a
+    path the repository's policy protects, the agents' own settings, a hard link."""
+    if is_sidecar(rel):
+        return deny(
+            PROTECTED_PATH,
+            f"{rel} is intent-ls's own sidecar: agents never write .orchestration/ (the "
+            "spec is the human's contract, and the ledger is append-only through "
+            "intent-ls).",
+            f"to work on an intent call {SELECT_TOOL}; to change an intent's scope, ask "
+            "the human to edit the spec.",
+        )
+    if _policy_protects(gov, rel):
+        return _policy_refusal(rel)
+    if _always_protected(rel):
+        return deny(
+            PROTECTED_PATH,
+            f"{rel} is protected from agents (the agents' settings and intent-ls's own "
+            f"files: {_protected_names()}): a change made any other way is put back.",
+            "leave it alone; ask the human to change it if it must change.",
+        )
+    linked = hard_links(gov, rel)
+    if linked:
+        return deny(
+            PROTECTED_PATH,
+            f"{rel} has {linked} names (hard links): a write through it changes every "
+            "one of them, and intent-ls cannot tell which are protected.",
+            f"remove the link ({rel}) and write a fresh file, or ask the human.",
+        )
+    return None
 
 
 def _policy_protects(gov: Governance, rel: str) -> bool:
@@ -214,12 +185,6 @@ def asked_about(rel: str, old: str | None, new: str, findings: Sequence[Any]) ->
             wanted = whole_file_request(verdict.code, rel, old)
         approvals.append(dict(wanted))
     return {"after": text_hash(new), "approvals": approvals}
-
-
-def _path_verdicts(gov: Governance, session: Session, rel: str) -> tuple[Any, ...]:
-    from intent_ls.policy.judge import evaluate
-
-    return evaluate(session, gov.scope, rel)
 
 
 def _disk(gov: Governance, state: dict[str, Any], rel: str, old: str | None) -> Any:

@@ -4,14 +4,16 @@ comply without a human decoding them, so each names its code, the owners and the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from intent_ls.agents import MCP_SERVER, SELECT_TOOL
 from intent_ls.agents.events import Decision, Outcome
 from intent_ls.agents.gate.governance import SPEC_RELPATH, Governance
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
+from intent_ls.policy.rules.rule import Verdict, Words
+from intent_ls.spec.model import labels
 
 if TYPE_CHECKING:
+    from intent_ls.policy.session import Session
     from intent_ls.spec.model import Intent
 
 
@@ -33,8 +35,10 @@ def select_step(owners: Sequence[Intent]) -> str:
     )
 
 
-def approve_command(gov: Governance, details: dict[str, Any]) -> str:
-    """The ``intent-ls approve`` command a human runs for a destructive verdict."""
+def approve_command(gov: Governance, verdict: Verdict) -> str:
+    """The ``intent-ls approve`` command a human runs for ``verdict``: keyed on what it
+    names, else on the whole file."""
+    details = verdict.details
     wanted = details.get("approval")
     path = details.get("path", "")
     if isinstance(wanted, dict):
@@ -43,7 +47,21 @@ def approve_command(gov: Governance, details: dict[str, Any]) -> str:
             f"{wanted['path']} --hash {wanted['content_hash']} "
             f"--lines {wanted['start_line']}-{wanted['end_line']}`"
         )
-    return f"`intent-ls approve --workspace {gov.root} {DESTRUCTIVE_EDIT} {path}`"
+    return f"`intent-ls approve --workspace {gov.root} {verdict.code} {path}`"
+
+
+def words_for(gov: Governance, session: Session, rel: str) -> Words:
+    """What the gate knows to word a verdict about ``rel`` for the model: its owners,
+    the select step, the approve commands."""
+    owners = gov.scope.owners(rel)
+    return Words(
+        rel,
+        labels(owners) if owners else "",
+        select_step(owners),
+        SPEC_RELPATH,
+        session.intent_id,
+        lambda verdict: approve_command(gov, verdict),
+    )
 
 
 def effects_told(told: Sequence[str]) -> str:

@@ -18,7 +18,7 @@ from intent_ls.agents.gate.governance import (
     session_of,
 )
 from intent_ls.common.hashing import text_hash
-from intent_ls.policy.verdicts import DESTRUCTIVE_EDIT
+from intent_ls.policy.rules import rule_of
 
 
 def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
@@ -38,56 +38,74 @@ def record(gov: Governance, event: HookEvent, rels: Sequence[str]) -> list[str]:
     """Appends one record per written file that changed; returns problems to report.
     The recording machinery is imported only once a file did change: most calls (a
     shell command that writes nothing, a write that left the text as it was) need none."""
-    problems: list[str] = []
     with sessions.updating(gov.root, event.agent, event.session_id) as state:
-        pending: dict[str, Any] = state.setdefault("pending", {})
-        seen: dict[str, Any] = state.setdefault("seen", {})
-        changed: list[tuple[str, str | None, str | None, object]] = []
-        for rel in rels:
-            if rel not in pending:
-                continue
-            entry = pending.pop(rel)
-            old = entry.get("old") if isinstance(entry, dict) else None
-            asked = entry.get("asked") if isinstance(entry, dict) else None
-            new = read_text(gov, rel)
-            seen[rel] = None if new is None else text_hash(new)
-            if (old or "") != (new or ""):
-                changed.append((rel, old, new, asked))
+        changed = _changed(gov, state, rels)
         if not changed:
-            return problems
-        from intent_ls import workflow
-        from intent_ls.ledger.store import Ledger, ledger_path
-        from intent_ls.policy.approvals import Contributor
+            return []
+        return _append(gov, event, state, changed)
 
-        session = session_of(gov, state)
-        model = event.model or model_of(event, state)
-        ledger = Ledger(ledger_path(gov.root))
-        for rel, old, new, asked in changed:
-            try:
-                for approval in prompt_approvals(event.agent, rel, asked, new):
-                    workflow.record_approval(
-                        ledger,
-                        gov.root,
-                        approval,
-                        intent_id=session.intent_id,
-                        session_id=event.session_id,
-                    )
-            except OSError as exc:  # the change is still recorded, its verdict open
-                problems.append(f"{rel}: {exc}")
-            try:
-                workflow.record_write(
+
+#: (rel, text before the call, text now, what the before-tool event asked a human)
+_Changed = tuple[str, str | None, str | None, object]
+
+
+def _changed(gov: Governance, state: dict[str, Any], rels: Sequence[str]) -> list[_Changed]:
+    """The pending writes among ``rels`` whose text changed; each is no longer pending,
+    and this session has now seen the file's content."""
+    pending: dict[str, Any] = state.setdefault("pending", {})
+    seen: dict[str, Any] = state.setdefault("seen", {})
+    changed: list[_Changed] = []
+    for rel in rels:
+        if rel not in pending:
+            continue
+        entry = pending.pop(rel)
+        old = entry.get("old") if isinstance(entry, dict) else None
+        asked = entry.get("asked") if isinstance(entry, dict) else None
+        new = read_text(gov, rel)
+        seen[rel] = None if new is None else text_hash(new)
+        if (old or "") != (new or ""):
+            changed.append((rel, old, new, asked))
+    return changed
+
+
+def _append(
+    gov: Governance, event: HookEvent, state: dict[str, Any], changed: list[_Changed]
+) -> list[str]:
+    """Records the approvals given at the prompt, then each write; returns problems."""
+    from intent_ls import workflow
+    from intent_ls.ledger.store import Ledger, ledger_path
+    from intent_ls.policy.approvals import Contributor
+
+    problems: list[str] = []
+    session = session_of(gov, state)
+    model = event.model or model_of(event, state)
+    ledger = Ledger(ledger_path(gov.root))
+    for rel, old, new, asked in changed:
+        try:
+            for approval in prompt_approvals(event.agent, rel, asked, new):
+                workflow.record_approval(
                     ledger,
                     gov.root,
-                    rel,
-                    old or "",
-                    new or "",
-                    session=session,
-                    scope=gov.scope,
+                    approval,
+                    intent_id=session.intent_id,
                     session_id=event.session_id,
-                    contributor=Contributor("ai", model),
                 )
-            except OSError as exc:
-                problems.append(f"{rel}: {exc}")
+        except OSError as exc:  # the change is still recorded, its verdict open
+            problems.append(f"{rel}: {exc}")
+        try:
+            workflow.record_write(
+                ledger,
+                gov.root,
+                rel,
+                old or "",
+                new or "",
+                session=session,
+                scope=gov.scope,
+                session_id=event.session_id,
+                contributor=Contributor("ai", model),
+            )
+        except OSError as exc:
+            problems.append(f"{rel}: {exc}")
     return problems
 
 
@@ -104,11 +122,12 @@ def prompt_approvals(agent: str, rel: str, asked: object, new: str | None) -> li
     found = []
     for item in asked.get("approvals") or ():
         try:
-            if item["verdict_code"] != DESTRUCTIVE_EDIT or item["path"] != rel:
+            code = str(item["verdict_code"])
+            if not rule_of(code).asks_agent or item["path"] != rel:
                 continue
             found.append(
                 Approval(
-                    DESTRUCTIVE_EDIT,
+                    code,
                     rel,
                     int(item["start_line"]),
                     int(item["end_line"]),

@@ -11,7 +11,7 @@ from intent_ls.ledger.attribution import Locator, carried_ranges, open_verdicts
 from intent_ls.ledger.records import RecordedVerdict, build_approval_record, build_mutation_record
 from intent_ls.policy.approvals import Approval, Contributor
 from intent_ls.policy.destructive import classify_change
-from intent_ls.policy.judge import destructive_verdict
+from intent_ls.policy.rules.destructive_edit import destructive_verdict
 from intent_ls.policy.stale import DiskState, check_stale
 from intent_ls.syntax.document import definitions
 
@@ -144,7 +144,7 @@ def test_stale_overwrite_open_until_approved_or_their_version_is_back() -> None:
     mine = BASE.replace("line 9\n", "mine\n")
     stale = check_stale(REL, DiskState(text_hash(BASE), text_hash(theirs)), mine)
     assert stale is not None
-    from intent_ls.policy.judge import stale_verdict
+    from intent_ls.policy.rules.stale_file import stale_verdict
 
     verdict = stale_verdict(stale)
     record = save(theirs, mine, RecordedVerdict(verdict.code, verdict.message, verdict.details))

@@ -14,7 +14,7 @@ from intent_ls.policy.destructive import (
     FILE_EMPTIED,
     FILE_RENAMED,
     MASS_DELETION,
-    PROTECTED_PATH,
+    PROTECTED_EDIT,
     Finding,
     classify_change,
     classify_file_operation,
@@ -552,7 +552,7 @@ def test_a_blank_file_cannot_be_emptied() -> None:
 def test_default_protected_paths(path: str, pattern: str) -> None:
     assert ProtectedPaths().match(path) == pattern
     (finding,) = classify_change(path, "a\nb\nc\n", "a\nB\nc\n")
-    assert finding.kind == PROTECTED_PATH
+    assert finding.kind == PROTECTED_EDIT
     assert finding.message == f"edits protected path `{path}` (matches `{pattern}`)"
     assert finding.anchor == LineSpan(2, 2)
     assert finding.baseline == LineSpan(1, 3)
@@ -574,7 +574,7 @@ def test_protected_paths_are_configurable_with_negation() -> None:
     assert protected.match("secrets/README.md") is None
     assert protected.match("db/migrations/1.sql") is None  # the defaults are replaced
     found = classify_change("secrets/prod.env", "a\n", "b\n", protected=protected)
-    assert kinds(found) == [PROTECTED_PATH]
+    assert kinds(found) == [PROTECTED_EDIT]
     assert ProtectedPaths(()).match("Cargo.lock") is None
 
 
@@ -586,7 +586,7 @@ def test_new_protected_files_and_unchanged_ones_are_not_flagged() -> None:
 
 def test_protected_path_and_destruction_are_both_reported() -> None:
     found = classify_change("db/migrations/0003.py", PY, delete_lines(PY, 8, 11))
-    assert kinds(found) == [DEFINITION_DELETED, PROTECTED_PATH]
+    assert kinds(found) == [DEFINITION_DELETED, PROTECTED_EDIT]
 
 
 # -- file operations ------------------------------------------------------------------

@@ -14,7 +14,8 @@ from intent_ls.ledger.records import build_mutation_record
 from intent_ls.ledger.store import LEDGER_RELPATH, Ledger
 from intent_ls.ledger.writers import changer_from_index, changer_from_records
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor
-from intent_ls.policy.stale import ABSENT_HASH, Changer, DiskState, check_save, check_stale
+from intent_ls.policy.rules.stale_file import check_save
+from intent_ls.policy.stale import ABSENT_HASH, Changer, DiskState, check_stale
 from intent_ls.policy.verdicts import STALE_FILE
 
 REL = "src/auth/jwt.py"

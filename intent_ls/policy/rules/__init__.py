@@ -1,0 +1,98 @@
+"""The rules: one module per verdict code, each holding a ``RULE`` (a
+:class:`~intent_ls.policy.rules.rule.Rule`), found here and nowhere else.
+
+The registry discovers its rules instead of listing them: every public module of this
+package that defines ``RULE`` is a rule, and so is one in an ``intent_ls/policy/rules/``
+folder anywhere else on ``sys.path`` (the folder joins this package's path, so a rule
+kept outside intent-ls is that one file, on the path). So adding a rule is adding its
+file: ``evaluate`` walks :data:`REGISTRY` in the rules' order, and every table the
+doors used to keep by hand is derived from it below. A rule module imports only
+:mod:`.rule` at its top (its judgement loads what it needs when it judges), which keeps
+the discovery cheap on the agent-hook path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Mapping
+
+from intent_ls.policy.rules.rule import Rule, register, rule_of
+from intent_ls.spec.model import Severity
+
+
+def _folders(path: list[str]) -> list[str]:
+    """This package's folder, and an ``intent_ls/policy/rules`` folder in each other
+    entry of ``sys.path``."""
+    out = list(path)
+    for entry in sys.path:
+        folder = os.path.join(entry or os.curdir, *__name__.split("."))
+        if os.path.isdir(folder) and not any(_same(folder, known) for known in out):
+            out.append(folder)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+__path__ = _folders(__path__)
+
+#: Modules of this package that hold no rule.
+_NOT_RULES = frozenset({"rule"})
+
+
+def _modules() -> list[str]:
+    """The public modules in this package's folders (a listing, cheaper than pkgutil's
+    on the agent-hook path)."""
+    names: dict[str, None] = {}
+    for folder in __path__:
+        for entry in sorted(os.listdir(folder)):
+            name, dot, suffix = entry.partition(".")
+            if dot and suffix == "py" and name.isidentifier() and not name.startswith("_"):
+                names.setdefault(name)
+    return [name for name in names if name not in _NOT_RULES]
+
+
+def _discover() -> tuple[Rule, ...]:
+    found: list[Rule] = []
+    for name in _modules():
+        rule = getattr(importlib.import_module(f"{__name__}.{name}"), "RULE", None)
+        if isinstance(rule, Rule):
+            found.append(register(rule))
+    return tuple(sorted(found, key=lambda r: (r.order, r.code)))
+
+
+#: Every rule, in the order ``evaluate`` asks them and messages list them.
+REGISTRY: tuple[Rule, ...] = _discover()
+
+#: The default severity of each code (the editor's ``intentLs.severity`` overrides it).
+DEFAULT_SEVERITY: Mapping[str, Severity] = {r.code: r.severity for r in REGISTRY}
+#: Verdicts a mutation record may carry only until they are resolved: such a record
+#: keeps its lines "open" (editor diagnostics, ``intent-ls check``) until approved,
+#: reverted, or (scope rules) covered by the active intent.
+GATED = frozenset(r.code for r in REGISTRY if r.gates)
+#: Verdicts a human can approve in the editor, in the order messages list them.
+APPROVABLE_IN_ORDER = tuple(r.code for r in REGISTRY if r.approvable)
+APPROVABLE = frozenset(APPROVABLE_IN_ORDER)
+#: Verdicts a human can approve from the terminal: the editor's, plus the agents' held
+#: shell commands and a widened spec.
+TERMINAL_APPROVABLE = frozenset(r.code for r in REGISTRY if r.terminal_approvable)
+#: Verdicts about who may edit a file: resolved by selecting an intent that owns it.
+SCOPE_CODES = frozenset(r.code for r in REGISTRY if r.selects_intent)
+
+__all__ = [
+    "APPROVABLE",
+    "APPROVABLE_IN_ORDER",
+    "DEFAULT_SEVERITY",
+    "GATED",
+    "REGISTRY",
+    "SCOPE_CODES",
+    "TERMINAL_APPROVABLE",
+    "Rule",
+    "rule_of",
+]
