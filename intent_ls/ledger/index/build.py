@@ -159,7 +159,7 @@ class _PythonRows:
         """Adds the rows of ``block``; returns the last number given."""
         seq = self._rows_of(bytes(block), base, seq, self._strings, self._records, self._touches)
         if len(self._records) >= _BATCH * RECORD_WIDTH:
-            self.close()
+            self.close()  # a batch is in: more rows may follow
         return seq
 
     def close(self) -> None:
@@ -190,8 +190,8 @@ def _write_blocks(
 
 
 def _write_stop(db: sqlite3.Connection, seq: int, last: tuple[int, int, bytes]) -> None:
-    """Records where indexing stopped: the next catch-up starts there, once it has checked
-    that the last line indexed is still the one at ``head_start``."""
+    """Records where indexing stopped, and the last line indexed (where it starts, its
+    hash): a catch-up starts at ``offset`` unless that line shows the ledger rewritten."""
     stop, head_start, head_line = last
     write_meta(
         db,
