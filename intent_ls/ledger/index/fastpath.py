@@ -29,16 +29,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from intent_ls.common.hashing import PREFIX
+from intent_ls.common.hashing import KEY_DIGITS
 from intent_ls.ledger.index.rows import FILE_ROW, URN, Rows, add_json_line, json_rows
 from intent_ls.ledger.index.strings import Strings
 
 #: Below this many bytes to index, json.loads costs less than importing msgspec and
 #: building the decoder (some 10 ms, which the fast path wins back after ~2,000 lines).
 FAST_MIN = 4 * 1024 * 1024
-#: The 16 hex digits of a digest that make its key (:func:`~intent_ls.common.hashing.hash_key`),
-#: as one slice object: building it for each key costs more than the rest of the slicing.
-_KEY_DIGITS = slice(len(PREFIX), len(PREFIX) + 16)
 _TOP, _WRAP = 1 << 63, 1 << 64
 _URN_END = len(URN)
 #: :func:`~intent_ls.ledger.index.rows.digest_key`'s test for a line the fast path reads:
@@ -154,13 +151,13 @@ def _emit(
             nid = miss(name)
         digest = node.content_hash
         if digest:
-            key = int(digest[_KEY_DIGITS], 16)
+            key = int(digest[KEY_DIGITS], 16)
             add_touches((seq, pid, nid, node.kind, key - _WRAP if key >= _TOP else key))
         else:
             add_touches((seq, pid, nid, node.kind, None))
     digest = meta.digest
     if digest is not None and _DIGEST_HEAD(digest):
-        key = int(digest[_KEY_DIGITS], 16)
+        key = int(digest[KEY_DIGITS], 16)
         lkey = key - _WRAP if key >= _TOP else key
     else:
         lkey = None
@@ -195,7 +192,7 @@ def _file_touches(
                 count += 1
                 digest = rng.content_hash
                 if digest:  # hash_key, spelled out: one call less per touch
-                    key = int(digest[_KEY_DIGITS], 16)
+                    key = int(digest[KEY_DIGITS], 16)
                     add_touches((seq, pid, None, None, key - _WRAP if key >= _TOP else key))
                 else:
                     add_touches((seq, pid, None, None, None))
