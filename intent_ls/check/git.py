@@ -164,33 +164,35 @@ class Repo:
         entries = list(_parse_raw(raw))
         wanted = [sha for e in entries for sha in (e.old_sha, e.old_link_sha) if sha]
         blobs = self.read_blobs(wanted, cap=MAX_CHECK_BYTES)
-        out: list[FileChange] = []
-        for e in entries:
-            old = blobs.get(e.old_sha) if e.old_sha else None
-            old_large = e.old_sha is not None and e.old_sha in blobs and old is None
-            new, new_large = self._read_worktree(e.path) if e.new_regular else (None, False)
-            link_blob = blobs.get(e.old_link_sha) if e.old_link_sha else None
-            old_link = _link_text(link_blob) if link_blob is not None else None
-            new_link = self._read_link(e.path) if e.new_link else None
-            large = new_large or (old_large and new is not None)
-            if old_large and new is None and not new_large and new_link is None:
-                gone = e.old_path if e.status == "R" else None
-                out.append(FileChange(e.path, "D", gone, None, None, True, too_large=True))
-                continue
-            if old is None and new is None and new_link is None and not large:
-                continue
-            out.append(
-                _change(
-                    e.path,
-                    e.status,
-                    e.old_path,
-                    old,
-                    new,
-                    large,
-                    old_link=old_link,
-                    new_link=new_link,
-                )
-            )
+        out = [change for e in entries if (change := self._tracked(e, blobs)) is not None]
+        out += self._untracked(limit)
+        out.sort(key=lambda c: c.path)
+        return out
+
+    def _tracked(self, e: _RawEntry, blobs: dict[str, bytes | None]) -> FileChange | None:
+        """The change a ``diff --raw`` entry makes, None when neither side is a file or a
+        symlink (a submodule); a file too large to read on its one side is a deletion no
+        text record can cover."""
+        old, old_large, old_link = _old_side(e, blobs)
+        new, new_large, new_link = self._new_side(e)
+        large = new_large or (old_large and new is not None)
+        if old_large and new is None and not new_large and new_link is None:
+            gone = e.old_path if e.status == "R" else None
+            return FileChange(e.path, "D", gone, None, None, True, too_large=True)
+        if old is None and new is None and new_link is None and not large:
+            return None
+        return _change(
+            e.path, e.status, e.old_path, old, new, large, old_link=old_link, new_link=new_link
+        )
+
+    def _new_side(self, e: _RawEntry) -> tuple[bytes | None, bool, str | None]:
+        """The working tree's side of an entry: its bytes (if a regular file), whether it
+        was too large to read, and its target (if a symlink)."""
+        new, new_large = self._read_worktree(e.path) if e.new_regular else (None, False)
+        return new, new_large, self._read_link(e.path) if e.new_link else None
+
+    def _untracked(self, limit: list[str]) -> Iterator[FileChange]:
+        """Files git does not track and does not ignore, as additions."""
         untracked = run_git(self.cwd, ["ls-files", "--others", "--exclude-standard", "-z", *limit])
         for name in untracked.split(b"\0"):
             if not name:
@@ -199,9 +201,7 @@ class Repo:
             link = self._read_link(path)
             new, large = self._read_worktree(path) if link is None else (None, False)
             if new is not None or large or link is not None:
-                out.append(_change(path, "A", None, None, new, large, new_link=link))
-        out.sort(key=lambda c: c.path)
-        return out
+                yield _change(path, "A", None, None, new, large, new_link=link)
 
     def tracks(self, path: str) -> bool:
         """Whether git tracks anything at or under ``path`` (relative to ``cwd``)."""
@@ -318,6 +318,17 @@ def _batch_sizes(cwd: Path, shas: Sequence[str]) -> dict[str, int]:
         if len(fields) == 3 and fields[2].isdigit():
             sizes[fields[0].decode()] = int(fields[2])
     return sizes
+
+
+def _old_side(
+    e: _RawEntry, blobs: dict[str, bytes | None]
+) -> tuple[bytes | None, bool, str | None]:
+    """The base's side of an entry: its bytes (if a regular file), whether it was too
+    large to read, and its target (if a symlink)."""
+    old = blobs.get(e.old_sha) if e.old_sha else None
+    old_large = e.old_sha is not None and e.old_sha in blobs and old is None
+    link_blob = blobs.get(e.old_link_sha) if e.old_link_sha else None
+    return old, old_large, _link_text(link_blob) if link_blob is not None else None
 
 
 def _link_text(data: bytes) -> str:

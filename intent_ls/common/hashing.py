@@ -13,6 +13,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 PREFIX = "sha256:"
+#: The 16 hex digits after the prefix that make a digest's key (:func:`hash_key`), as one
+#: slice object: the index reads millions of keys, and building it each time costs more
+#: than the rest of the slicing.
+KEY_DIGITS = slice(len(PREFIX), len(PREFIX) + 16)
 
 
 def _digest(data: bytes) -> str:
@@ -53,5 +57,5 @@ def bytes_hash(data: bytes) -> str:
 def hash_key(digest: str) -> int:
     """A signed 64-bit key from a ``sha256:`` digest, compact enough to index a million
     records in SQLite; callers treat equal keys as candidates, not as proof."""
-    value = int(digest[len(PREFIX) : len(PREFIX) + 16], 16)
+    value = int(digest[KEY_DIGITS], 16)
     return value - (1 << 64) if value >= 1 << 63 else value

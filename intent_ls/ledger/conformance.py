@@ -128,27 +128,38 @@ def conforms(record: dict[str, Any]) -> bool:
     """Whether ``record`` validates against the bundled schema (see the module docstring)."""
     if not record.keys() >= _REQUIRED:
         return False
-    version, ident, timestamp = record["version"], record["id"], record["timestamp"]
-    if not (isinstance(version, str) and _VERSION(version)):
-        return False
-    if not (isinstance(ident, str) and _is_uuid(ident)):
-        return False
-    if not (isinstance(timestamp, str) and date_time_conforms(timestamp)):
-        return False
     files = record["files"]
-    if not isinstance(files, list) or not all(_file(item) for item in files):
+    return (
+        _head(record["version"], record["id"], record["timestamp"])
+        and isinstance(files, list)
+        and all(_file(item) for item in files)
+        and ("vcs" not in record or _vcs(record["vcs"]))
+        and ("tool" not in record or _tool(record["tool"]))
+        and isinstance(record.get("metadata", {}), dict)
+    )
+
+
+def _head(version: object, ident: object, timestamp: object) -> bool:
+    return (
+        isinstance(version, str)
+        and _VERSION(version) is not None
+        and isinstance(ident, str)
+        and _is_uuid(ident)
+        and isinstance(timestamp, str)
+        and date_time_conforms(timestamp)
+    )
+
+
+def _vcs(value: object) -> bool:
+    if not isinstance(value, dict) or "type" not in value or "revision" not in value:
         return False
-    if "vcs" in record:
-        vcs = record["vcs"]
-        if not isinstance(vcs, dict) or "type" not in vcs or "revision" not in vcs:
-            return False
-        kind = vcs["type"]
-        if not (isinstance(kind, str) and kind in _VCS_TYPES and isinstance(vcs["revision"], str)):
-            return False
-    if "tool" in record:
-        tool = record["tool"]
-        if not isinstance(tool, dict):
-            return False
-        if not (isinstance(tool.get("name", ""), str) and isinstance(tool.get("version", ""), str)):
-            return False
-    return isinstance(record.get("metadata", {}), dict)
+    kind = value["type"]
+    return isinstance(kind, str) and kind in _VCS_TYPES and isinstance(value["revision"], str)
+
+
+def _tool(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name", ""), str)
+        and isinstance(value.get("version", ""), str)
+    )

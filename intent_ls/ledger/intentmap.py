@@ -69,44 +69,52 @@ def render(rows: Sequence[SummaryRow], intents: Mapping[str, IntentInfo]) -> str
         "",
     ]
     for intent_id in ids:
-        info = intents.get(intent_id)
-        title = f"{intent_id}: {info.name}" if info else f"{intent_id} (not in the spec)"
-        out += [f"## {_inline(title)}", ""]
-        out.append(f"- Status: {_inline(info.status) if info else 'unknown'}")
-        scope = (
-            ", ".join(f"`{_inline(p)}`" for p in info.owned_scope)
-            if info and info.owned_scope
-            else "—"
+        out += _intent_section(intent_id, intents.get(intent_id), by_intent.get(intent_id, []))
+    out += _graph(ids, rows)
+    return "\n".join(out)
+
+
+def _intent_section(intent_id: str, info: IntentInfo | None, rows: list[SummaryRow]) -> list[str]:
+    """An intent's heading, status and scope, and the table of its recorded changes."""
+    title = f"{intent_id}: {info.name}" if info else f"{intent_id} (not in the spec)"
+    scope = (
+        ", ".join(f"`{_inline(p)}`" for p in info.owned_scope) if info and info.owned_scope else "—"
+    )
+    out = [
+        f"## {_inline(title)}",
+        "",
+        f"- Status: {_inline(info.status) if info else 'unknown'}",
+        f"- Scope: {scope}",
+        "",
+    ]
+    entries = sorted(rows, key=lambda r: (r.path, r.name is not None, r.name or ""))
+    if not entries:
+        return [*out, "No recorded changes.", ""]
+    out += [
+        "| File | AST node | Kind | Last change | Changes | Contributors |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in entries:
+        node = f"`{_cell(r.name)}`" if r.name is not None else "(file)"
+        out.append(
+            f"| `{_cell(r.path)}` | {node} | {r.kind or ''} | {r.last_timestamp} "
+            f"| {r.changes} | {_cell(', '.join(r.contributors))} |"
         )
-        out += [f"- Scope: {scope}", ""]
-        entries = sorted(
-            by_intent.get(intent_id, []), key=lambda r: (r.path, r.name is not None, r.name or "")
-        )
-        if not entries:
-            out += ["No recorded changes.", ""]
-            continue
-        out += [
-            "| File | AST node | Kind | Last change | Changes | Contributors |",
-            "|---|---|---|---|---|---|",
-        ]
-        for r in entries:
-            node = f"`{_cell(r.name)}`" if r.name is not None else "(file)"
-            out.append(
-                f"| `{_cell(r.path)}` | {node} | {r.kind or ''} | {r.last_timestamp} "
-                f"| {r.changes} | {_cell(', '.join(r.contributors))} |"
-            )
-        out.append("")
-    out += ["## Graph", "", "```mermaid", "graph LR"]
-    files = sorted({r.path for r in rows})
+    out.append("")
+    return out
+
+
+def _graph(ids: list[str], rows: Sequence[SummaryRow]) -> list[str]:
+    """The Mermaid graph: a node per intent and per file, an edge where one changed the
+    other."""
+    out = ["## Graph", "", "```mermaid", "graph LR"]
     for intent_id in ids:
         out.append(f'  {_mermaid_id("i_", intent_id)}["{_label(intent_id)}"]')
-    for path in files:
+    for path in sorted({r.path for r in rows}):
         out.append(f'  {_mermaid_id("f_", path)}["{_label(path)}"]')
-    edges = sorted({(r.intent_id, r.path) for r in rows})
-    for intent_id, path in edges:
+    for intent_id, path in sorted({(r.intent_id, r.path) for r in rows}):
         out.append(f"  {_mermaid_id('i_', intent_id)} --> {_mermaid_id('f_', path)}")
-    out += ["```", ""]
-    return "\n".join(out)
+    return [*out, "```", ""]
 
 
 def write_intent_map(

@@ -26,37 +26,35 @@ def intent_tree(
     for row in rows:
         by_intent[row.intent_id][row.path].append(row)
     ids = [*intents, *sorted(set(by_intent) - set(intents))]
-    out = []
-    for intent_id in ids:
-        info = intents.get(intent_id)
-        files = []
-        for path, file_rows in sorted(by_intent.get(intent_id, {}).items()):
-            whole = next((r for r in file_rows if r.name is None), None)
-            nodes = sorted((r for r in file_rows if r.name is not None), key=lambda r: r.name or "")
-            files.append(
-                {
-                    "path": path,
-                    "changes": whole.changes if whole else sum(r.changes for r in nodes),
-                    "last": whole.last_timestamp if whole else max(r.last_timestamp for r in nodes),
-                    "contributors": list(whole.contributors if whole else ()),
-                    "nodes": [
-                        {
-                            "name": r.name,
-                            "kind": r.kind,
-                            "changes": r.changes,
-                            "last": r.last_timestamp,
-                        }
-                        for r in nodes
-                    ],
-                }
-            )
-        out.append(
-            {
-                "id": intent_id,
-                "name": info.name if info else None,
-                "status": info.status if info else None,
-                "inSpec": info is not None,
-                "files": files,
-            }
-        )
-    return out
+    return [
+        _intent_entry(intent_id, intents.get(intent_id), by_intent.get(intent_id, {}))
+        for intent_id in ids
+    ]
+
+
+def _intent_entry(
+    intent_id: str, info: IntentInfo | None, by_path: Mapping[str, list[SummaryRow]]
+) -> dict[str, Any]:
+    return {
+        "id": intent_id,
+        "name": info.name if info else None,
+        "status": info.status if info else None,
+        "inSpec": info is not None,
+        "files": [_file_entry(path, rows) for path, rows in sorted(by_path.items())],
+    }
+
+
+def _file_entry(path: str, rows: list[SummaryRow]) -> dict[str, Any]:
+    """A file's figures: its file-level row's if it has one, else its definitions' summed."""
+    whole = next((r for r in rows if r.name is None), None)
+    nodes = sorted((r for r in rows if r.name is not None), key=lambda r: r.name or "")
+    return {
+        "path": path,
+        "changes": whole.changes if whole else sum(r.changes for r in nodes),
+        "last": whole.last_timestamp if whole else max(r.last_timestamp for r in nodes),
+        "contributors": list(whole.contributors if whole else ()),
+        "nodes": [
+            {"name": r.name, "kind": r.kind, "changes": r.changes, "last": r.last_timestamp}
+            for r in nodes
+        ],
+    }

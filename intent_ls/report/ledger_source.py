@@ -7,9 +7,10 @@ refused: the report is how a human finds out what is on a ledger, good or bad.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import attrs
 from intent_ls.ledger.records import intent_meta
 from intent_ls.ledger.store import LEDGER_RELPATH, open_snapshot
 from intent_ls.ledger.verify import VerifyResult, verify_ledger
-from intent_ls.report.model import ApprovalRow, RepoTally, SpecIntent, VerdictRow
+from intent_ls.report.model import ApprovalRow, IntentTally, RepoTally, SpecIntent, VerdictRow
 from intent_ls.spec.model import Severity
 from intent_ls.workspace.brain import lessons_for, read_brain
 from intent_ls.workspace.discover import Workspace
@@ -143,48 +144,85 @@ def add_record(tally: RepoTally, record: dict[str, Any], pending: list[_PendingV
     intent.records += 1
     files = [f for f in _list(record.get("files")) if isinstance(f, dict)]
     first_path = _text(files[0].get("path")) if files else ""
-    verdicts = _list(meta.get("verdicts")) if kind == "mutation" else []
-    range_hashes: set[str] = set()
-    if kind == "mutation":
-        for file in files:
-            path = _text(file.get("path"))
-            intent.files.add(path)
-            for conv in _list(file.get("conversations")):
-                if not isinstance(conv, dict):
-                    continue
-                contributor = _dict(conv.get("contributor"))
-                ctype = _text(contributor.get("type")) or "unknown"
-                model = _text(contributor.get("model_id")) or None
-                ranges = [r for r in _list(conv.get("ranges")) if isinstance(r, dict)]
-                tally.add_lines(intent, path, ctype, model, _line_count(ranges))
-                if verdicts and path == first_path:
-                    range_hashes.update(_text(r.get("content_hash")) for r in ranges)
-        for node in _list(meta.get("ast_nodes")):
-            if isinstance(node, dict) and isinstance(node.get("name"), str):
-                intent.nodes.add((_text(node.get("path")), node["name"]))
     approvals = [_dict(a) for a in _list(meta.get("approvals"))]
     if kind == "approval":
-        for a in approvals:
-            tally.approvals.append(
-                ApprovalRow(
-                    timestamp=timestamp,
-                    intent_id=intent_id or "",
-                    path=_text(a.get("path")) or first_path,
-                    verdict_code=_text(a.get("verdict_code")),
-                    approver=_approver(a.get("approver")),
-                    reason=_text(a.get("reason")),
-                    content_hash=_text(a.get("content_hash")),
-                )
-            )
-        return
-    if kind != "mutation":
-        return
-    after = _text(meta.get("after_hash"))
+        tally.approvals.extend(_approval_rows(approvals, timestamp, intent_id or "", first_path))
+    elif kind == "mutation":
+        verdicts = _list(meta.get("verdicts"))
+        range_hashes = _add_changes(tally, intent, files, first_path if verdicts else None)
+        _add_nodes(intent, _list(meta.get("ast_nodes")))
+        row = functools.partial(
+            VerdictRow,
+            record_id=_text(record.get("id")),
+            timestamp=timestamp,
+            intent_id=intent_id or "",
+            path=first_path,
+        )
+        known = (*range_hashes, _text(meta.get("after_hash")))
+        pending.extend(_pending_verdicts(verdicts, approvals, known, first_path, row))
+
+
+def _add_changes(
+    tally: RepoTally, intent: IntentTally, files: list[dict[str, Any]], hashes_of: str | None
+) -> set[str]:
+    """Counts a mutation's changed lines per file and contributor; returns the content
+    hashes of the ranges in the file ``hashes_of`` (the first file, when the record has
+    verdicts an approval may name them by)."""
+    range_hashes: set[str] = set()
+    for file in files:
+        path = _text(file.get("path"))
+        intent.files.add(path)
+        for conv in _list(file.get("conversations")):
+            if not isinstance(conv, dict):
+                continue
+            contributor = _dict(conv.get("contributor"))
+            ctype = _text(contributor.get("type")) or "unknown"
+            model = _text(contributor.get("model_id")) or None
+            ranges = [r for r in _list(conv.get("ranges")) if isinstance(r, dict)]
+            tally.add_lines(intent, path, ctype, model, _line_count(ranges))
+            if path == hashes_of:
+                range_hashes.update(_text(r.get("content_hash")) for r in ranges)
+    return range_hashes
+
+
+def _add_nodes(intent: IntentTally, nodes: list[Any]) -> None:
+    """The definitions a mutation changed (those with a name)."""
+    for node in nodes:
+        if isinstance(node, dict) and isinstance(node.get("name"), str):
+            intent.nodes.add((_text(node.get("path")), node["name"]))
+
+
+def _approval_rows(
+    approvals: list[dict[str, Any]], timestamp: str, intent_id: str, first_path: str
+) -> Iterator[ApprovalRow]:
+    """The approvals an approval record gives (each for its own path, else the record's)."""
+    for a in approvals:
+        yield ApprovalRow(
+            timestamp=timestamp,
+            intent_id=intent_id,
+            path=_text(a.get("path")) or first_path,
+            verdict_code=_text(a.get("verdict_code")),
+            approver=_approver(a.get("approver")),
+            reason=_text(a.get("reason")),
+            content_hash=_text(a.get("content_hash")),
+        )
+
+
+def _pending_verdicts(
+    verdicts: list[Any],
+    approvals: list[dict[str, Any]],
+    known: tuple[str, ...],
+    first_path: str,
+    row: Callable[..., VerdictRow],
+) -> Iterator[_PendingVerdict]:
+    """A mutation's verdicts, each with the content hashes an approval may name it by
+    (``known``: its ranges' and the file's, and the one the verdict asks for) and who
+    the record says approved it at save time."""
     for verdict in verdicts:
         verdict = _dict(verdict)
         code = _text(verdict.get("code"))
         wanted = _dict(_dict(verdict.get("details")).get("approval"))
-        hashes = {h for h in (*range_hashes, after, _text(wanted.get("content_hash"))) if h}
+        hashes = {h for h in (*known, _text(wanted.get("content_hash"))) if h}
         applied = next(
             (
                 _approver(a.get("approver"))
@@ -193,15 +231,9 @@ def add_record(tally: RepoTally, record: dict[str, Any], pending: list[_PendingV
             ),
             "",
         )
-        row = VerdictRow(
-            record_id=_text(record.get("id")),
-            timestamp=timestamp,
-            intent_id=intent_id or "",
-            path=first_path,
-            code=code,
-            message=_text(verdict.get("message")),
+        yield _PendingVerdict(
+            row(code=code, message=_text(verdict.get("message"))), frozenset(hashes), applied
         )
-        pending.append(_PendingVerdict(row, frozenset(hashes), applied))
 
 
 def _line_count(ranges: list[dict[str, Any]]) -> int:

@@ -58,13 +58,9 @@ def glob_for_path(rel: str) -> str:
 
 def add_to_scope(text: str, intent_id: str, pattern: str) -> TextEdit | None:
     """The edit adding ``pattern`` to ``intent_id``'s owned_scope; None if already there."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise SpecEditError(f"the spec is not valid YAML: {exc}") from None
-    scope = _scope_node(root, intent_id)
+    scope = _scope_node(_compose(text), intent_id)
     lines = text.splitlines()
-    newline = "\r\n" if "\r\n" in text else "\n"
+    newline = _newline(text)
     if isinstance(scope, yaml.SequenceNode):
         if any(isinstance(i, yaml.ScalarNode) and i.value == pattern for i in scope.value):
             return None
@@ -109,18 +105,12 @@ def set_status(text: str, intent_id: str, status: str, updated_at: str) -> list[
     """The edits giving ``intent_id`` ``status`` and ``updated_at``: each value is replaced
     in place (keeping its quotes), and a missing key gets its own line, indented like
     the intent's other keys, after the ``status`` (else ``id``) line."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise SpecEditError(f"the spec is not valid YAML: {exc}") from None
-    intent = _intent_node(root, intent_id)
+    intent = _intent_node(_compose(text), intent_id)
     if intent.flow_style:
         raise SpecEditError(f"intent '{intent_id}' is written as a flow mapping ({{...}})")
     keys = {
         str(k.value): (k, v) for k, v in reversed(intent.value) if isinstance(k, yaml.ScalarNode)
     }
-    lines = text.splitlines()
-    newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[TextEdit] = []
     missing: list[str] = []
     for key, value in (("status", status), ("updated_at", updated_at)):
@@ -132,28 +122,51 @@ def set_status(text: str, intent_id: str, status: str, updated_at: str) -> list[
             raise SpecEditError(f"the '{key}' of '{intent_id}' is not a plain value")
         edits.append(TextEdit(_span(node), _scalar(value, node.style)))
     if missing:
-        anchor_key = (
-            "status"
-            if "status" in keys
-            else next((k for k in ("id", "intent_id") if k in keys), None)
-        )
-        if anchor_key is None:
-            raise SpecEditError(
-                f"intent '{intent_id}' has no 'id' line to add '{missing[0]}' after"
-            )
-        key_node, value_node = keys[anchor_key]
-        indent = " " * key_node.start_mark.column
-        end_line = value_node.end_mark.line
-        if value_node.end_mark.column == 0 and end_line > key_node.start_mark.line:
-            end_line -= 1
-        block = "".join(indent + m + newline for m in missing)
-        if end_line + 1 < len(lines) or text.endswith(("\n", "\r")):
-            at = Position(end_line + 1, 0)
-            edits.append(TextEdit(Span(at, at), block))
-        else:
-            at = Position(end_line, len(lines[end_line]))
-            edits.append(TextEdit(Span(at, at), newline + block[: -len(newline)]))
+        key_node, value_node = _anchor(keys, intent_id, missing[0])
+        edits.append(_lines_after(text, key_node, value_node, missing))
     return sorted(edits, key=lambda e: e.span.start)
+
+
+def _anchor(
+    keys: dict[str, tuple[yaml.Node, yaml.Node]], intent_id: str, first_missing: str
+) -> tuple[yaml.Node, yaml.Node]:
+    """The key and value of the line new keys go after: ``status``, else the id."""
+    anchor_key = (
+        "status" if "status" in keys else next((k for k in ("id", "intent_id") if k in keys), None)
+    )
+    if anchor_key is None:
+        raise SpecEditError(f"intent '{intent_id}' has no 'id' line to add '{first_missing}' after")
+    return keys[anchor_key]
+
+
+def _lines_after(
+    text: str, key_node: yaml.Node, value_node: yaml.Node, new_lines: list[str]
+) -> TextEdit:
+    """The edit inserting ``new_lines`` after the entry of ``key_node``, indented like it."""
+    lines = text.splitlines()
+    newline = _newline(text)
+    indent = " " * key_node.start_mark.column
+    end_line = value_node.end_mark.line
+    if value_node.end_mark.column == 0 and end_line > key_node.start_mark.line:
+        end_line -= 1
+    block = "".join(indent + m + newline for m in new_lines)
+    if end_line + 1 < len(lines) or text.endswith(("\n", "\r")):
+        at = Position(end_line + 1, 0)
+        return TextEdit(Span(at, at), block)
+    at = Position(end_line, len(lines[end_line]))
+    return TextEdit(Span(at, at), newline + block[: -len(newline)])
+
+
+def _compose(text: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise SpecEditError(f"the spec is not valid YAML: {exc}") from None
+
+
+def _newline(text: str) -> str:
+    """The line ending ``text`` uses (CRLF if any line has it)."""
+    return "\r\n" if "\r\n" in text else "\n"
 
 
 def _scalar(value: str, quote: str | None) -> str:

@@ -333,20 +333,7 @@ class _Validator:
         if list_key not in top:
             self.add(MISSING_FIELD, "missing 'active_intents:' list", root)
             return SpecResult(None, tuple(self.problems))
-        list_node = top[list_key][1]
-        intents: list[Intent] = []
-        if isinstance(list_node, yaml.ScalarNode) and list_node.tag.endswith(":null"):
-            self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
-        elif not isinstance(list_node, yaml.SequenceNode):
-            self.add(WRONG_TYPE, f"'{list_key}' must be a list, not {_kind(list_node)}", list_node)
-        else:
-            if not list_node.value:
-                self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
-            for item in list_node.value:
-                intent = self.intent(item, legacy)
-                if intent is not None:
-                    intents.append(intent)
-        intents = self.dedupe(intents)
+        intents = self.dedupe(self.intent_list(list_key, top[list_key][1], legacy))
         active_id = None
         if "active_intent_id" in top:
             active_id = self.active_intent_id(top["active_intent_id"][1], intents)
@@ -355,6 +342,20 @@ class _Validator:
             intents=tuple(intents), legacy=legacy, active_intent_id=active_id, policy=policy
         )
         return SpecResult(spec, tuple(self.problems))
+
+    def intent_list(self, list_key: str, list_node: yaml.Node, legacy: bool) -> list[Intent]:
+        """The intents of the ``active_intents`` (or legacy ``intents``) list that are
+        whole; the others are problems."""
+        if isinstance(list_node, yaml.ScalarNode) and list_node.tag.endswith(":null"):
+            self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
+            return []
+        if not isinstance(list_node, yaml.SequenceNode):
+            self.add(WRONG_TYPE, f"'{list_key}' must be a list, not {_kind(list_node)}", list_node)
+            return []
+        if not list_node.value:
+            self.add(EMPTY_SPEC, f"'{list_key}' is empty", list_node, Severity.WARNING)
+        intents = [self.intent(item, legacy) for item in list_node.value]
+        return [intent for intent in intents if intent is not None]
 
     def mapping(
         self, node: yaml.MappingNode, known: Iterable[str], what: str
@@ -453,17 +454,8 @@ class _Validator:
         scope_node, scope_items = self.scope(fields, node)
         patterns = self.patterns(scope_items, status)
         if scope_node is not None and not scope_items and status is not None:
-            severity = Severity.ERROR if status is Status.IN_PROGRESS else Severity.WARNING
-            self.add(
-                EMPTY_SCOPE,
-                f"intent '{intent_id or '?'}' owns no paths; add globs to 'owned_scope'",
-                scope_node,
-                severity,
-            )
-        lists = {
-            key: tuple(v for v, _ in self.string_list(key, fields[key][1])) if key in fields else ()
-            for key in _LIST_KEYS
-        }
+            self.empty_scope(intent_id, scope_node, status)
+        lists = self.lists(fields)
         created = self.string("created_at", fields.get("created_at"), False, node)
         updated = self.string("updated_at", fields.get("updated_at"), False, node)
         source = self.string("source", fields.get("source"), False, node)
@@ -484,6 +476,24 @@ class _Validator:
             span=_node_span(node),
             scope_span=_node_span(scope_node),
         )
+
+    def empty_scope(self, intent_id: str | None, scope_node: yaml.Node, status: Status) -> None:
+        """An intent that owns no paths: an error while it is in progress."""
+        severity = Severity.ERROR if status is Status.IN_PROGRESS else Severity.WARNING
+        self.add(
+            EMPTY_SCOPE,
+            f"intent '{intent_id or '?'}' owns no paths; add globs to 'owned_scope'",
+            scope_node,
+            severity,
+        )
+
+    def lists(self, fields: dict[str, tuple[yaml.Node, yaml.Node]]) -> dict[str, tuple[str, ...]]:
+        """The intent's lists of strings (constraints, acceptance criteria, ...); absent
+        ones are empty."""
+        return {
+            key: tuple(v for v, _ in self.string_list(key, fields[key][1])) if key in fields else ()
+            for key in _LIST_KEYS
+        }
 
     def status(
         self, entry: tuple[yaml.Node, yaml.Node] | None, legacy: bool, owner: yaml.Node

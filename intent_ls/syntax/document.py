@@ -23,10 +23,24 @@ from intent_ls.syntax.positions import Encoding, point_after, position_to_byte
 
 Point = tuple[int, int]
 _NodeKey = tuple[int, int, str]
+#: A definition the query found: (the pattern that matched, kind, name, node).
+_Match = tuple[int, str, str, tree_sitter.Node]
 
 
 def _key(node: tree_sitter.Node) -> _NodeKey:
     return node.start_byte, node.end_byte, node.type
+
+
+def _qualified(name: str, node: tree_sitter.Node, found: dict[_NodeKey, _Match]) -> str:
+    """``name`` after the names of the definitions around ``node`` (``Class.method``)."""
+    qualified = [name]
+    parent = node.parent
+    while parent is not None:
+        outer = found.get(_key(parent))
+        if outer is not None:
+            qualified.append(outer[2])
+        parent = parent.parent
+    return ".".join(reversed(qualified))
 
 
 def _last_line(node: tree_sitter.Node) -> int:
@@ -172,8 +186,22 @@ class DocumentSyntax:
         return self._collect([(line, line)])
 
     def _collect(self, windows: list[tuple[int, int] | None]) -> list[AstNode]:
+        found = self._matches(windows)
+        out = []
+        for _, kind, name, node in found.values():
+            start, end = node.start_point[0] + 1, _last_line(node)
+            if not any(w is None or (start <= w[1] and end >= w[0]) for w in windows):
+                continue
+            digest = content_hash(self._node_text(node).splitlines())
+            out.append(AstNode(kind, _qualified(name, node, found), start, end, digest))
+        out.sort(key=lambda n: (n.start_line, -n.end_line, n.name))
+        return out
+
+    def _matches(self, windows: list[tuple[int, int] | None]) -> dict[_NodeKey, _Match]:
+        """The definitions the query finds in ``windows`` (None: the whole document), by
+        node; a node several patterns match is read as the first one does."""
         query = grammar.definitions_query(self.language)
-        found: dict[_NodeKey, tuple[int, str, str, tree_sitter.Node]] = {}
+        found: dict[_NodeKey, _Match] = {}
         root = self._root_for(windows)
         for window in windows:
             cursor = tree_sitter.QueryCursor(query)
@@ -191,23 +219,7 @@ class DocumentSyntax:
                 key = _key(node)
                 if key not in found or found[key][0] > pattern:
                     found[key] = (pattern, kind, name, node)
-        out = []
-        for _, kind, name, node in found.values():
-            start, end = node.start_point[0] + 1, _last_line(node)
-            if not any(w is None or (start <= w[1] and end >= w[0]) for w in windows):
-                continue
-            qualified = [name]
-            parent = node.parent
-            while parent is not None:
-                outer = found.get(_key(parent))
-                if outer is not None:
-                    qualified.append(outer[2])
-                parent = parent.parent
-            text = self.source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
-            digest = content_hash(text.splitlines())
-            out.append(AstNode(kind, ".".join(reversed(qualified)), start, end, digest))
-        out.sort(key=lambda n: (n.start_line, -n.end_line, n.name))
-        return out
+        return found
 
     def _root_for(self, windows: list[tuple[int, int] | None]) -> tree_sitter.Node:
         """The root to query ``windows`` (1-based inclusive lines) on: a local parse

@@ -104,62 +104,104 @@ def index_lines(
     build's): ``db`` must be out of a transaction, and the rows are written in
     transactions of this function's own, by the C writer if it was compiled
     (:mod:`.native`)."""
-    records: list[Any] = []
-    touches: list[Any] = []
     strings = Strings(db)
-    last: tuple[int, int, bytes] | None = None
     first = seq
     stop = end if end is not None else os.stat(ledger).st_size
     fast = stop - offset >= fastpath.FAST_MIN
-    rows_of = fastpath.fast_block if fast else json_block
-    writer = (
-        native.NativeRows(new_file, strings)
-        if new_file is not None and fast and native.available()
-        else None
-    )
-    if new_file is not None and writer is None:
+    in_c = new_file is not None and fast and native.available()
+    writer = native.NativeRows(new_file, strings) if in_c else _PythonRows(db, strings, fast)
+    own_transaction = new_file is not None and not in_c
+    if own_transaction:
         db.execute("BEGIN")
-    # The rows waiting for an insert are millions of objects, none of them cyclic: the
-    # cyclic collector would rescan them every few hundred allocations.
+    with _no_cyclic_collection():
+        try:
+            seq, last = _write_blocks(writer, ledger, offset, seq, end, on_block)
+            writer.close()
+            strings.flush()  # the texts the C writer named (the Python writer wrote its own)
+            if last is not None:
+                _write_stop(db, seq, last)
+            if own_transaction:
+                db.execute("COMMIT")
+        except BaseException:
+            writer.abort()
+            if new_file is not None and db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    return seq - first
+
+
+@contextlib.contextmanager
+def _no_cyclic_collection() -> Iterator[None]:
+    """The rows waiting for an insert are millions of objects, none of them cyclic: the
+    cyclic collector would rescan them every few hundred allocations."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for at, block, head in _blocks(ledger, offset, end):
-            if writer is not None:
-                seq = writer.block(block, at, seq)
-            else:
-                seq = rows_of(bytes(block), at, seq, strings, records, touches)
-                if len(records) >= _BATCH * RECORD_WIDTH:
-                    _flush(db, strings, records, touches)
-            last = at + len(block), at + head, bytes(block[head:-1])
-            if on_block is not None:
-                on_block(last[0])
-        if writer is not None:
-            writer.close()
-        _flush(db, strings, records, touches)
-        if last is not None:
-            stop, head_start, head_line = last
-            write_meta(
-                db,
-                {
-                    "offset": str(stop),
-                    "seq": str(seq),
-                    "head_start": str(head_start),
-                    "head_hash": bytes_hash(head_line),
-                },
-            )
-        if new_file is not None and writer is None:
-            db.execute("COMMIT")
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        if new_file is not None and db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
+        yield
     finally:
         if collecting:
             gc.enable()
-    return seq - first
+
+
+class _PythonRows:
+    """The Python writer: each block's rows gathered in flat lists of column values
+    (:func:`~.fastpath.fast_block`, or json.loads for a few lines), inserted a batch at a
+    time through ``db``, in the caller's transaction."""
+
+    def __init__(self, db: sqlite3.Connection, strings: Strings, fast: bool) -> None:
+        self._db = db
+        self._strings = strings
+        self._rows_of = fastpath.fast_block if fast else json_block
+        self._records: list[Any] = []
+        self._touches: list[Any] = []
+
+    def block(self, block: memoryview, base: int, seq: int) -> int:
+        """Adds the rows of ``block``; returns the last number given."""
+        seq = self._rows_of(bytes(block), base, seq, self._strings, self._records, self._touches)
+        if len(self._records) >= _BATCH * RECORD_WIDTH:
+            self.close()  # a batch is in: more rows may follow
+        return seq
+
+    def close(self) -> None:
+        """Inserts the rows waiting."""
+        _flush(self._db, self._strings, self._records, self._touches)
+
+    def abort(self) -> None:
+        """Nothing to undo: the rows are the caller's transaction's, rolled back by it."""
+
+
+def _write_blocks(
+    writer: native.NativeRows | _PythonRows,
+    ledger: Path,
+    offset: int,
+    seq: int,
+    end: int | None,
+    on_block: Callable[[int], None] | None,
+) -> tuple[int, tuple[int, int, bytes] | None]:
+    """Writes the rows of each block; returns the last number given and, when there was a
+    block, (where it ends, where its last line starts, that line)."""
+    last: tuple[int, int, bytes] | None = None
+    for at, block, head in _blocks(ledger, offset, end):
+        seq = writer.block(block, at, seq)
+        last = at + len(block), at + head, bytes(block[head:-1])
+        if on_block is not None:
+            on_block(last[0])
+    return seq, last
+
+
+def _write_stop(db: sqlite3.Connection, seq: int, last: tuple[int, int, bytes]) -> None:
+    """Records where indexing stopped, and the last line indexed (where it starts, its
+    hash): a catch-up starts at ``offset`` unless that line shows the ledger rewritten."""
+    stop, head_start, head_line = last
+    write_meta(
+        db,
+        {
+            "offset": str(stop),
+            "seq": str(seq),
+            "head_start": str(head_start),
+            "head_hash": bytes_hash(head_line),
+        },
+    )
 
 
 def _flush(

@@ -29,14 +29,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from intent_ls.common.hashing import PREFIX
+from intent_ls.common.hashing import KEY_DIGITS
 from intent_ls.ledger.index.rows import FILE_ROW, URN, Rows, add_json_line, json_rows
 from intent_ls.ledger.index.strings import Strings
 
 #: Below this many bytes to index, json.loads costs less than importing msgspec and
 #: building the decoder (some 10 ms, which the fast path wins back after ~2,000 lines).
 FAST_MIN = 4 * 1024 * 1024
-_START, _END = len(PREFIX), len(PREFIX) + 16
 _TOP, _WRAP = 1 << 63, 1 << 64
 _URN_END = len(URN)
 #: :func:`~intent_ls.ledger.index.rows.digest_key`'s test for a line the fast path reads:
@@ -68,6 +67,15 @@ def _plain(data: bytes) -> bool:
 
 def _same(text: Any) -> Any:
     return text
+
+
+class _Nobody:
+    """A null contributor, read as extract_rows reads it (as ``{}``): no type, no model."""
+
+    type = model_id = None
+
+
+_NOBODY = _Nobody()
 
 
 def fast_rows(seq: int, offset: int, line: bytes) -> Rows | None:
@@ -103,13 +111,13 @@ def fast_block(
         end = find(b"\n", pos)
         seq += 1
         if plain or _plain(block[pos:end]):
-            done = len(records), len(touches)
+            done_records, done_touches = len(records), len(touches)
             try:
                 _emit(decode(view[pos:end]), seq, base + pos, get, miss, add_record, add_touches)
                 pos = end + 1
                 continue
             except (error, ValueError, RecursionError):
-                del records[done[0] :], touches[done[1] :]
+                del records[done_records:], touches[done_touches:]
         add_json_line(seq, base + pos, block[pos:end], strings, records, touches)
         pos = end + 1
     return seq
@@ -119,70 +127,93 @@ def _emit(
     record: Any,
     seq: int,
     offset: int,
-    get: Callable[[str], Any],
-    miss: Callable[[str], Any],
+    get: Callable[[str | None], Any],
+    miss: Callable[[str | None], Any],
     add_record: Callable[[tuple[Any, ...]], None],
     add_touches: Callable[[tuple[Any, ...]], None],
 ) -> None:
-    """:func:`~intent_ls.ledger.index.rows.extract_rows` over the decoded fields, in the
-    same order and with the same truthiness tests; a text ``t`` is written as ``get(t)``,
-    or ``miss(t)`` when that is None."""
+    """:func:`~intent_ls.ledger.index.rows.extract_rows` over the decoded fields, with the
+    same truthiness tests, writing the same rows in the same order; a text ``t`` is written
+    as ``get(t)``, or ``miss(t)`` when that is None (``miss(None)`` is None)."""
     meta = record.metadata.intent_ls
+    files = record.files or ()
+    ctype, model = _file_touches(files, seq, get, miss, add_touches)
     intent = meta.intent_id
-    ctype = model = None
-    count = 0
-    for file in record.files or ():
-        path = file.path
-        pid = get(path)
-        if pid is None and path is not None:
-            pid = miss(path)
-        ranged = count
-        for conv in file.conversations or ():
-            contributor = conv.contributor
-            if contributor is not None:
-                ctype = ctype or contributor.type
-                model = model or contributor.model_id
-            else:  # extract_rows reads a null contributor as {}: "" becomes None
-                ctype = ctype or None
-                model = model or None
-            if intent is None:
-                for rel in conv.related or ():
-                    url = rel.url
-                    if rel.type == "specification" and url.startswith(URN):
-                        intent = url[_URN_END:]
-            for rng in conv.ranges or ():
-                count += 1
-                digest = rng.content_hash
-                if digest:  # hash_key, spelled out: one call less per touch
-                    key = int(digest[_START:_END], 16)
-                    add_touches((seq, pid, None, None, key - _WRAP if key >= _TOP else key))
-                else:
-                    add_touches((seq, pid, None, None, None))
-        if count == ranged and path is not None:
-            add_touches((seq, pid, None, FILE_ROW, None))
+    if intent is None:
+        intent = _related_intent(files)
     for node in meta.ast_nodes or ():
         path, name = node.path, node.name
         pid = get(path)
-        if pid is None and path is not None:
+        if pid is None:
             pid = miss(path)
         nid = get(name)
-        if nid is None and name is not None:
+        if nid is None:
             nid = miss(name)
         digest = node.content_hash
         if digest:
-            key = int(digest[_START:_END], 16)
+            key = int(digest[KEY_DIGITS], 16)
             add_touches((seq, pid, nid, node.kind, key - _WRAP if key >= _TOP else key))
         else:
             add_touches((seq, pid, nid, node.kind, None))
     digest = meta.digest
     if digest is not None and _DIGEST_HEAD(digest):
-        key = int(digest[_START:_END], 16)
+        key = int(digest[KEY_DIGITS], 16)
         lkey = key - _WRAP if key >= _TOP else key
     else:
         lkey = None
     add_record(
         (seq, offset, record.timestamp, intent, ctype, model, meta.mutation_class, meta.kind, lkey)
     )
+
+
+def _file_touches(
+    files: Any,
+    seq: int,
+    get: Callable[[str | None], Any],
+    miss: Callable[[str | None], Any],
+    add_touches: Callable[[tuple[Any, ...]], None],
+) -> tuple[str | None, str | None]:
+    """The touches of the file entries: a row for each range, or a file row for a file
+    without one; returns the contributor type and model the record is credited to (the
+    first named, as ``extract_rows`` reads them)."""
+    ctype = model = None
+    count = 0
+    for file in files:
+        path = file.path
+        pid = get(path)
+        if pid is None:
+            pid = miss(path)
+        ranged = count
+        for conv in file.conversations or ():
+            contributor = conv.contributor or _NOBODY
+            ctype = ctype or contributor.type
+            model = model or contributor.model_id
+            for rng in conv.ranges or ():
+                count += 1
+                digest = rng.content_hash
+                if digest:  # hash_key, spelled out: one call less per touch
+                    key = int(digest[KEY_DIGITS], 16)
+                    add_touches((seq, pid, None, None, key - _WRAP if key >= _TOP else key))
+                else:
+                    add_touches((seq, pid, None, None, None))
+        if count == ranged and path is not None:
+            add_touches((seq, pid, None, FILE_ROW, None))
+    return ctype, model
+
+
+def _related_intent(files: Any) -> str | None:
+    """The intent of a record whose metadata names none: the first conversation with a
+    specification link to one names it (its last such link)."""
+    for file in files:
+        for conv in file.conversations or ():
+            intent = None
+            for rel in conv.related or ():
+                url = rel.url
+                if rel.type == "specification" and url.startswith(URN):
+                    intent = url[_URN_END:]
+            if intent is not None:
+                return intent
+    return None
 
 
 def line_rows(seq: int, offset: int, line: bytes) -> Rows:

@@ -35,26 +35,12 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
     """The ``records`` row and ``touches`` rows of one parsed record (any shape: foreign
     and hand-edited records are indexed too, as far as they carry the fields)."""
     meta = record.get("metadata", {}).get(METADATA_KEY, {}) if isinstance(record, dict) else {}
-    intent = meta.get("intent_id")
-    ctype = model = None
     touches: list[tuple[Any, ...]] = []
-    for file in record.get("files") or ():
-        path = _text(file.get("path"))
-        ranged = len(touches)
-        for conv in file.get("conversations") or ():
-            contributor = conv.get("contributor") or {}
-            ctype = ctype or contributor.get("type")
-            model = model or contributor.get("model_id")
-            if intent is None:
-                for rel in conv.get("related") or ():
-                    url = rel.get("url", "")
-                    if rel.get("type") == "specification" and url.startswith(URN):
-                        intent = url[len(URN) :]
-            for rng in conv.get("ranges") or ():
-                digest = rng.get("content_hash")
-                touches.append((seq, path, None, None, hash_key(digest) if digest else None))
-        if len(touches) == ranged and path is not None:
-            touches.append((seq, path, None, FILE_ROW, None))
+    files = record.get("files") or ()
+    ctype, model = _file_touches(files, seq, touches)
+    intent = meta.get("intent_id")
+    if intent is None:
+        intent = _related_intent(files)
     for node in meta.get("ast_nodes") or ():
         digest = node.get("content_hash")
         touches.append(
@@ -79,6 +65,41 @@ def extract_rows(seq: int, offset: int, record: dict[str, Any]) -> Rows:
         digest_key(digest),
     )
     return row, touches
+
+
+def _file_touches(files: Any, seq: int, touches: list[tuple[Any, ...]]) -> tuple[Any, Any]:
+    """Adds the touches of the file entries: a row for each range, or a file row for a file
+    without one; returns the contributor type and model the record is credited to (the
+    first named)."""
+    ctype = model = None
+    for file in files:
+        path = _text(file.get("path"))
+        ranged = len(touches)
+        for conv in file.get("conversations") or ():
+            contributor = conv.get("contributor") or {}
+            ctype = ctype or contributor.get("type")
+            model = model or contributor.get("model_id")
+            for rng in conv.get("ranges") or ():
+                digest = rng.get("content_hash")
+                touches.append((seq, path, None, None, hash_key(digest) if digest else None))
+        if len(touches) == ranged and path is not None:
+            touches.append((seq, path, None, FILE_ROW, None))
+    return ctype, model
+
+
+def _related_intent(files: Any) -> Any:
+    """The intent of a record whose metadata names none: the first conversation with a
+    specification link to one names it (its last such link)."""
+    for file in files:
+        for conv in file.get("conversations") or ():
+            intent = None
+            for rel in conv.get("related") or ():
+                url = rel.get("url", "")
+                if rel.get("type") == "specification" and url.startswith(URN):
+                    intent = url[len(URN) :]
+            if intent is not None:
+                return intent
+    return None
 
 
 def _text(value: Any) -> str | None:

@@ -26,8 +26,11 @@ class Strings:
         self.ids: dict[str, int] = {}
         self._new: list[tuple[int, str]] = []
 
-    def miss(self, text: str) -> int:
-        """The id of ``text``, which :attr:`ids` does not have yet."""
+    def miss(self, text: str | None) -> int | None:
+        """The id of ``text``, which :attr:`ids` does not have yet; None for no text (the
+        fast path asks after any lookup that found nothing, without a test of its own)."""
+        if text is None:
+            return None
         if not self.fresh:
             row = self._db.execute(
                 "SELECT id FROM strings WHERE text = ? LIMIT 1", (text,)
