@@ -1,12 +1,11 @@
-"""A rule that is not part of intent-ls, added the way any rule is: one file in an
-``intent_ls/policy/rules/`` folder on the Python path (the registry discovers the
-rules of that package wherever its folders are). Tests put it on ``PYTHONPATH`` of the
+"""A rule that is not part of intent-ls, added the way any rule is: one file in a
+rules folder (the registry discovers the rules in its own folder and in those
+``INTENT_LS_RULE_PATH`` names). Tests name the toy's folder in the environment of the
 processes they start — an editor's server, a hook, ``intent-ls record`` and ``check``
 — and no other file of intent-ls knows it."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 CODE = "toy-secret"
@@ -61,9 +60,8 @@ RULE = Rule(
 
 def plugin(tmp_path: Path) -> dict[str, str]:
     """Writes the toy rule's one file under ``tmp_path``; returns the environment that
-    puts it on the path of a process intent-ls runs in."""
-    folder = tmp_path / "plugin" / "intent_ls" / "policy" / "rules"
+    adds it to the rules of a process intent-ls runs in."""
+    folder = tmp_path / "plugin" / "rules"
     folder.mkdir(parents=True)
     (folder / "toy_secret.py").write_text(SOURCE, encoding="utf-8")
-    path = os.pathsep.join(p for p in (str(tmp_path / "plugin"), os.environ.get("PYTHONPATH")) if p)
-    return {"PYTHONPATH": path}
+    return {"INTENT_LS_RULE_PATH": str(folder)}

@@ -2,32 +2,36 @@
 :class:`~intent_ls.policy.rules.rule.Rule`), found here and nowhere else.
 
 The registry discovers its rules instead of listing them: every public module of this
-package that defines ``RULE`` is a rule, and so is one in an ``intent_ls/policy/rules/``
-folder anywhere else on ``sys.path`` (the folder joins this package's path, so a rule
-kept outside intent-ls is that one file, on the path). So adding a rule is adding its
-file: ``evaluate`` walks :data:`REGISTRY` in the rules' order, and every table the
-doors used to keep by hand is derived from it below. A rule module imports only
-:mod:`.rule` at its top (its judgement loads what it needs when it judges), which keeps
-the discovery cheap on the agent-hook path.
+package that defines ``RULE`` is a rule, and so is one in a folder that
+``INTENT_LS_RULE_PATH`` names (absolute folders, ``os.pathsep``-separated: the folder
+joins this package's path, so a rule kept outside intent-ls is that one file). Only a
+variable set by whoever starts intent-ls adds folders: an ``intent_ls/policy/rules/``
+folder elsewhere on ``sys.path`` (a folder an agent can write) is never imported. So
+adding a rule is adding its file: ``evaluate`` walks :data:`REGISTRY` in the rules'
+order, and every table the doors used to keep by hand is derived from it below. A rule
+module imports only :mod:`.rule` at its top (its judgement loads what it needs when it
+judges), which keeps the discovery cheap on the agent-hook path.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
 from collections.abc import Mapping
 
 from intent_ls.policy.rules.rule import Rule, register, rule_of
 from intent_ls.spec.model import Severity
 
+#: The variable naming folders of rules kept outside intent-ls.
+RULE_PATH = "INTENT_LS_RULE_PATH"
+
 
 def _folders(path: list[str]) -> list[str]:
-    """This package's folder, and an ``intent_ls/policy/rules`` folder in each other
-    entry of ``sys.path``."""
+    """This package's folder, and each absolute folder :data:`RULE_PATH` names (a
+    relative one would follow the working directory, which an agent controls)."""
     out = list(path)
-    for entry in sys.path:
-        folder = os.path.join(entry or os.curdir, *__name__.split("."))
+    for entry in os.environ.get(RULE_PATH, "").split(os.pathsep):
+        folder = os.path.normpath(entry) if os.path.isabs(entry) else ""
         if os.path.isdir(folder) and not any(_same(folder, known) for known in out):
             out.append(folder)
     return out

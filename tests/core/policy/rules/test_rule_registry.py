@@ -82,7 +82,7 @@ def run(code: str, env: dict[str, str] | None = None) -> str:
     return done.stdout.strip()
 
 
-def test_a_rule_file_in_a_rules_folder_on_the_path_joins_in_its_order(tmp_path: Path) -> None:
+def test_a_rule_file_in_a_named_rules_folder_joins_in_its_order(tmp_path: Path) -> None:
     env = {**os.environ, **plugin(tmp_path)}
     listed = run(
         "from intent_ls.policy.rules import REGISTRY; print(*(r.code for r in REGISTRY))", env
@@ -101,3 +101,32 @@ def test_the_registry_loads_no_heavy_rule_module() -> None:
     assert "intent_ls.policy.destructive" not in loaded
     assert "intent_ls.policy.stale" not in loaded
     assert not [m for m in loaded if m.startswith(("intent_ls.syntax", "tree_sitter"))]
+
+
+def test_a_rules_folder_elsewhere_on_sys_path_is_not_imported(tmp_path: Path) -> None:
+    """An ``intent_ls/policy/rules/`` folder in another entry of ``sys.path`` (the
+    working directory of ``python -m``, a folder an agent can write) is never imported,
+    nor does a relative ``INTENT_LS_RULE_PATH`` entry follow the working directory: only
+    absolute folders that whoever starts intent-ls names add rules."""
+    marker = tmp_path / "ran"
+    planted = tmp_path / "elsewhere" / "intent_ls" / "policy" / "rules"
+    planted.mkdir(parents=True)
+    (planted / "planted.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "relative.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    code = (
+        "import sys, intent_ls; "
+        f"sys.path.insert(0, {str(tmp_path / 'elsewhere')!r}); "
+        "from intent_ls.policy.rules import REGISTRY; print(len(REGISTRY))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "INTENT_LS_RULE_PATH": "rules"},
+    )
+    assert int(done.stdout) == len(rules.REGISTRY)
+    assert not marker.exists()
