@@ -1,12 +1,13 @@
 """WorkspaceEdits pinned to the document version they were computed for.
 
 A plain ``changes`` map says nothing about which text an edit was made for, so a client
-applies it to whatever the buffer holds by then: Emacs reverting a file from disk and
-then applying the "Reload from disk" edit computed for the old buffer ends up with the
-disk text followed by the old lines again. Where the client supports ``documentChanges``
-every edit the server sends is a ``TextDocumentEdit`` carrying the version of the text it
-was computed from, so the client refuses it once the buffer has moved on. The version is
-``None`` for a file the editor does not have open: the disk content is the master.
+applies it to whatever the buffer holds by then: an edit of a few lines computed for an
+older buffer lands on the wrong ones. Where the client supports ``documentChanges`` an
+edit the server sends is a ``TextDocumentEdit`` carrying the version of the text it was
+computed from (the one the client last sent), so the client refuses it once the buffer
+has moved on. The version is ``None`` for a file the editor does not have open (the
+disk content is the master), and for "Reload from disk", whose result is the disk text
+whatever the buffer held (:func:`intent_ls.server.stale.reload_buffer`).
 """
 
 from __future__ import annotations

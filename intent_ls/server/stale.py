@@ -244,20 +244,47 @@ async def ask_after_save(
 # -- quick fixes ------------------------------------------------------------------------
 
 
+def _end_of(ls: Hub, lines: list[str]) -> types.Position:
+    """The position just past the last character of ``lines`` (with their endings)."""
+    if not lines:
+        return types.Position(line=0, character=0)
+    last = lines[-1]
+    body = last.rstrip("\r\n")
+    if body != last:
+        return types.Position(line=len(lines), character=0)
+    return types.Position(line=len(lines) - 1, character=ls.codec.client_num_units(body))
+
+
 def replace_buffer(ls: Hub, doc: TrackedDocument, text: str) -> types.WorkspaceEdit:
-    lines = doc.lines
-    if lines:
-        last = lines[-1]
-        body = last.rstrip("\r\n")
-        end = (
-            types.Position(line=len(lines), character=0)
-            if body != last
-            else types.Position(line=len(lines) - 1, character=ls.codec.client_num_units(body))
-        )
-    else:
-        end = types.Position(line=0, character=0)
+    """The buffer as last sent becomes ``text``; pinned to that version."""
+    end = _end_of(ls, doc.lines)
     edit = types.TextEdit(range=types.Range(start=types.Position(0, 0), end=end), new_text=text)
     return document_edit(ls, doc.uri, doc.version, [edit])
+
+
+def reload_buffer(ls: Hub, doc: TrackedDocument, disk_text: str) -> types.WorkspaceEdit:
+    """ "Reload from disk": the buffer becomes ``disk_text``, whichever of two texts it
+    holds when the client applies the edit, so it needs no version.
+
+    A client may revert the buffer itself on the way: Emacs asks "changed on disk; discard
+    your edits?" before it edits a modified buffer whose file changed, and yes re-opens the
+    document (eglot: at version 0), so an edit pinned to the version it was computed for
+    is refused (``Edits on 'x.py' require version 1, you have 0``) although the buffer
+    already holds what it asked for. So the edit replaces from the start to the later of
+    the two texts' ends: the end of the buffer as last sent, or of the disk text. For the
+    shorter text that end lies past its last line or character, which clients clamp (the
+    LSP spec says so of characters; VS Code, eglot, lsp-mode, Neovim and Helix do it for
+    lines too). Its version is null, which the spec defines as "the content on disk is
+    the master": what this edit restores."""
+    end = max(
+        _end_of(ls, doc.lines),
+        _end_of(ls, disk_text.splitlines(keepends=True)),
+        key=lambda p: (p.line, p.character),
+    )
+    edit = types.TextEdit(
+        range=types.Range(start=types.Position(0, 0), end=end), new_text=disk_text
+    )
+    return document_edit(ls, doc.uri, None, [edit])
 
 
 def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
@@ -276,7 +303,7 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
                 title=RELOAD_TITLE, command=RELOAD_FROM_DISK, arguments=[doc.uri]
             )
         else:
-            reload.edit = replace_buffer(ls, doc, disk.current_text)
+            reload.edit = reload_buffer(ls, doc, disk.current_text)
         actions.append(reload)
     actions.append(approve_action(KEEP_TITLE, doc.uri, diag, STALE_FILE))
     return actions

@@ -45,9 +45,17 @@ def uri_of(path: Path) -> str:
 class Editor:
     """A scripted editor session: open, type, undo, save, ask for actions, run commands."""
 
-    def __init__(self, client: LanguageClient, name: str, roots: list[Path]) -> None:
+    def __init__(
+        self,
+        client: LanguageClient,
+        name: str,
+        roots: list[Path],
+        capabilities: types.ClientCapabilities,
+    ) -> None:
         self.client = client
         self.name = name
+        #: What this editor announced in ``initialize``.
+        self.capabilities = capabilities
         self.roots = roots
         self.root = roots[0]
         self.statuses: list[dict[str, Any]] = []
@@ -146,12 +154,15 @@ class Editor:
         )
         return uri
 
-    def edits_in(self, edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
+    def edits_in(
+        self, edit: types.WorkspaceEdit | None, uri: str, pinned: bool = True
+    ) -> list[types.TextEdit]:
         """The TextEdits ``edit`` makes to ``uri``, checking its form: a client that
         supports ``documentChanges`` must get one TextDocumentEdit pinned to the version
-        it has (None for a file it has not opened), so a stale edit is refused."""
+        it has (None for a file it has not opened), so a stale edit is refused; one that
+        is right whatever the buffer holds (``pinned=False``) carries no version."""
         assert edit is not None
-        caps = client_capabilities(self.name).workspace
+        caps = self.capabilities.workspace
         versioned = bool(caps and caps.workspace_edit and caps.workspace_edit.document_changes)
         if not versioned:
             assert edit.document_changes is None and edit.changes is not None
@@ -161,7 +172,7 @@ class Editor:
         [change] = edit.document_changes
         assert isinstance(change, types.TextDocumentEdit)
         assert change.text_document.uri == uri
-        assert change.text_document.version == self.versions.get(uri)
+        assert change.text_document.version == (self.versions.get(uri) if pinned else None)
         return [e for e in change.edits if isinstance(e, types.TextEdit)]
 
     async def settled(self) -> None:
@@ -413,15 +424,18 @@ async def start_editor(
     apply_edit: bool = True,
     experimental: Any = None,
     env: dict[str, str] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
 ) -> Editor:
+    """``capabilities`` replaces those of the editor ``name`` (a client pytest-lsp does
+    not know)."""
     box: list[Editor] = []
     client = make_client(box)
     await client.start_io(*SERVER, env=env)
-    editor = Editor(client, name, roots)
+    caps = client_capabilities(name) if capabilities is None else capabilities
+    editor = Editor(client, name, roots, caps)
     box.append(editor)
     if configuration is not None:
         client.set_configuration(configuration, section="intentLs")
-    caps = client_capabilities(name)
     if not apply_edit and caps.workspace is not None:
         caps.workspace.apply_edit = False
     if experimental is not None:
