@@ -9,11 +9,11 @@ Where pyspark or Java is missing the tests skip, except with ``INTENT_LS_REQUIRE
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from export_helpers import AI, Workspace, out_of_scope, sample_saves
 
 from intent_ls.export.query import NAMED_QUERIES, QueryResult, render, run_query
 from intent_ls.policy.approvals import Contributor
-from tests.support import REPO, readme_section
+from tests.support import readme_section
 
 pytestmark = pytest.mark.slow
 
@@ -92,15 +92,21 @@ def _unavailable(why: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
+def spark_session_class() -> Any:
+    """pyspark's ``SparkSession``, once pyspark and Java are known to be there."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         _unavailable("pyspark is not installed (pip install pyspark)")
     if shutil.which("java") is None:
         _unavailable("Spark needs Java 17 or later on PATH (apt-get install default-jre-headless)")
+    return SparkSession
+
+
+@pytest.fixture(scope="module")
+def spark(spark_session_class: Any) -> Iterator[Any]:
     session = (
-        SparkSession.builder.master("local[1]")
+        spark_session_class.builder.master("local[1]")
         .appName("intent-ls-export-test")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
@@ -194,20 +200,27 @@ def test_spark_answers_each_named_query_as_duckdb(
 
 
 def test_the_readme_spark_query_runs_as_written(
-    spark: Any, exported: tuple[Path, list[bytes]], monkeypatch: pytest.MonkeyPatch
+    spark_session_class: Any, exported: tuple[Path, list[bytes]]
 ) -> None:
-    """The README's Spark snippet, beside the DuckDB commands, run from a clone beside
-    the export (``../ledger-export``) in the session Spark already has; it prints what
-    ``--query ai-share`` prints."""
+    """The README's Spark snippet, beside the DuckDB commands, run as a script from a
+    clone beside the export (``../ledger-export``: Spark resolves it against its own
+    process's directory, hence a process of its own); it prints what ``--query ai-share``
+    prints."""
     [snippet] = _python_blocks(readme_section("<!-- intent-ls export", "<!-- end intent-ls export"))
     out, _ = exported
     clone = out.parent / "clone"
     clone.mkdir(exist_ok=True)
-    monkeypatch.chdir(clone)
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(snippet, str(REPO / "README.md"), "exec"), {})
-    shown = [line.split("|")[1:-1] for line in printed.getvalue().splitlines() if "|" in line]
+    done = subprocess.run(
+        [sys.executable, "-c", snippet],
+        cwd=clone,
+        env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    shown = [line.split("|")[1:-1] for line in done.stdout.splitlines() if "|" in line]
     header, *rows = [[cell.strip() for cell in row] for row in shown]
     assert header == ["repo", "intent_id", "lines", "ai_share"]
     answer = run_query([out], "ai-share", {})
