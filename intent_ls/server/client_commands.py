@@ -7,8 +7,9 @@ offers such a command in a code action where it would otherwise send an edit.
 The project's Emacs clients announce "Reload from disk": applying the replacement edit
 to a modified buffer whose file changed on disk makes Emacs ask "discard your edits?",
 and reverting the buffer themselves spares the user that question. A client announcing
-nothing (plain eglot, Neovim, VS Code) gets the edit, which is right whether or not the
-client reverted the buffer on the way (:func:`intent_ls.server.stale.reload_buffer`).
+nothing (plain eglot, Neovim, VS Code) gets the edit; in Emacs it is one that is right
+whether or not Emacs reverted the buffer on the way
+(:func:`intent_ls.server.stale.reload_buffer`).
 """
 
 from __future__ import annotations

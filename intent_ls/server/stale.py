@@ -47,7 +47,7 @@ from intent_ls.server.arguments import approve_action
 from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
 from intent_ls.server.disk import DiskTracker, EarlySave, SaveContext
 from intent_ls.server.documents import TrackedDocument
-from intent_ls.server.edits import document_edit
+from intent_ls.server.edits import document_edit, may_revert_while_applying
 from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 
@@ -263,19 +263,22 @@ def replace_buffer(ls: Hub, doc: TrackedDocument, text: str) -> types.WorkspaceE
 
 
 def reload_buffer(ls: Hub, doc: TrackedDocument, disk_text: str) -> types.WorkspaceEdit:
-    """ "Reload from disk": the buffer becomes ``disk_text``, whichever of two texts it
-    holds when the client applies the edit, so it needs no version.
+    """ "Reload from disk": the buffer becomes ``disk_text``.
 
-    A client may revert the buffer itself on the way: Emacs asks "changed on disk; discard
-    your edits?" before it edits a modified buffer whose file changed, and yes re-opens the
-    document (eglot: at version 0), so an edit pinned to the version it was computed for
-    is refused (``Edits on 'x.py' require version 1, you have 0``) although the buffer
-    already holds what it asked for. So the edit replaces from the start to the later of
-    the two texts' ends: the end of the buffer as last sent, or of the disk text. For the
-    shorter text that end lies past its last line or character, which clients clamp (the
-    LSP spec says so of characters; VS Code, eglot, lsp-mode, Neovim and Helix do it for
-    lines too). Its version is null, which the spec defines as "the content on disk is
-    the master": what this edit restores."""
+    Pinned to the buffer's version, so a client refuses it once the buffer moved on,
+    except in a client that may revert the buffer while applying it
+    (:func:`~intent_ls.server.edits.may_revert_while_applying`): Emacs asks "changed on
+    disk; discard your edits?" first, and yes re-opens the document (eglot: at version 0),
+    so an edit pinned to the version it was computed for is refused (``Edits on 'x.py'
+    require version 1, you have 0``) although the buffer then holds what it asked for.
+    There the edit must be right for both texts the buffer can hold when it arrives: it
+    replaces from the start to the later of the two texts' ends (the buffer as last sent,
+    the disk text; for the shorter one that end lies past its last line or character,
+    which clients clamp: the LSP spec says so of characters, and eglot, lsp-mode, VS Code,
+    Neovim and Helix do it for lines), and its version is null, which the spec defines as
+    "the content on disk is the master": what this edit restores."""
+    if not may_revert_while_applying(ls):
+        return replace_buffer(ls, doc, disk_text)
     end = max(
         _end_of(ls, doc.lines),
         _end_of(ls, disk_text.splitlines(keepends=True)),

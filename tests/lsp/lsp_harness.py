@@ -30,6 +30,11 @@ LEDGER = LEDGER_RELPATH.as_posix()
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
+#: The ``clientInfo`` each of them sends in ``initialize``.
+CLIENT_INFO = {
+    "visual-studio-code": types.ClientInfo(name="Visual Studio Code"),
+    "neovim": types.ClientInfo(name="Neovim"),
+}
 TIMEOUT = 30.0
 SERVER = [sys.executable, "-m", "intent_ls", "serve"]
 #: Settings that keep the tests quick: fast polling, analysis and map regeneration.
@@ -154,13 +159,10 @@ class Editor:
         )
         return uri
 
-    def edits_in(
-        self, edit: types.WorkspaceEdit | None, uri: str, pinned: bool = True
-    ) -> list[types.TextEdit]:
+    def edits_in(self, edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
         """The TextEdits ``edit`` makes to ``uri``, checking its form: a client that
         supports ``documentChanges`` must get one TextDocumentEdit pinned to the version
-        it has (None for a file it has not opened), so a stale edit is refused; one that
-        is right whatever the buffer holds (``pinned=False``) carries no version."""
+        it has (None for a file it has not opened), so a stale edit is refused."""
         assert edit is not None
         caps = self.capabilities.workspace
         versioned = bool(caps and caps.workspace_edit and caps.workspace_edit.document_changes)
@@ -172,7 +174,7 @@ class Editor:
         [change] = edit.document_changes
         assert isinstance(change, types.TextDocumentEdit)
         assert change.text_document.uri == uri
-        assert change.text_document.version == (self.versions.get(uri) if pinned else None)
+        assert change.text_document.version == self.versions.get(uri)
         return [e for e in change.edits if isinstance(e, types.TextEdit)]
 
     async def settled(self) -> None:
@@ -425,9 +427,10 @@ async def start_editor(
     experimental: Any = None,
     env: dict[str, str] | None = None,
     capabilities: types.ClientCapabilities | None = None,
+    client_info: types.ClientInfo | None = None,
 ) -> Editor:
-    """``capabilities`` replaces those of the editor ``name`` (a client pytest-lsp does
-    not know)."""
+    """``capabilities`` and ``client_info`` replace what the editor ``name`` sends (a
+    client pytest-lsp does not know sends no ``clientInfo`` unless given one)."""
     box: list[Editor] = []
     client = make_client(box)
     await client.start_io(*SERVER, env=env)
@@ -444,6 +447,7 @@ async def start_editor(
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,
+            client_info=client_info or CLIENT_INFO.get(name),
             workspace_folders=[types.WorkspaceFolder(uri=uri_of(r), name=r.name) for r in roots],
             root_uri=uri_of(roots[0]),
             initialization_options=init_options,

@@ -1,14 +1,16 @@
 """A client that announces nothing beyond the LSP spec (plain eglot, Helix, Zed, Kate,
 Sublime LSP): every server-made edit works there.
 
-The client below announces what eglot does (``applyEdit``, versioned ``documentChanges``,
+The clients below announce what eglot does (``applyEdit``, versioned ``documentChanges``,
 code actions, no experimental capabilities, no file watching), with UTF-16 positions
-(the spec's default, as VS Code) or UTF-8 (as Neovim), and applies an edit the way eglot
+(the spec's default, as VS Code) or UTF-8 (as Neovim), and apply an edit the way eglot
 does: refused when its version is not the buffer's, a range end past the last line
-clamped to the end of the buffer. "Reload from disk" must leave the buffer equal to the
-disk whether or not the client reverted the buffer before applying it (Emacs asks
-"discard your edits?" and re-opens the document on yes); other edits stay pinned to the
-version the client last sent.
+clamped to the end of the buffer. In Emacs (eglot names itself "Eglot", or nothing
+before 1.10) "Reload from disk" must leave the buffer equal to the disk whether or not
+Emacs reverted the buffer before applying it (it asks "discard your edits?" and
+re-opens the document on yes). A client that names itself otherwise keeps the version
+check: the edit is refused once the buffer moved on. Other edits stay pinned to the
+version the client last sent, in every client.
 """
 
 from __future__ import annotations
@@ -52,13 +54,25 @@ def plain_capabilities(encoding: str) -> types.ClientCapabilities:
     )
 
 
-@pytest.fixture(params=["utf-16", "utf-8"])
-async def plain(request: pytest.FixtureRequest, workspace: Path):  # type: ignore[no-untyped-def]
+#: eglot before 1.10 (no clientInfo) with UTF-16 positions, and since (UTF-8).
+EGLOTS = [("utf-16", None), ("utf-8", "Eglot")]
+
+
+async def plain_editor(workspace: Path, encoding: str, name: str | None) -> Editor:
     editor = await start_editor(
-        f"plain-{request.param}", [workspace], capabilities=plain_capabilities(request.param)
+        f"plain-{encoding}-{name}",
+        [workspace],
+        capabilities=plain_capabilities(encoding),
+        client_info=None if name is None else types.ClientInfo(name=name),
     )
     assert editor.init_result is not None
-    assert editor.init_result.capabilities.position_encoding == request.param
+    assert editor.init_result.capabilities.position_encoding == encoding
+    return editor
+
+
+@pytest.fixture(params=EGLOTS, ids=lambda p: f"{p[0]}-{p[1]}")
+async def plain(request: pytest.FixtureRequest, workspace: Path):  # type: ignore[no-untyped-def]
+    editor = await plain_editor(workspace, *request.param)
     yield editor
     await stop_editor(editor)
 
@@ -150,3 +164,22 @@ async def test_other_edits_stay_pinned_to_the_version_the_client_sent(plain: Edi
         apply_as_eglot(plain, uri, plain.versions[uri] + 1, restore.edit)
     restored = apply_as_eglot(plain, uri, plain.versions[uri], restore.edit)
     assert "    def verify_token" in restored
+
+
+async def test_a_client_naming_itself_keeps_the_version_check(workspace: Path) -> None:
+    """The same capabilities from an editor that applies edits to the buffer as it is
+    (here named as Helix names itself): the reload edit is pinned to the version the
+    client last sent, and refused once the buffer moved on."""
+    editor = await plain_editor(workspace, "utf-8", "helix")
+    try:
+        uri, theirs, diag = await stale_buffer(editor, "")
+        [reload, *_] = await editor.code_actions(uri, [diag])
+        assert reload.edit is not None
+        [change] = reload.edit.document_changes or []
+        assert isinstance(change, types.TextDocumentEdit)
+        assert change.text_document.version == editor.versions[uri]
+        assert apply_as_eglot(editor, uri, editor.versions[uri], reload.edit) == theirs
+        with pytest.raises(AssertionError, match="require version"):
+            apply_as_eglot(editor, uri, editor.versions[uri] + 1, reload.edit)
+    finally:
+        await stop_editor(editor)

@@ -55,7 +55,7 @@ async def test_a_change_on_disk_makes_the_edited_buffer_stale(editor: Editor) ->
     assert titles[:2] == ["Reload from disk", "Keep my version"]
     reload = actions[0]
     assert reload.is_preferred
-    edits = editor.edits_in(reload.edit, uri, pinned=False)
+    edits = editor.edits_in(reload.edit, uri)
     # The editor applies the edit: the buffer becomes the disk content.
     reloaded = apply_text_edits(editor.texts[uri], list(edits), editor.codec)
     assert reloaded == theirs
