@@ -263,7 +263,7 @@ def replace_buffer(ls: Hub, doc: TrackedDocument, text: str) -> types.WorkspaceE
 
 
 def reload_buffer(ls: Hub, doc: TrackedDocument, disk_text: str) -> types.WorkspaceEdit:
-    """ "Reload from disk": the buffer becomes ``disk_text``.
+    """The quick fix "Reload from disk": the buffer becomes ``disk_text``.
 
     Pinned to the buffer's version, so a client refuses it once the buffer moved on,
     except in a client that may revert the buffer while applying it
