@@ -65,6 +65,7 @@ def watcher_of(ls: IntentLanguageServer) -> Watcher:
 @guard.request("initialize")
 def initialize(ls: IntentLanguageServer, params: types.InitializeParams) -> None:
     ls.initial_settings = params.initialization_options
+    ls.client_info = params.client_info
     ls.apply_config(*parse_config(ls.initial_settings))
     folders = [f.uri for f in params.workspace_folders or ()]
     if not folders and params.root_uri:

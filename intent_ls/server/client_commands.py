@@ -4,12 +4,12 @@ A client lists them under ``capabilities.experimental.intentLs.clientCommands`` 
 rust-analyzer's clients list theirs under ``experimental.commands``); the server then
 offers such a command in a code action where it would otherwise send an edit.
 
-Emacs needs this for "Reload from disk". Applying the replacement edit to a modified
-buffer whose file changed on disk makes Emacs ask "discard your edits?"; yes reverts the
-buffer, which re-opens the document (eglot: at version 0; lsp-mode: at a new version),
-and then the edit, pinned to the version it was computed for, is refused with an error.
-The project's Emacs clients revert the buffer themselves instead. A client announcing
-nothing (Neovim, VS Code) gets the edit, as before.
+The project's Emacs clients announce "Reload from disk": applying the replacement edit
+to a modified buffer whose file changed on disk makes Emacs ask "discard your edits?",
+and reverting the buffer themselves spares the user that question. A client announcing
+nothing (plain eglot, Neovim, VS Code) gets the edit; in Emacs it is one that is right
+whether or not Emacs reverted the buffer on the way
+(:func:`intent_ls.server.stale.reload_buffer`).
 """
 
 from __future__ import annotations

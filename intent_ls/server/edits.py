@@ -1,12 +1,13 @@
 """WorkspaceEdits pinned to the document version they were computed for.
 
 A plain ``changes`` map says nothing about which text an edit was made for, so a client
-applies it to whatever the buffer holds by then: Emacs reverting a file from disk and
-then applying the "Reload from disk" edit computed for the old buffer ends up with the
-disk text followed by the old lines again. Where the client supports ``documentChanges``
-every edit the server sends is a ``TextDocumentEdit`` carrying the version of the text it
-was computed from, so the client refuses it once the buffer has moved on. The version is
-``None`` for a file the editor does not have open: the disk content is the master.
+applies it to whatever the buffer holds by then: an edit of a few lines computed for an
+older buffer lands on the wrong ones. Where the client supports ``documentChanges`` an
+edit the server sends is a ``TextDocumentEdit`` carrying the version of the text it was
+computed from (the one the client last sent), so the client refuses it once the buffer
+has moved on. The version is ``None`` for a file the editor does not have open (the
+disk content is the master), and for "Reload from disk" in a client that may revert the
+buffer while applying it (:func:`intent_ls.server.stale.reload_buffer`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,22 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
 from intent_ls.server.hub import Hub
+
+#: Clients, by their ``clientInfo`` name, whose editor may revert a buffer while applying
+#: a workspace edit to it: Emacs asks "changed on disk; discard your edits?" before it
+#: edits a modified buffer whose file changed, and yes re-opens the document at a new
+#: version. eglot names itself "Eglot" (since 1.10; before, it gives no clientInfo) and
+#: lsp-mode "emacs".
+REVERTING_CLIENTS = frozenset({"Eglot", "emacs"})
+
+
+def may_revert_while_applying(ls: Hub) -> bool:
+    """Whether an edit to a buffer whose file changed on disk may meet the disk text
+    instead: in Emacs, or in a client that does not name itself (it may be an eglot that
+    predates ``clientInfo``). Editors that name themselves otherwise (VS Code, Neovim,
+    Helix, Zed, Kate, Sublime LSP) apply an edit to the buffer as it is."""
+    info = ls.client_info
+    return info is None or info.name in REVERTING_CLIENTS
 
 
 def versioned_edits(ls: Hub) -> bool:

@@ -81,6 +81,7 @@ class Hub(Protocol):
     documents: dict[str, TrackedDocument]
     #: The folder of the document the user touched last.
     current_folder: Folder | None
+    client_info: types.ClientInfo | None
     workers: Workers
     #: File URIs a willDelete/willRename request already judged.
     operations_seen: set[str]

@@ -56,6 +56,8 @@ class IntentLanguageServer(LanguageServer):
         self.config = Config()
         #: ``initializationOptions``: workspace/configuration values are laid over them.
         self.initial_settings: Any = None
+        #: The client's ``clientInfo`` from ``initialize`` (None: it gave none).
+        self.client_info: types.ClientInfo | None = None
         self.folders = FolderSet()
         self.documents: dict[str, TrackedDocument] = {}
         #: The folder of the document the user touched last: where commands without a

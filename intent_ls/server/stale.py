@@ -48,7 +48,7 @@ from intent_ls.server.arguments import approve_action
 from intent_ls.server.client_commands import RELOAD_FROM_DISK, runs_itself
 from intent_ls.server.disk import DiskTracker, EarlySave, SaveContext
 from intent_ls.server.documents import TrackedDocument
-from intent_ls.server.edits import document_edit
+from intent_ls.server.edits import document_edit, may_revert_while_applying
 from intent_ls.server.folders import Folder
 from intent_ls.server.hub import Hub
 
@@ -246,20 +246,50 @@ async def ask_after_save(
 # -- quick fixes ------------------------------------------------------------------------
 
 
+def _end_of(ls: Hub, lines: list[str]) -> types.Position:
+    """The position just past the last character of ``lines`` (with their endings)."""
+    if not lines:
+        return types.Position(line=0, character=0)
+    last = lines[-1]
+    body = last.rstrip("\r\n")
+    if body != last:
+        return types.Position(line=len(lines), character=0)
+    return types.Position(line=len(lines) - 1, character=ls.codec.client_num_units(body))
+
+
 def replace_buffer(ls: Hub, doc: TrackedDocument, text: str) -> types.WorkspaceEdit:
-    lines = doc.lines
-    if lines:
-        last = lines[-1]
-        body = last.rstrip("\r\n")
-        end = (
-            types.Position(line=len(lines), character=0)
-            if body != last
-            else types.Position(line=len(lines) - 1, character=ls.codec.client_num_units(body))
-        )
-    else:
-        end = types.Position(line=0, character=0)
+    """The buffer as last sent becomes ``text``; pinned to that version."""
+    end = _end_of(ls, doc.lines)
     edit = types.TextEdit(range=types.Range(start=types.Position(0, 0), end=end), new_text=text)
     return document_edit(ls, doc.uri, doc.version, [edit])
+
+
+def reload_buffer(ls: Hub, doc: TrackedDocument, disk_text: str) -> types.WorkspaceEdit:
+    """The quick fix "Reload from disk": the buffer becomes ``disk_text``.
+
+    Pinned to the buffer's version, so a client refuses it once the buffer moved on,
+    except in a client that may revert the buffer while applying it
+    (:func:`~intent_ls.server.edits.may_revert_while_applying`): Emacs asks "changed on
+    disk; discard your edits?" first, and yes re-opens the document (eglot: at version 0),
+    so an edit pinned to the version it was computed for is refused (``Edits on 'x.py'
+    require version 1, you have 0``) although the buffer then holds what it asked for.
+    There the edit must be right for both texts the buffer can hold when it arrives: it
+    replaces from the start to the later of the two texts' ends (the buffer as last sent,
+    the disk text; for the shorter one that end lies past its last line or character,
+    which clients clamp: the LSP spec says so of characters, and eglot, lsp-mode, VS Code,
+    Neovim and Helix do it for lines), and its version is null, which the spec defines as
+    "the content on disk is the master": what this edit restores."""
+    if not may_revert_while_applying(ls):
+        return replace_buffer(ls, doc, disk_text)
+    end = max(
+        _end_of(ls, doc.lines),
+        _end_of(ls, disk_text.splitlines(keepends=True)),
+        key=lambda p: (p.line, p.character),
+    )
+    edit = types.TextEdit(
+        range=types.Range(start=types.Position(0, 0), end=end), new_text=disk_text
+    )
+    return document_edit(ls, doc.uri, None, [edit])
 
 
 def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
@@ -278,7 +308,7 @@ def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.C
                 title=RELOAD_TITLE, command=RELOAD_FROM_DISK, arguments=[doc.uri]
             )
         else:
-            reload.edit = replace_buffer(ls, doc, disk.current_text)
+            reload.edit = reload_buffer(ls, doc, disk.current_text)
         actions.append(reload)
     actions.append(approve_action(KEEP_TITLE, doc.uri, diag, stale_file.CODE))
     return actions

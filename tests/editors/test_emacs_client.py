@@ -1,4 +1,5 @@
-"""editors/emacs/intent-ls.el in a real Emacs (batch) with eglot, against the example workspace."""
+"""editors/emacs/intent-ls.el in a real Emacs (batch) with eglot, against the example
+workspace; and plain eglot without it, configured as users of generic LSP clients do."""
 
 from __future__ import annotations
 
@@ -85,6 +86,37 @@ def test_emacs_eglot_flow(workspace: Path, tmp_path: Path) -> None:
         "web/src/orders.ts": 1,
     }, r["did_open"]
     print(f"emacs flow: {run.seconds:.2f} s; steps {r['steps']}")
+
+
+def test_plain_eglot_reloads_from_disk(workspace: Path, tmp_path: Path) -> None:
+    """eglot with only ``eglot-server-programs`` naming the server (no client file, no
+    experimental capability): "Reload from disk" leaves the buffer equal to the disk, no
+    error, whether the user lets Emacs discard the edits (a revert, which re-opens the
+    document at version 0) or keeps them (the edit replaces them)."""
+    emacs = require_binary("emacs", "apt-get install -y emacs-nox elpa-eglot")
+    _require(emacs, "eglot", "apt-get install -y elpa-eglot")
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)  # the project root
+    run = run_editor(
+        [emacs, "--batch", "-l", str(HERE / "eglot_plain_flow.el")],
+        {**editor_env(tmp_path), "INTENT_LS_WS": str(workspace)},
+        tmp_path / "eglot-plain-result.json",
+        timeout=90,
+        cwd=tmp_path,
+    )
+    r = run.result
+    assert not r["capabilities_experimental"], r["capabilities_experimental"]  # eglot: {}
+    reloads = r["reloads"]
+    assert [x["discard"] for x in reloads] == [True, False, True]
+    for reload in reloads:
+        assert reload["error"] is None, reload
+        assert reload["reloaded"] is True, reload
+        assert reload["modified"] is not reload["discard"], reload
+        assert "stale-file" not in reload["diagnostics"], reload
+        assert "require version" not in reload["messages"], reload
+        assert "rror" not in reload["messages"], reload
+        # Emacs's own question, before the edit; nothing else when edits are discarded.
+        assert any("Discard your edits?" in q for q in reload["questions"]), reload
+    print(f"plain eglot flow: {run.seconds:.2f} s")
 
 
 def test_emacs_lsp_mode_beside_pylsp(workspace: Path, tmp_path: Path) -> None:

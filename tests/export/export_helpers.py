@@ -71,6 +71,29 @@ class Workspace:
         return intent_ls(*args, "--workspace", str(self.root), cwd=self.root)
 
 
+def sample_saves(ws: Workspace) -> Workspace:
+    """Saves by AI and by a human under two intents, an out-of-scope verdict left open,
+    another one approved."""
+    ws.save("src/billing/invoice.py", "def total(items):\n    return sum(items)\n")
+    ws.save(
+        "src/billing/invoice.py",
+        "def total(items):\n    return sum(items)\n\n\nclass Invoice:\n    def pay(self):\n"
+        "        return True\n",
+    )
+    ws.save("src/auth/tokens.py", "def issue():\n    return 'x'\n", intent="INT-002")
+    ws.save(
+        "src/auth/tokens.py",
+        "def issue():\n    return 'y'\n",
+        intent="INT-002",
+        contributor=Contributor("human"),
+    )
+    ws.save("docs/notes.md", "notes\n", verdicts=(out_of_scope("docs/notes.md"),))
+    approved = ws.save("README.md", "hello\n", verdicts=(out_of_scope("README.md"),))
+    rng = approved["files"][0]["conversations"][0]["ranges"][0]
+    ws.approve("out-of-scope", "README.md", (1, 1), rng["content_hash"])
+    return ws
+
+
 def out_of_scope(rel: str) -> RecordedVerdict:
     return RecordedVerdict("out-of-scope", f"{rel} is outside INT-001's scope", {"path": rel})
 

@@ -30,6 +30,11 @@ LEDGER = LEDGER_RELPATH.as_posix()
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "workspace"
 CLIENTS = ("visual-studio-code", "neovim")
+#: The ``clientInfo`` each of them sends in ``initialize``.
+CLIENT_INFO = {
+    "visual-studio-code": types.ClientInfo(name="Visual Studio Code"),
+    "neovim": types.ClientInfo(name="Neovim"),
+}
 TIMEOUT = 30.0
 SERVER = [sys.executable, "-m", "intent_ls", "serve"]
 #: Settings that keep the tests quick: fast polling, analysis and map regeneration.
@@ -45,9 +50,17 @@ def uri_of(path: Path) -> str:
 class Editor:
     """A scripted editor session: open, type, undo, save, ask for actions, run commands."""
 
-    def __init__(self, client: LanguageClient, name: str, roots: list[Path]) -> None:
+    def __init__(
+        self,
+        client: LanguageClient,
+        name: str,
+        roots: list[Path],
+        capabilities: types.ClientCapabilities,
+    ) -> None:
         self.client = client
         self.name = name
+        #: What this editor announced in ``initialize``.
+        self.capabilities = capabilities
         self.roots = roots
         self.root = roots[0]
         self.statuses: list[dict[str, Any]] = []
@@ -151,7 +164,7 @@ class Editor:
         supports ``documentChanges`` must get one TextDocumentEdit pinned to the version
         it has (None for a file it has not opened), so a stale edit is refused."""
         assert edit is not None
-        caps = client_capabilities(self.name).workspace
+        caps = self.capabilities.workspace
         versioned = bool(caps and caps.workspace_edit and caps.workspace_edit.document_changes)
         if not versioned:
             assert edit.document_changes is None and edit.changes is not None
@@ -413,15 +426,19 @@ async def start_editor(
     apply_edit: bool = True,
     experimental: Any = None,
     env: dict[str, str] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+    client_info: types.ClientInfo | None = None,
 ) -> Editor:
+    """``capabilities`` and ``client_info`` replace what the editor ``name`` sends (a
+    client pytest-lsp does not know sends no ``clientInfo`` unless given one)."""
     box: list[Editor] = []
     client = make_client(box)
     await client.start_io(*SERVER, env=env)
-    editor = Editor(client, name, roots)
+    caps = client_capabilities(name) if capabilities is None else capabilities
+    editor = Editor(client, name, roots, caps)
     box.append(editor)
     if configuration is not None:
         client.set_configuration(configuration, section="intentLs")
-    caps = client_capabilities(name)
     if not apply_edit and caps.workspace is not None:
         caps.workspace.apply_edit = False
     if experimental is not None:
@@ -430,6 +447,7 @@ async def start_editor(
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,
+            client_info=client_info or CLIENT_INFO.get(name),
             workspace_folders=[types.WorkspaceFolder(uri=uri_of(r), name=r.name) for r in roots],
             root_uri=uri_of(roots[0]),
             initialization_options=init_options,
