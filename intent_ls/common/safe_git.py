@@ -235,25 +235,42 @@ class SafeGit:
         """The command line of ``git <args>`` run in ``top``."""
         return ["git", "--no-pager", *NO_PROGRAMS, "-C", str(self.top), *args]
 
+    def here(self, *args: str) -> list[str]:
+        """The command line of ``git <args>`` run where it is started, inside ``top``."""
+        return ["git", "--no-pager", *NO_PROGRAMS, *args]
+
     def run(self, *args: str) -> bytes | None:
         """``git <args>``'s output; None when it failed or could not start."""
         started = spawn(self.argv(*args), self.env)
         return collect(*started) if started else None
 
 
-_OPENED: dict[Path, SafeGit | None] = {}
+#: Seconds a repository's driver listing is reused: a hook process runs a few gits
+#: within one event; a long-lived process must not keep a listing a later config outgrew.
+REUSE_FOR = 2.0
+_OPENED: dict[Path, tuple[float, SafeGit | None]] = {}
+
+
+def work_tree(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` that has a ``.git``."""
+    for top in (start, *start.parents):
+        if os.path.lexists(top / ".git"):
+            return top
+    return None
 
 
 def open_repo(top: Path) -> SafeGit | None:
     """How to run git safely on the work tree ``top``; None when its git directory is not
-    the repository's own (:func:`real_git_dir`) or its config cannot be read."""
-    if top in _OPENED:
-        return _OPENED[top]
+    the repository's own (:func:`real_git_dir`) or its config cannot be read. The
+    driver listing is reused for :data:`REUSE_FOR` seconds."""
+    now = time.monotonic()
+    if top in _OPENED and now - _OPENED[top][0] < REUSE_FOR:
+        return _OPENED[top][1]
     dirs = real_git_dir(top)
     repo: SafeGit | None = None
     if dirs is not None:
         listing = SafeGit(top, dirs, {}).run("config", "-z", "--name-only", "--list")
         if listing is not None:
             repo = SafeGit(top, dirs, filter_overrides(listing))
-    _OPENED[top] = repo
+    _OPENED[top] = (now, repo)
     return repo

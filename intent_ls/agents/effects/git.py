@@ -11,17 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from intent_ls.common.safe_git import collect, kill, open_repo, spawn
+from intent_ls.common.safe_git import collect, kill, open_repo, spawn, work_tree
 
 #: Seconds a ``git status`` may take before it is given up (its answer is then None).
 STATUS_TIMEOUT = 20
 
 
 def git_top(root: Path) -> Path | None:
-    for top in (root, *root.parents):
-        if os.path.lexists(top / ".git"):
-            return top
-    return None
+    return work_tree(root)
 
 
 def git(top: Path, *args: str, input: bytes | None = None) -> bytes | None:
