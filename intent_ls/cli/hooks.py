@@ -48,6 +48,10 @@ def run_install(args: argparse.Namespace) -> int:
         changes = registry.get(args.agent).install(root, args.uninstall)
     except InstallError as exc:
         raise CliError(str(exc)) from None
+    if not args.uninstall:
+        from intent_ls.agents import install_record
+
+        install_record.record()
     for change in changes:
         print(change)
     if not changes:

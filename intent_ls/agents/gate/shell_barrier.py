@@ -136,10 +136,17 @@ def _as_the_user_rules(
 
 
 def barrier_note(root: Path, event: HookEvent) -> str:
-    """Said once, at session start: whether shell commands run under a write barrier.
-    The agent's rule files are pinned then too."""
+    """Said once, at session start: whether shell commands run under a write barrier,
+    and whether the installation the hooks run changed since it was installed
+    (:mod:`intent_ls.agents.install_record`). The agent's rule files are pinned then."""
+    from intent_ls.agents.install_record import changed_note
+
     profile = registry.get(event.agent)
     rules_pin.unchanged(root, event, profile, _project(root, profile))  # pinned here
+    return _barrier_text(root, event, profile) + changed_note()
+
+
+def _barrier_text(root: Path, event: HookEvent, profile: AgentProfile) -> str:
     if profile.rewrites_commands and barrier_available(root, event):
         own = ""
         if profile.own_rule is not None:
