@@ -74,6 +74,10 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
         event_name = str(payload.get(profile.event_key) or "")
         event = profile.parse(payload)
         root = _root(profile, event.cwd, workspace)
+        if workspace is None:
+            from intent_ls.agents.session_root import fixed
+
+            root = fixed(agent, event.session_id, root)
         outcome = answer(event, root, ask_supported=profile.ask_supported)
         return profile.render(event_name, outcome), 0
     except HookTimeout:

@@ -45,6 +45,22 @@ def program() -> str:
     return "intent-ls"
 
 
+def installed_inside(root: Path) -> Path | None:
+    """Where this intent-ls (its package, its environment or its ``intent-ls`` script)
+    lives inside the workspace ``root``, else None. There the agent can write it — a
+    project's ``.venv`` takes ``pip install`` and a ``.pth`` file in its site-packages
+    runs first in every hook — so no agent may be pointed at it."""
+    import intent_ls
+
+    script = shutil.which("intent-ls") or sys.argv[0]
+    top = os.path.realpath(root)
+    for place in (Path(intent_ls.__file__).parent, Path(sys.prefix), Path(script)):
+        real = os.path.realpath(place)
+        if real == top or real.startswith(top + os.sep):
+            return place
+    return None
+
+
 def is_ours(entry: Any) -> bool:
     """An entry whose command runs ``intent-ls hook …`` (whatever path to intent-ls)."""
     hooks = entry.get("hooks") if isinstance(entry, dict) else None

@@ -100,6 +100,9 @@ class AgentProfile(NamedTuple):
     #: rules, applied by the hook to the command as written, where the agent would match
     #: them on the rewritten one only.
     user_rules: Callable[[Path, str], tuple[str, str] | None] | None = None
+    #: ``(project) -> paths``: every file ``own_rule`` / ``user_rules`` read (absent
+    #: ones too), pinned at the session's start (:mod:`intent_ls.agents.rules_pin`).
+    rule_files: Callable[[Path], list[Path]] | None = None
     #: Permission modes (the payload's ``permission_mode``) in which an ``ask`` may be
     #: answered without a human (skipped, or settled by a classifier): a write there
     #: never counts as approved.

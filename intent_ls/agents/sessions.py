@@ -34,11 +34,16 @@ AGENTS_DIR = "agents"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def state_path(root: Path, agent: str, session_id: str) -> Path:
+def file_name(agent: str, session_id: str) -> str:
+    """``<agent>-<session>``, safe as a file name whatever the session id holds."""
     name = _UNSAFE.sub("_", session_id)[:80] or "none"
     if name != session_id:
         name += "-" + hashlib.sha256(session_id.encode()).hexdigest()[:12]
-    return local_dir(root) / AGENTS_DIR / f"{agent}-{name}.json"
+    return f"{agent}-{name}"
+
+
+def state_path(root: Path, agent: str, session_id: str) -> Path:
+    return local_dir(root) / AGENTS_DIR / f"{file_name(agent, session_id)}.json"
 
 
 def read_state(root: Path, agent: str, session_id: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ saves, so "changed line" means the same thing on both sides.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from typing import IO
 
 import attrs
 
+from intent_ls.common.safe_git import open_repo, real_git_dir, work_tree
 from intent_ls.common.safe_io import FileTooLargeError, read_regular
 
 #: git's well-known empty tree: the base of a repository with no commit yet.
@@ -68,19 +70,41 @@ class Base:
     label: str
 
 
-def _git_env() -> dict[str, str]:
-    return {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+def _command(cwd: Path, args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """``git <args>`` as run in ``cwd``, and its environment. Inside a repository, through
+    :mod:`intent_ls.common.safe_git`: its own git directory only, and no program its
+    config or attributes name (an agent may have written both; ``check`` runs with the
+    user's or CI's rights)."""
+    top = work_tree(Path(os.path.realpath(cwd)))
+    if top is None:  # git says it is not a repository, in its own words
+        return ["git", *_GIT_CONFIG, *args], {
+            **os.environ,
+            "GIT_OPTIONAL_LOCKS": "0",
+            "LC_ALL": "C",
+        }
+    if real_git_dir(top) is None:
+        raise GitError(
+            f"{top}/.git points at another repository (a commondir, a symlink or a gitdir "
+            "file git would not have written): refusing to run git there"
+        )
+    repo = open_repo(top)
+    if repo is None:  # the repository is its own, but git could not list its config
+        if shutil.which("git") is None:
+            raise GitError("git is not installed (or not on PATH)")
+        raise GitError(f"git cannot read the configuration of {top}")
+    return repo.here(*_GIT_CONFIG, *args), {**repo.env, "LC_ALL": "C"}
 
 
 def run_git(cwd: Path, args: Sequence[str], *, input: bytes | None = None) -> bytes:
+    command, env = _command(cwd, args)
     try:
         proc = subprocess.run(
-            ["git", *_GIT_CONFIG, *args],
+            command,
             cwd=cwd,
             input=input,
             capture_output=True,
             check=False,
-            env=_git_env(),
+            env=env,
         )
     except FileNotFoundError as exc:
         raise GitError("git is not installed (or not on PATH)") from exc
@@ -274,13 +298,10 @@ class Repo:
     @contextmanager
     def open_object(self, sha: str, kind: str) -> Iterator[IO[bytes]]:
         """The raw content of object ``sha`` of type ``kind``, streamed from git."""
+        command, env = _command(self.cwd, ["cat-file", kind, sha])
         try:
             proc = subprocess.Popen(
-                ["git", *_GIT_CONFIG, "cat-file", kind, sha],
-                cwd=self.cwd,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=_git_env(),
+                command, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed (or not on PATH)") from exc

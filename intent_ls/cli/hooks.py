@@ -32,14 +32,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from intent_ls.agents.install import InstallError
+    from intent_ls.agents.install import InstallError, installed_inside
     from intent_ls.cli.errors import CliError
 
     root = workspace_root(args)
+    inside = None if args.uninstall else installed_inside(root)
+    if inside is not None:
+        raise CliError(
+            f"this intent-ls lives inside the workspace ({inside}), where the agent can "
+            "change it: its hooks would run whatever the agent put there. Install intent-ls "
+            "outside every workspace (`pipx install intent-ls` or `uv tool install intent-ls`) "
+            "and run `hooks install` with that one."
+        )
     try:
         changes = registry.get(args.agent).install(root, args.uninstall)
     except InstallError as exc:
         raise CliError(str(exc)) from None
+    if not args.uninstall:
+        from intent_ls.agents import install_record
+
+        install_record.record()
     for change in changes:
         print(change)
     if not changes:

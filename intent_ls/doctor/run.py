@@ -28,6 +28,7 @@ def run_doctor(root: Path) -> list[Check]:
     else:
         checks.append(_no_agent())
     checks += _guarded("editors", check_editors, root)
+    checks += _guarded("agents", _installation, root)
     touched = probe.changed(before, probe.fingerprint(root))
     if touched:
         checks.append(
@@ -39,6 +40,24 @@ def run_doctor(root: Path) -> list[Check]:
             )
         )
     return checks
+
+
+def _installation(root: Path) -> list[Check]:
+    """Said only when the installation the hooks run changed since ``hooks install``."""
+    from intent_ls.agents.install_record import changed
+
+    found = changed()
+    if found is None:
+        return []
+    return [
+        fail(
+            "agents",
+            "installation",
+            f"the intent-ls the hooks run changed since `hooks install` recorded it: {found}.",
+            "if you did not upgrade it, something else wrote there: check it, then run "
+            "`intent-ls hooks install` again to record it.",
+        )
+    ]
 
 
 def _no_agent() -> Check:

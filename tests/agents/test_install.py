@@ -86,3 +86,25 @@ def test_broken_settings_are_reported_not_overwritten(tmp_path: Path) -> None:
     done = install(tmp_path, "claude-code")
     assert done.returncode == 2 and "not valid JSON" in done.stderr
     assert path.read_text() == "{not json"
+
+
+def test_an_intent_ls_inside_the_workspace_is_not_installed(tmp_path: Path) -> None:
+    """Route 4 of issue 28: a project venv is writable by the agent (``pip install``, a
+    ``.pth`` file), so hooks pointing at an intent-ls there would run the agent's code."""
+    import os
+    import site
+
+    import intent_ls
+
+    venv = tmp_path / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    path = os.pathsep.join([str(Path(intent_ls.__file__).parents[1]), *site.getsitepackages()])
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "intent_ls", "hooks", "install", "claude-code",
+         "--workspace", str(tmp_path)],
+        capture_output=True, text=True, check=False, timeout=60,
+        env={**os.environ, "PYTHONPATH": path},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "inside the workspace" in done.stderr and "pipx install intent-ls" in done.stderr
+    assert not (tmp_path / ".claude").exists()

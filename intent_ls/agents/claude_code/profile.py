@@ -34,6 +34,7 @@ PROFILE = AgentProfile(
     # It matches its permission rules on the rewritten command: the hook applies them
     # to the command as written (:mod:`intent_ls.agents.claude_code.rules`).
     user_rules=lazy(f"{_HERE}.rules", "user_rules"),
+    rule_files=lazy(f"{_HERE}.rules", "settings_files"),
     unattended_modes=frozenset({"bypassPermissions", "auto"}),
     model_env="ANTHROPIC_MODEL",
     env_markers=("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),

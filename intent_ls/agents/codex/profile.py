@@ -23,6 +23,7 @@ PROFILE = AgentProfile(
     # ``updatedInput`` beside ``allow``; a fresh shell per command.
     rewrites_commands=True,
     own_rule=lazy(f"{_HERE}.rules", "own_rule"),
+    rule_files=lazy(f"{_HERE}.rules", "rule_files"),
     env_markers=("CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"),
     protected_trees=(".codex",),
     protected_shown=(".codex/",),

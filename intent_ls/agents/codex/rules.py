@@ -81,3 +81,8 @@ def rule_for(command: str, root: Path) -> str | None:
 def own_rule(command: str, arguments: dict[str, Any], root: Path) -> str | None:
     """The profile's ``own_rule``: Codex's rules read the command alone."""
     return rule_for(command, root)
+
+
+def rule_files(root: Path) -> list[Path]:
+    """The profile's ``rule_files``: every rules file of every folder Codex reads."""
+    return list(files(_folders(root), ".rules"))

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from intent_ls.agents.effects import hidden, protected_set
-from intent_ls.agents.effects.git import GIT_SAFE, GitStatus, git
+from intent_ls.agents.effects.git import GitStatus, git
 from intent_ls.agents.effects.snapshot import tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
@@ -204,20 +204,9 @@ def _head_blobs(
     if not wanted:
         return {}
     query = b"".join(oid.encode() + b"\n" for oid, _ in wanted.values())
-    import subprocess  # only when the call moved HEAD: not on every after-tool event
-
-    try:
-        done = subprocess.run(
-            ["git", *GIT_SAFE, "cat-file", "--batch"],
-            cwd=top,
-            input=query,
-            capture_output=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+    data = git(top, "cat-file", "--batch", input=query)  # only when the call moved HEAD
+    if data is None:
         return {}
-    data = done.stdout
     contents: dict[str, bytes] = {}
     pos = 0
     while pos < len(data):

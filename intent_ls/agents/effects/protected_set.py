@@ -3,11 +3,11 @@
 In the workspace: the sidecar (``.orchestration/**``, local state and caches included),
 ``.intentignore``, ``.gitattributes``, the agents' project settings (each agent's
 profile names its ``protected_trees``, ``protected_files`` and ``protected_globs``) and
-git's own control files (``config``, ``hooks/**``, ``info/**``, in the common git
-directory of a worktree too). In the home directory: the agents' user settings (their
-profiles' ``home_files``) and git's user configuration. Those are whole files, not
-globs: an agent's own logs and sessions in its home folder change during every call and
-are the agent's business.
+git's own control files (``config``, ``commondir``, ``config.worktree``, ``hooks/**``,
+``info/**``, in the common git directory of a worktree too). In the home directory: the
+agents' user settings (their profiles' ``home_files``) and git's user configuration.
+Those are whole files, not globs: an agent's own logs and sessions in its home folder
+change during every call and are the agent's business.
 
 Plus what the repository's policy adds (``policy.agentProtectedPaths`` in the spec,
 :class:`PolicyPaths`): root-anchored globs, each looked for under its literal directory
@@ -29,7 +29,9 @@ import attrs
 SIDECAR = ".orchestration"
 WORKSPACE_FILES = (".intentignore", ".gitattributes")
 WORKSPACE_TREES = (SIDECAR,)
-GIT_FILES = ("config",)
+#: ``commondir`` and ``config.worktree`` too: git never creates the first in a main
+#: repository, and either would make every later git read another repository or config.
+GIT_FILES = ("config", "commondir", "config.worktree")
 GIT_TREES = ("hooks", "info")
 HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
 #: Sidecar files derived from others and rebuilt at will: one that changed during a

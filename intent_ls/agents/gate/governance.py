@@ -54,6 +54,7 @@ def load_governance(root: Path) -> Governance | None:
             f"the intent spec {SPEC_RELPATH} cannot be used: "
             f"{first.message if first else 'no intents'}{where}"
         )
+    broken = _linked_out(root) or broken
     spec = loaded or Spec()
     from intent_ls.common.safe_io import read_regular
 
@@ -63,6 +64,19 @@ def load_governance(root: Path) -> Governance | None:
         ignores = ""
     glob_cache.load(root)
     return Governance(root, spec, ScopeIndex(spec, ignores.splitlines()), broken)
+
+
+def _linked_out(root: Path) -> str | None:
+    """Why the spec cannot govern when a link leads it out of the sidecar: a symlinked
+    ``.orchestration/``, or a spec that is a link to a file elsewhere (in the agent's
+    scope, say, where it could write its own intents)."""
+    sidecar = root / ".orchestration"
+    if sidecar.is_symlink():
+        return "the sidecar .orchestration/ is a symbolic link, so its spec cannot be trusted"
+    spec = root / SPEC_RELPATH
+    if spec.is_symlink() and not os.path.realpath(spec).startswith(str(sidecar) + os.sep):
+        return f"the intent spec {SPEC_RELPATH} is a symbolic link out of .orchestration/"
+    return None
 
 
 def session_of(gov: Governance, state: dict[str, Any]) -> Session:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from intent_ls.agents import registry, sessions
-from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolKind
+from intent_ls.agents import registry, rules_pin, sessions
+from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolCall, ToolKind
 from intent_ls.agents.gate.governance import Governance
 
 if TYPE_CHECKING:
@@ -46,10 +46,8 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         or not tool.command
     ):
         return outcome
-    if not barrier_available(gov.root, event) or (
-        profile.own_rule is not None
-        and profile.own_rule(tool.command, dict(tool.arguments), gov.root) is not None
-    ):
+    pinned = rules_pin.unchanged(gov.root, event, profile, _project(gov.root, profile))
+    if not barrier_available(gov.root, event) or (pinned and _own_rule(gov, profile, tool)):
         return _as_judged(outcome, tool.command, tool.arguments)
     import sys
 
@@ -62,9 +60,40 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         )
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, cwd_out, profile.jobs_var)
     rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    if not pinned:
+        return _rules_changed(gov, profile, tool, rewritten)
     if profile.user_rules is None:
         return rewritten
     return _as_the_user_rules(gov, profile, tool.command, rewritten)
+
+
+def _project(root: Path, profile: AgentProfile) -> Path:
+    """Where the agent reads its project settings: its project variable, else the root."""
+    return Path(profile.project_dir(os.environ) or root)
+
+
+def _own_rule(gov: Governance, profile: AgentProfile, tool: ToolCall) -> bool:
+    """Whether a rule of the agent's own decides the command as written."""
+    own = profile.own_rule
+    return own is not None and own(tool.command or "", dict(tool.arguments), gov.root) is not None
+
+
+def _rules_changed(
+    gov: Governance, profile: AgentProfile, tool: ToolCall, rewritten: Outcome
+) -> Outcome:
+    """The agent's rule files changed since the session started
+    (:mod:`intent_ls.agents.rules_pin`): none of them allows the command, so one a rule
+    would have allowed is asked about, showing the agent's own command (denied with
+    that note where the agent cannot ask); a deny still denies."""
+    command = tool.command or ""
+    found = profile.user_rules(_project(gov.root, profile), command) if profile.user_rules else None
+    if found is not None and found[0] == "deny":
+        return _as_the_user_rules(gov, profile, command, rewritten)
+    if found is None and not _own_rule(gov, profile, tool):
+        return rewritten
+    return attrs.evolve(
+        rewritten, decision=Decision.ASK, reason=rules_pin.changed_note(profile, command)
+    )
 
 
 def _as_judged(outcome: Outcome, command: str, arguments: dict[str, object]) -> Outcome:
@@ -84,8 +113,7 @@ def _as_the_user_rules(
     user's own rules applied here to the command as written (its profile's
     ``user_rules``)."""
     assert profile.user_rules is not None
-    project = Path(profile.project_dir(os.environ) or gov.root)
-    found = profile.user_rules(project, command)
+    found = profile.user_rules(_project(gov.root, profile), command)
     if found is None:
         return rewritten
     kind, rule = found
@@ -108,8 +136,17 @@ def _as_the_user_rules(
 
 
 def barrier_note(root: Path, event: HookEvent) -> str:
-    """Said once, at session start: whether shell commands run under a write barrier."""
+    """Said once, at session start: whether shell commands run under a write barrier,
+    and whether the installation the hooks run changed since it was installed
+    (:mod:`intent_ls.agents.install_record`). The agent's rule files are pinned then."""
+    from intent_ls.agents.install_record import changed_note
+
     profile = registry.get(event.agent)
+    rules_pin.unchanged(root, event, profile, _project(root, profile))  # pinned here
+    return _barrier_text(root, event, profile) + changed_note()
+
+
+def _barrier_text(root: Path, event: HookEvent, profile: AgentProfile) -> str:
     if profile.rewrites_commands and barrier_available(root, event):
         own = ""
         if profile.own_rule is not None:

@@ -34,6 +34,7 @@ PROFILE = AgentProfile(
     # shell lists them into that file instead (:func:`intent_ls.agents.barrier.run`).
     jobs_var="_bgpids_file",
     own_rule=lazy(f"{_HERE}.rules", "rule_for"),
+    rule_files=lazy(f"{_HERE}.rules", "rule_files"),
     env_markers=("GEMINI_CLI",),
     protected_trees=(".gemini",),
     protected_shown=(".gemini/",),

@@ -31,14 +31,18 @@ def _home() -> Path:
     return Path(os.environ.get("GEMINI_CLI_HOME") or os.path.expanduser("~")) / ".gemini"
 
 
-def _settings(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+def _settings_paths(root: Path) -> tuple[Path, ...]:
     system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or SYSTEM / "settings.json"
-    for path in (
+    return (
         SYSTEM / "system-defaults.json",
         Path(system),
         _home() / "settings.json",
         root / ".gemini" / "settings.json",
-    ):
+    )
+
+
+def _settings(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in _settings_paths(root):
         text = read(path)
         try:
             settings = json.loads(text) if text else None
@@ -165,3 +169,9 @@ def rule_for(command: str, arguments: dict[str, Any], root: Path) -> str | None:
     if each and allowed and all(any(_search(p, c) for _, p in allowed) for c in each):
         return f"allow rules for every command of it ({allowed[0][0]})"
     return None
+
+
+def rule_files(root: Path) -> list[Path]:
+    """The profile's ``rule_files``: the settings (their ``tools`` and ``policyPaths``)
+    and the policy files they lead to."""
+    return [*_settings_paths(root), *_policy_files(root)]
