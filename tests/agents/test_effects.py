@@ -265,7 +265,10 @@ def test_gemini_and_codex_verify_too(ws: Path) -> None:
         "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && git commit -qm x",
         "ln -f .intentignore src/ig; echo '*' >> src/ig",
         py_write(".intentignore", "src/**\\n", "a"),
-        f"{PY} \"import shutil; shutil.rmtree('.orchestration')\"",
+        # Code on the command line that deletes is held before it runs
+        # (test_shell_holds.py); the same code from a file runs behind the barrier.
+        "printf 'import shutil; shutil.rmtree(\".orchestration\")' > src/d.py"
+        f" && {sys.executable} src/d.py",
         py_write("~/.claude/settings.json", "{}"),
     ],
 )
