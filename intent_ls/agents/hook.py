@@ -31,6 +31,11 @@ if TYPE_CHECKING:
 MAX_PAYLOAD = 64 * 1024 * 1024
 
 
+#: Signals that end a hook early, each answered with a refusal (SIGTERM caught last:
+#: once it is, all of them are).
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+
 class HookTimeout(Exception):
     pass
 
@@ -98,13 +103,15 @@ def main(agent: str, workspace: Path | None = None, budget: float = DEFAULT_BUDG
     previous = signal.signal(signal.SIGALRM, expire)
     try:
         # An agent (or anything else) ending the hook early gets a refusal, not silence:
-        # handled inside the ``try``, so even a SIGTERM that arrives the moment it is
+        # handled inside the ``try``, so even a signal that arrives the moment it is
         # caught (before the timer is set) is answered, never an exit with a traceback.
-        signal.signal(signal.SIGTERM, expire)
+        # A closed terminal (SIGHUP) and Ctrl-C (SIGINT) end it as SIGTERM does.
+        for ending in ENDING_SIGNALS:
+            signal.signal(ending, expire)
         signal.setitimer(signal.ITIMER_REAL, budget)
         raw = sys.stdin.buffer.read()
         answer, status = run(agent, raw, workspace)
-    except HookTimeout:
+    except (HookTimeout, KeyboardInterrupt):  # Ctrl-C before its handler was set
         answer = refusal(
             agent, "", "[intent-ls] governance-error: the hook was stopped early; refused."
         )
