@@ -28,7 +28,6 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
-from types import EllipsisType
 from typing import Any
 
 from intent_ls.agents import registry
@@ -42,12 +41,13 @@ from intent_ls.agents.shell.model import (
     Redirect,
     Redirected,
     Script,
-    Statement,
     Word,
-    argv_of,
     name,
     unwrap,
 )
+from intent_ls.agents.shell.stdin import STDIN_OF, Stdin, output
+from intent_ls.agents.shell.stdin import herestring as fed_by
+from intent_ls.agents.shell.stdin import static_value as _value
 from intent_ls.policy import verdicts
 
 #: Variables the agents set in the environment of the commands their shell tool runs,
@@ -96,9 +96,8 @@ _DATA_ONLY = frozenset(
         "exit", "return",
     ]
 )  # fmt: skip
-#: What a shell reading its script from stdin gets: None (nothing the agent chose), the
-#: text, or ``...`` when only known at run time.
-_Stdin = str | None | EllipsisType
+#: What a shell reading its script from stdin gets (:mod:`.shell.stdin`).
+_Stdin = Stdin
 #: ``xargs`` options that take a value.
 _XARGS_VALUES = frozenset(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--replace"])
 
@@ -150,9 +149,9 @@ def _command(command: Command, depth: int, stdin: _Stdin) -> bool:
         return True
     if any(_assignment(a, depth) for a in command.assignments):
         return True
-    herestring = command.herestring
-    if herestring is not None:
-        stdin = _herestring(herestring)
+    given = command.herestring
+    if given is not None:
+        stdin = fed_by(given)
     return bool(command.argv) and _argv(command.argv, depth, stdin)
 
 
@@ -161,7 +160,7 @@ def _pipeline(pipeline: Pipeline, depth: int, stdin: _Stdin) -> bool:
     for stage in pipeline.stages:
         if _any((stage,), depth, fed):
             return True
-        fed = _output(stage)
+        fed = output(stage)
     return False
 
 
@@ -170,28 +169,13 @@ def _redirected(statement: Redirected, depth: int, stdin: _Stdin) -> bool:
     | sh`` the rest of the pipeline hangs under the heredoc and reads the body's output."""
     fed = stdin
     for redirect in statement.redirects:
-        fed = _STDIN_OF[redirect.kind](redirect, fed)
+        fed = STDIN_OF[redirect.kind](redirect, fed)
     if statement.body is not None and _any((statement.body,), depth, fed):
         return True
     rest = [s for r in statement.redirects if r.kind == "heredoc" for s in r.then]
-    if _any(tuple(s for s in rest if not isinstance(s, Redirect)), depth, _output(statement)):
+    if _any(tuple(s for s in rest if not isinstance(s, Redirect)), depth, output(statement)):
         return True
     return _any(statement.redirects, depth)
-
-
-def _file_stdin(redirect: Redirect, fed: _Stdin) -> _Stdin:
-    """``< file``: a script from a file is not the agent's text here; ``< <(…)`` is
-    unknown."""
-    if redirect.operator != "<":
-        return fed
-    return None if redirect.target is not None and _value(redirect.target) is not None else ...
-
-
-_STDIN_OF: dict[str, Callable[[Redirect, _Stdin], _Stdin]] = {
-    "heredoc": lambda redirect, fed: redirect.heredoc,
-    "herestring": lambda redirect, fed: _herestring(redirect),
-    "file": _file_stdin,
-}
 
 
 def _redirect(redirect: Redirect, depth: int, stdin: _Stdin) -> bool:
@@ -233,38 +217,6 @@ _STATEMENTS: dict[type, Callable[[Any, int, _Stdin], bool]] = {
     Declaration: _declaration,
     Assignment: _assignment,
 }
-
-
-def _output(stage: Statement) -> _Stdin:
-    """What a pipeline stage writes to the next one: ``echo``/``printf`` of fixed words
-    and ``cat`` of a heredoc are read; anything else is only known at run time."""
-    heredoc: _Stdin = None
-    if isinstance(stage, Redirected):
-        for redirect in stage.redirects:
-            heredoc = redirect.heredoc if redirect.kind == "heredoc" else heredoc
-    args = unwrap(argv_of(stage))
-    if not args or any(w.value is None for w in args):
-        return ...
-    program = name(args[0])
-    if program in ("echo", "printf"):
-        return " ".join(w.value or "" for w in args[1:] if not (w.value or "").startswith("-"))
-    if program == "cat" and len(args) == 1 and heredoc is not None:
-        return heredoc
-    return ...
-
-
-def _herestring(redirect: Redirect) -> _Stdin:
-    word = redirect.target
-    return ... if word is None or word.value is None else word.value
-
-
-def _value(word: Word) -> str | None:
-    """The word's one value, or None when the shell computes or expands it (a variable,
-    ``$(…)``, a glob, a brace expansion ``ap{p,}rove`` that the parser keeps as text)."""
-    bare = word.text[:1] not in ("'", '"')
-    if word.value is None or word.glob or (bare and "{" in word.text):
-        return None
-    return word.value
 
 
 # -- one command line ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ from intent_ls.agents import DEFAULT_BUDGET, registry
 from intent_ls.agents.events import Decision, Outcome
 
 if TYPE_CHECKING:
+    from intent_ls.agents.events import HookEvent
     from intent_ls.agents.profile import AgentProfile
 
 #: Seconds a hook may take before it refuses on its own: below the 10 s that
@@ -31,19 +32,46 @@ if TYPE_CHECKING:
 MAX_PAYLOAD = 64 * 1024 * 1024
 
 
+#: Signals that end a hook early, each answered with a refusal (SIGTERM caught last:
+#: once it is, all of them are).
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+
 class HookTimeout(Exception):
     pass
 
 
-def _root(profile: AgentProfile, cwd: str, workspace: Path | None) -> Path:
+def _root(profile: AgentProfile, event: HookEvent, workspace: Path | None) -> Path:
+    """The workspace: given, else the agent's project folder, else the one holding the
+    event's cwd — or, when that is none (``cwd: "/"``), the one holding a file the tool
+    names, so a call is never ungoverned for where the agent says it stands."""
     if workspace is not None:
         return Path(os.path.realpath(workspace))
     project = profile.project_dir(os.environ)
-    start = Path(os.path.realpath(project or cwd or "."))
-    for candidate in (start, *start.parents):
-        if (candidate / ".orchestration").is_dir():
-            return candidate
-    return start
+    start = Path(os.path.realpath(project or event.cwd or "."))
+    found = _governed(start)
+    if found is not None or project:
+        return found or start
+    paths = [p for p in _named(event) if os.path.isabs(p)]
+    return next((f for f in map(_governed, map(Path, paths)) if f is not None), start)
+
+
+def _named(event: HookEvent) -> list[str]:
+    """The files a tool call names: its file arguments, or what its command writes."""
+    tool = event.tool
+    if tool is None:
+        return []
+    if tool.command:
+        from intent_ls.agents.shell.classify import classify_command
+
+        return list(classify_command(tool.command, "/", event.cwd or "/").writes)
+    return [c.path for c in tool.files]
+
+
+def _governed(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding a spec folder."""
+    start = Path(os.path.realpath(start))
+    return next((c for c in (start, *start.parents) if (c / ".orchestration").is_dir()), None)
 
 
 def refusal(agent: str, event_name: str, reason: str) -> dict[str, Any]:
@@ -73,7 +101,7 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
         profile = registry.get(agent)
         event_name = str(payload.get(profile.event_key) or "")
         event = profile.parse(payload)
-        root = _root(profile, event.cwd, workspace)
+        root = _root(profile, event, workspace)
         if workspace is None:
             from intent_ls.agents.session_root import fixed
 
@@ -102,13 +130,15 @@ def main(agent: str, workspace: Path | None = None, budget: float = DEFAULT_BUDG
     previous = signal.signal(signal.SIGALRM, expire)
     try:
         # An agent (or anything else) ending the hook early gets a refusal, not silence:
-        # handled inside the ``try``, so even a SIGTERM that arrives the moment it is
+        # handled inside the ``try``, so even a signal that arrives the moment it is
         # caught (before the timer is set) is answered, never an exit with a traceback.
-        signal.signal(signal.SIGTERM, expire)
+        # A closed terminal (SIGHUP) and Ctrl-C (SIGINT) end it as SIGTERM does.
+        for ending in ENDING_SIGNALS:
+            signal.signal(ending, expire)
         signal.setitimer(signal.ITIMER_REAL, budget)
         raw = sys.stdin.buffer.read()
         answer, status = run(agent, raw, workspace)
-    except HookTimeout:
+    except (HookTimeout, KeyboardInterrupt):  # Ctrl-C before its handler was set
         answer = refusal(
             agent, "", "[intent-ls] governance-error: the hook was stopped early; refused."
         )

@@ -43,6 +43,9 @@ OWN_PREFIX = f"mcp__{MCP_SERVER}__"
 #: Tools that write the file their ``file_path`` (``notebook_path``) names.
 WRITE_TOOLS = ("Write", "Edit", "NotebookEdit", "MultiEdit")
 
+#: Tools that change no file (their calls keep no state to compare after them).
+READ_ONLY_TOOLS = frozenset(["Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"])
+
 ToolReader = Callable[[str, dict[str, Any]], ToolCall]
 
 
@@ -101,7 +104,7 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
         return ToolCall(ToolKind.SHELL, name, command=command, arguments=args)
     if name.startswith(OWN_PREFIX):
         return ToolCall(ToolKind.OWN_MCP, name, mcp_tool=name[len(OWN_PREFIX) :], arguments=args)
-    return ToolCall(ToolKind.OTHER, name)
+    return ToolCall(ToolKind.READ if name in READ_ONLY_TOOLS else ToolKind.OTHER, name)
 
 
 def parse(payload: dict[str, Any], agent: str, tools: ToolReader = tool_call) -> HookEvent:

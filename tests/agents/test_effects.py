@@ -265,7 +265,10 @@ def test_gemini_and_codex_verify_too(ws: Path) -> None:
         "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && git commit -qm x",
         "ln -f .intentignore src/ig; echo '*' >> src/ig",
         py_write(".intentignore", "src/**\\n", "a"),
-        f"{PY} \"import shutil; shutil.rmtree('.orchestration')\"",
+        # Code on the command line that deletes is held before it runs
+        # (test_shell_holds.py); the same code from a file runs behind the barrier.
+        "printf 'import shutil; shutil.rmtree(\".orchestration\")' > src/d.py"
+        f" && {sys.executable} src/d.py",
         py_write("~/.claude/settings.json", "{}"),
     ],
 )
@@ -375,3 +378,77 @@ def test_the_global_git_ignore_file_is_put_back(ws: Path, tmp_path: Path) -> Non
     assert not (home / ".config" / "git" / "ignore").exists()
     assert not (ws / "docs" / "new.md").exists()
     assert "docs/new.md" in told
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ": > src/app.py",
+        "echo > src/app.py",
+        "mv src/app.py /tmp/intent-ls-moved-away.py",
+        "printf 'def main():\\n    return 1\\n' > src/app.py",
+    ],
+)
+def test_a_shell_write_is_judged_by_its_effect_as_a_write_tool_would_be(
+    ws: Path, command: str
+) -> None:
+    """The classifier names the file these commands write, and nobody was asked: what they
+    did (emptied, moved out of the workspace, deleted a definition) is put back until a
+    human approves it, as through the Write tool."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    pre, told = agent.shell(command)
+    assert decision(pre)[0] != "ask"
+    assert "src/app.py: destructive-edit, restored" in told
+    assert (ws / "src" / "app.py").read_text() == APP
+    assert records(ws) == []
+
+
+def test_a_humans_ignored_settings_files_deleted_by_unread_code_are_put_back(
+    ws: Path,
+) -> None:
+    """``.env`` and ``*.local`` files git ignores hold a human's work that exists nowhere
+    else: code the classifier cannot read deletes them, and they are put back."""
+    (ws / ".gitignore").write_text(".env\n*.local\n")
+    git(ws, "add", ".gitignore")
+    git(ws, "commit", "-qm", "ignore")
+    (ws / ".env").write_text("TOKEN=mine\n")
+    (ws / "src" / "settings.local").write_text("debug = true\n")
+    big = "x" * (70 * 1024)
+    (ws / "src" / "huge.local").write_text(big)  # above the budget: not kept
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    script = "import os\nfor p in ('.env', 'src/settings.local', 'src/huge.local'): os.remove(p)\n"
+    (ws / "src" / "tidy.py").write_text(script)
+    git(ws, "add", "src/tidy.py")
+    git(ws, "commit", "-qm", "tidy")
+    pre, told = agent.shell(f"{sys.executable} src/tidy.py")
+    assert decision(pre)[0] != "ask"
+    assert (ws / ".env").read_text() == "TOKEN=mine\n"
+    assert (ws / "src" / "settings.local").read_text() == "debug = true\n"
+    assert ".env: out-of-scope, restored" in told and "src/settings.local" in told
+    assert not (ws / "src" / "huge.local").exists()
+
+
+def test_human_files_are_found_where_they_live_and_listings_are_kept(tmp_path: Path) -> None:
+    import os
+
+    from intent_ls.agents.effects.human_files import human_files
+    from intent_ls.agents.effects.store import Store
+
+    ws = tmp_path / "proj"
+    for folder in ("api", "node_modules", "api/deep"):
+        (ws / folder).mkdir(parents=True)
+    (ws / ".env").write_text("A=1\n")
+    (ws / "api" / ".env.local").write_text("B=2\n")
+    (ws / "api" / "main.py").write_text("x\n")
+    (ws / "node_modules" / ".env").write_text("C=3\n")  # a dependency's: not looked in
+    (ws / "api" / "deep" / "x.local").write_text("D=4\n")  # deeper than one folder down
+    for folder in (ws, ws / "api", ws / "node_modules"):
+        os.utime(folder, ns=(10**9, 10**9))  # settled: their listings are kept
+    store = Store(ws)
+    assert sorted(human_files(store, ws, "")) == [".env", "api/.env.local"]
+    assert "api/" in store.read_state("human-files.json")["folders"]
+    (ws / "api" / "db.local").write_text("x" * (64 * 1024 + 1))  # above the budget
+    (ws / "api" / "new.local").write_text("E=5\n")  # the folder's mtime moves on
+    assert sorted(human_files(store, ws, "")) == [".env", "api/.env.local", "api/new.local"]

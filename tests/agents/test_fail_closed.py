@@ -87,16 +87,17 @@ def test_codex_shell_apply_patch_is_a_patch_only_when_it_is_the_whole_script(
     assert verdict == "deny" and "destructive-command" in reason
 
 
-def _handles_sigterm(pid: int) -> bool:
+def _handles(pid: int, signum: int) -> bool:
     status = Path(f"/proc/{pid}/status").read_text()
     caught = int(
         next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16
     )
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
+    return bool(caught & (1 << (signum - 1)))
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
-def test_sigterm_gets_a_refusal_not_silence(governed: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_sigterm_gets_a_refusal_not_silence(governed: Path, signum: int) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "intent_ls", "hook", "claude-code"],
         stdin=subprocess.PIPE,
@@ -104,10 +105,10 @@ def test_sigterm_gets_a_refusal_not_silence(governed: Path) -> None:
         stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 30
-    while not _handles_sigterm(proc.pid):  # the hook is up once it catches SIGTERM
+    while not _handles(proc.pid, signal.SIGTERM):  # up once it catches SIGTERM (last)
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 2
     verdict, reason = decision(json.loads(out))

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from intent_ls.common.hashing import text_hash
 from tests.agents.conftest import APP, Hook, decision, let_through
 from tests.support import intent_ls, records
@@ -403,3 +405,26 @@ def test_a_shell_call_loads_only_what_its_events_use(governed: Path) -> None:
     out, loaded = _probe(governed, after, shown)
     assert json.loads(out) == {}, out
     assert loaded == "[]", loaded
+
+
+@pytest.mark.parametrize(
+    ("agent", "tool", "args"),
+    [
+        ("claude-code", "Write", {"file_path": "{root}/docs/guide.md", "content": "x"}),
+        ("claude-code", "Bash", {"command": "echo x > {root}/docs/guide.md"}),
+        ("codex", "Bash", {"command": "echo x > {root}/docs/guide.md"}),
+        ("gemini", "write_file", {"file_path": "{root}/docs/guide.md", "content": "x"}),
+    ],
+)
+def test_a_cwd_outside_the_workspace_does_not_ungovern_the_call(
+    governed: Path, agent: str, tool: str, args: dict[str, str]
+) -> None:
+    """``cwd: "/"``: the workspace is the agent's project folder (Claude Code, Gemini), or
+    the one holding the file the call names (Codex names none): never no workspace."""
+    from intent_ls.agents import registry
+
+    env = dict.fromkeys(registry.get(agent).project_vars, str(governed))
+    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
+    filled = {k: v.replace("{root}", str(governed)) for k, v in args.items()}
+    verdict, reason = decision(Hook(governed, agent)(event, tool, filled, env=env, cwd="/"))
+    assert verdict == "deny" and "no-active-intent" in reason

@@ -8,6 +8,9 @@ import sys
 import tomllib
 from pathlib import Path
 
+from intent_ls.agents import registry
+from intent_ls.doctor.hooks import matches
+
 
 def install(root: Path, agent: str, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -37,7 +40,10 @@ def test_claude_keeps_user_entries_and_is_idempotent(tmp_path: Path) -> None:
     for event in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
         assert commands(settings, event)[0].endswith("hook claude-code")
     matcher = settings["hooks"]["PreToolUse"][1]["matcher"]
-    assert "Write" in matcher and "Bash" in matcher and "mcp__intent-ls__" in matcher
+    reached = ("Write", "Bash", "mcp__intent-ls__select_active_intent", "MultiEdit", "mcp__x__w")
+    assert all(matches(registry.get("claude-code"), matcher, tool) for tool in reached)
+    post = settings["hooks"]["PostToolUse"][0]["matcher"]
+    assert all(matches(registry.get("claude-code"), post, tool) for tool in reached)
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
     assert set(servers) == {"other", "intent-ls"} and servers["intent-ls"]["args"] == ["mcp"]
     before = settings_path.read_text()

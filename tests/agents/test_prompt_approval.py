@@ -95,30 +95,35 @@ def test_other_content_than_the_prompt_showed_is_not_approved(repo: Path) -> Non
     assert json.loads(check(repo).stdout)["findings"][0]["rule"] == "unapproved-verdict"
 
 
+def _cut_by_shell(hook: Hook, repo: Path) -> str:
+    """A shell redirect that deletes ``helper``, run; the after-tool event's context."""
+    shell = {"command": "printf 'def main():\\n    return 1\\n' > src/app.py"}
+    assert let_through(hook("PreToolUse", "Bash", shell, tool_use_id="t1"))
+    (repo / "src/app.py").write_text(CUT)
+    answer = hook("PostToolUse", "Bash", shell, tool_use_id="t1")
+    return str(answer["hookSpecificOutput"]["additionalContext"])
+
+
 def test_a_write_never_asked_about_gets_no_approval(repo: Path) -> None:
-    """A shell redirect that empties the file is judged on its path alone beforehand:
-    nobody was asked, so its destructive verdict stays open."""
+    """A shell redirect that deletes a definition is judged on its path alone beforehand
+    and by its effect after it ran: nobody was asked, so it is put back until a human
+    approves it, and nothing is recorded as approved."""
     hook = Hook(repo)
     hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
-    shell = {"command": "printf 'def main():\\n    return 1\\n' > src/app.py"}
-    assert let_through(hook("PreToolUse", "Bash", shell))
-    (repo / "src/app.py").write_text(CUT)
-    hook("PostToolUse", "Bash", shell)
-    [mutation] = records(repo)
-    assert [v["code"] for v in meta(mutation)["verdicts"]] == ["destructive-edit"]
-    assert meta(mutation)["approvals"] == []
-    assert check(repo).returncode == 1
+    told = _cut_by_shell(hook, repo)
+    assert "src/app.py: destructive-edit, restored" in told
+    assert (repo / "src/app.py").read_text() == APP
+    assert records(repo) == []
+    assert check(repo).returncode == 0
 
 
 def test_a_refused_prompt_leaves_no_approval_for_a_later_write(repo: Path) -> None:
     hook = Hook(repo)
     asked_edit(hook, repo)  # the human says no: no after-tool event
-    shell = {"command": "printf 'def main():\\n    return 1\\n' > src/app.py"}
-    assert let_through(hook("PreToolUse", "Bash", shell))
-    (repo / "src/app.py").write_text(CUT)  # the very content the refused prompt showed
-    hook("PostToolUse", "Bash", shell)
-    [mutation] = records(repo)
-    assert meta(mutation)["approvals"] == []
+    # the very content the refused prompt showed, written by the shell: put back
+    assert "destructive-edit, restored" in _cut_by_shell(hook, repo)
+    assert (repo / "src/app.py").read_text() == APP
+    assert records(repo) == []
 
 
 def test_an_unattended_mode_never_counts_as_a_human(repo: Path) -> None:

@@ -204,3 +204,174 @@ def test_what_the_parser_would_misread_is_held_with_the_reason(governed: Path, a
     assert "cannot be read" in reason and "(9,009 characters)" in reason
     assert len(reason) < 2000 or agent == "codex"  # Codex's approval step names it whole
     assert "governance-error" not in reason and "RecursionError" not in reason
+
+
+#: What no sandbox of the machine's files and no put-back undoes (issue 28, item 5): SQL
+#: fed to a database client however it is spelled, clouds and clusters, publishes, forced
+#: pushes, interpreter code that deletes or moves, a move onto a device, a fork bomb, and
+#: daemons that run work outside the sandbox.
+UNDONE_BY_NOTHING = [
+    "echo 'DROP TABLE x;' | psql",
+    "printf 'delete from orders;' | mysql shop",
+    "psql <<EOF\nDROP TABLE users;\nEOF",
+    "cat <<'SQL' | psql app\nTRUNCATE sessions;\nSQL",
+    "mysql shop <<< 'UPDATE users SET admin = 1'",
+    "psql -c 'drop schema public cascade'",
+    "mysql -e 'DROP DATABASE shop'",
+    "sqlite3 db.sqlite3 'DELETE FROM users'",
+    "aws s3 rm s3://bucket/key",
+    "aws s3 sync build s3://bucket --delete",
+    "aws rds delete-db-instance --db-instance-identifier db1",
+    "gcloud sql instances delete main",
+    "az vm delete -g rg -n vm1 --yes",
+    "kubectl delete pod web-1",
+    "kubectl drain node-1 --force",
+    "kubectl replace --force -f deploy.yaml",
+    "helm uninstall web",
+    "terraform destroy",
+    "terraform apply -auto-approve",
+    "npm publish --access public",
+    "twine upload dist/*",
+    "cargo publish --allow-dirty",
+    "gem push x.gem",
+    "poetry publish",
+    "git push --force-with-lease origin main",
+    "git push -f origin topic",
+    "git push origin --delete topic",
+    "git push origin :refs/tags/v1",
+    "git push --mirror origin",
+    "python -c \"import shutil; shutil.rmtree('/')\"",
+    "python3 -c 'import os; os.remove(\"db.sqlite3\")'",
+    "python3 -c \"import os; os.remove('.env'); import shutil; shutil.rmtree('build')\"",
+    "python3 -c 'from pathlib import Path; Path(\".env\").unlink()'",
+    "python3 <<EOF\nimport os\nos.unlink('.env.local')\nEOF",
+    "echo \"import shutil; shutil.rmtree('src')\" | python3",
+    "node -e \"require('fs').rmSync('src', {recursive: true, force: true})\"",
+    'node -e \'require("fs").unlinkSync(".env")\'',
+    "perl -e 'unlink glob \"*.py\"'",
+    "ruby -e 'FileUtils.rm_rf(\"src\")'",
+    "php -r 'unlink(\".env\");'",
+    "mv src/app.py /dev/null",
+    ":(){ :|:& };:",
+    "bomb() { bomb | bomb & }; bomb",
+    "docker run --rm -v /:/host alpine rm -rf /host/home",
+    "docker exec web rm -rf /data",
+    "podman run -v ~/.ssh:/k alpine cat /k/id_rsa",
+    "docker compose run web sh",
+    "systemd-run --user rm -rf ~/src",
+    "echo 'rm -rf ~/work' | at now + 1 minute",
+    "echo 'rm -rf src' | batch",
+    "crontab evil.cron",
+    "ssh localhost 'rm -rf ~/work'",
+    "tmux new-window -d 'rm -rf src'",
+    "tmux send-keys -t main 'rm -rf src' Enter",
+    "screen -S main -X stuff 'rm -rf src\\n'",
+    "screen -dm sh -c 'sleep 5; rm -rf src'",
+    "watch -n1 rm -rf src",
+]
+
+#: Ordinary development, spelled as agents spell it: none of it is held (at most one).
+DEVELOPMENT = [
+    "npm install",
+    "npm install --save-dev vitest",
+    "npm test",
+    "npm run test -- --watch=false",
+    "npm run dev &",
+    "npx vitest run",
+    "npx eslint src --fix",
+    "npx prettier --check .",
+    "pnpm add zod",
+    "yarn add -D typescript",
+    "python -m venv .venv",
+    ".venv/bin/pip install -e '.[test]'",
+    ".venv/bin/pip install requests",
+    "pip install -r requirements-dev.txt",
+    "python3 -m pip install --upgrade pip",
+    "pytest",
+    "pytest -q tests/test_app.py -k login",
+    "python -m pytest -x --ff",
+    ".venv/bin/python -m pytest -q",
+    "python manage.py runserver 8000 &",
+    "python -m http.server 8000 &",
+    "flask run --debug",
+    "uvicorn app.main:app --reload &",
+    "python scripts/seed.py",
+    "python -c 'import sys; print(sys.version)'",
+    "node -e 'console.log(process.version)'",
+    "node scripts/build.js",
+    "make",
+    "make check",
+    "make -C docs html",
+    "git status --short",
+    "git diff HEAD~1 -- src",
+    "git add src/app.py && git commit -m 'fix login'",
+    "git commit -am 'wip'",
+    "git commit --amend --no-edit",
+    "git branch feature/login",
+    "git branch -m old new",
+    "git switch -c fix/typo",
+    "git switch main",
+    "git checkout -b spike",
+    "git stash push -m wip",
+    "git stash pop",
+    "git stash apply stash@{0}",
+    "git rebase main",
+    "git rebase --continue",
+    "git rebase -i HEAD~3",
+    "git merge --no-ff topic",
+    "git cherry-pick abc123",
+    "git log --oneline --graph -20",
+    "git show HEAD:src/app.py",
+    "git push -u origin feature/login",
+    "git fetch --all --prune",
+    "git tag v1.2.0",
+    "ruff check --fix .",
+    "ruff format .",
+    "black --check src",
+    "prettier --write 'src/**/*.ts'",
+    "gofmt -l .",
+    "cargo fmt --all",
+    "mypy --strict src",
+    "docker build -t web:dev .",
+    "docker ps -a",
+    "docker compose logs -f web",
+    "sqlite3 db.sqlite3 'SELECT count(*) FROM users'",
+    "psql -c 'select * from users limit 5'",
+    "echo 'SELECT 1;' | psql app",
+    "tmux ls",
+    "crontab -l",
+    "mkdir -p src/gen && cp docs/guide.md src/gen/",
+    "mv src/old.py src/new.py",
+    "nohup npm run watch > /tmp/watch.log 2>&1 &",
+    "watch -n 5 git status --short",
+]
+
+
+def test_the_undone_by_nothing_corpus_is_held_and_development_runs(governed: Path) -> None:
+    assert len(UNDONE_BY_NOTHING) >= 40 and len(DEVELOPMENT) >= 60
+    _select(governed, "claude-code")
+    let_through = [
+        c for c in UNDONE_BY_NOTHING if _before_tool(governed, "claude-code", c)[0] != "ask"
+    ]
+    assert not let_through
+    held = [c for c in DEVELOPMENT if _before_tool(governed, "claude-code", c)[0] is not None]
+    assert len(held) <= 1, held
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("echo 'DROP TABLE x;' | psql", "psql runs SQL that drops or erases data"),
+        ("python -c \"import shutil; shutil.rmtree('/')\"", "deletes, truncates or moves"),
+        ("mv src/app.py /dev/null", "mv onto /dev/null destroys what it moves"),
+        (":(){ :|:& };:", "function : calls itself: it can fork without bound"),
+        ("tmux new-window -d 'rm -rf src'", "hands work to a daemon outside the sandbox"),
+    ],
+)
+def test_codex_is_denied_with_the_approval_step_and_told_why(
+    governed: Path, command: str, why: str
+) -> None:
+    _select(governed, "codex")
+    verdict, reason = _before_tool(governed, "codex", command)
+    assert verdict == "deny" and why in reason
+    assert "intent-ls approve" in reason and "destructive-command --command" in reason

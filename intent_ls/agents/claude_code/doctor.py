@@ -49,6 +49,9 @@ def mcp_entry(root: Path, settings: dict[str, Any]) -> tuple[str, Any]:
     return server_in(MCP_FILE, load_json(root / MCP_FILE), "mcpServers")
 
 
+#: Tools standing for "every tool": effects are judged after each (issue 28).
+EVERY_TOOL = ("MultiEdit", "mcp__files__write_file")
+
 FACTS = DoctorFacts(
     tools={
         "PreToolUse": (
@@ -57,8 +60,9 @@ FACTS = DoctorFacts(
             "NotebookEdit",
             "Bash",
             f"mcp__{MCP_SERVER}__select_active_intent",
+            *EVERY_TOOL,
         ),
-        "PostToolUse": ("Write", "Edit", "NotebookEdit", "Bash", "Read"),
+        "PostToolUse": ("Write", "Edit", "NotebookEdit", "Bash", "Read", *EVERY_TOOL),
     },
     write_tool="Write",
     shell_tool="Bash",

@@ -5,11 +5,13 @@ from __future__ import annotations
 from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.claude_code"
-#: Before a tool: the writes, the shell, and our own MCP tools (answered ``allow``).
-#: After a tool: the writes and the shell (recorded) and reads (what the session saw).
-#: Every other tool call costs no hook process.
-BEFORE = "Write|Edit|NotebookEdit|Bash|mcp__intent-ls__.*"
-AFTER = "Write|Edit|NotebookEdit|Bash|Read"
+#: Every tool, before and after: the writes and the shell are judged before they run,
+#: our own MCP tools answered ``allow``, and every tool's effects are judged after it
+#: (``MultiEdit``, another MCP server's write tool, whatever a new release adds), which
+#: needs the state before it too. Tools known to only read keep no state
+#: (:data:`intent_ls.agents.hook_json.READ_ONLY_TOOLS`).
+BEFORE = ".*"
+AFTER = ".*"
 
 PROFILE = AgentProfile(
     name="claude-code",

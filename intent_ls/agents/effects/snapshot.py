@@ -9,7 +9,9 @@
   content is the ``HEAD`` commit's, read from git only if the call changes it.
 
 Files git ignores are not looked at (build outputs, ``node_modules``): what the agent
-writes there is neither put back nor recorded.
+writes there is neither put back nor recorded; except the small files that hold a human's
+own work (``.env``, ``*.local``: :mod:`.human_files`), kept like those ``git status``
+lists so that their deletion can be undone.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from intent_ls.agents.effects import protected_set
 from intent_ls.agents.effects.git import GitStatus, start_status
 from intent_ls.agents.effects.hidden import watched
+from intent_ls.agents.effects.human_files import human_files
 from intent_ls.agents.effects.store import MAX_COPY, Store, signature
 
 TAIL = 64 * 1024
@@ -106,6 +109,9 @@ def take(
             for rel in hidden or ():
                 if rel not in dirty and os.path.lexists(run.top / rel):
                     dirty[rel] = file_entry(store, run.top, rel, "..")
+            for rel in human_files(store, run.top, run.prefix):
+                if rel not in dirty:
+                    dirty[rel] = file_entry(store, run.top, rel, "!!")
             snapshot["git"] = {
                 "top": str(run.top),
                 "prefix": run.prefix,

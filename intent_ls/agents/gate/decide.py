@@ -64,7 +64,9 @@ def decide(
         # the snapshot, which would otherwise see that as the call's change.
         outcome = behind_barrier(gov, event, outcome)
         if outcome.decision is not Decision.DENY:  # the user's own rules may refuse it
-            declared = _declared(gov, event, event.tool)
+            # Under git the after-tool event sees every change: a shell command's writes
+            # are judged by their effects there, unless a human was asked about it.
+            declared = _declared(gov, event, event.tool, held_only=status is not None)
             protected = gov.spec.policy.agent_protected_paths
             verify.before_call(gov.root, event, status, declared, protected)
     if restored is not None:
@@ -74,10 +76,12 @@ def decide(
     return outcome
 
 
-def _declared(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
+def _declared(
+    gov: Governance, event: HookEvent, tool: ToolCall, held_only: bool = False
+) -> list[str]:
     from intent_ls.agents.gate.record import files_of
 
-    return files_of(gov, event, tool)
+    return files_of(gov, event, tool, held_only)
 
 
 def _dispatch(

@@ -21,15 +21,22 @@ from intent_ls.common.hashing import text_hash
 from intent_ls.policy.rules import rule_of
 
 
-def files_of(gov: Governance, event: HookEvent, tool: ToolCall) -> list[str]:
-    """Workspace-relative paths the tool call writes (for the after-tool record)."""
+def files_of(
+    gov: Governance, event: HookEvent, tool: ToolCall, held_only: bool = False
+) -> list[str]:
+    """Workspace-relative paths the tool call writes (for the after-tool record). With
+    ``held_only`` (the call's effects will be judged: a snapshot is kept), a shell
+    command's are only those of a command a human was asked about (held as destructive):
+    what any other command did is judged by its effect, as a write tool's would be (an
+    emptied, deleted or moved-away file put back until a human approves)."""
     paths = [c.path for c in tool.files] + [c.move_to for c in tool.files if c.move_to]
     cwd = command_cwd(gov, event, tool)
     if tool.kind is ToolKind.SHELL and tool.command and cwd is not None:
-        from intent_ls.agents.shell.classify import classify_command
+        from intent_ls.agents.shell.classify import DESTRUCTIVE, classify_command
 
         found = classify_command(tool.command, gov.root, cwd)
-        paths += [os.path.join(str(gov.root), w) for w in found.writes]
+        if found.klass == DESTRUCTIVE or not held_only:
+            paths += [os.path.join(str(gov.root), w) for w in found.writes]
     rels = [rel_path(gov, event.cwd, p) for p in paths]
     return [r for r in rels if r is not None]
 

@@ -82,6 +82,11 @@ _FILE_TOOLS = {
     "read_many_files": _read,
 }
 _WRITE_TOOLS = ("write_file", "replace")
+#: Tools that change no file (their calls keep no state to compare after them).
+_READ_ONLY_TOOLS = frozenset(
+    ["glob", "search_file_content", "list_directory", "google_web_search", "web_fetch",
+     "write_todos"]
+)  # fmt: skip
 
 
 def _shell(name: str, args: dict[str, Any]) -> ToolCall:
@@ -110,7 +115,7 @@ def tool_call(name: str, args: dict[str, Any], mcp: dict[str, Any] | None = None
         return _FILE_TOOLS[name](name, path, args)
     if name == "run_shell_command":
         return _shell(name, args)
-    return ToolCall(ToolKind.OTHER, name)
+    return ToolCall(ToolKind.READ if name in _READ_ONLY_TOOLS else ToolKind.OTHER, name)
 
 
 def parse(payload: dict[str, Any]) -> HookEvent:

@@ -85,6 +85,9 @@ def decision_of(answer: Any) -> tuple[str | None, str]:
     return answer.get("decision"), str(answer.get("reason", ""))
 
 
+#: Tools standing for "every tool": effects are judged after each (issue 28).
+EVERY_TOOL = ("save_memory", "mcp_files_write_file")
+
 FACTS = DoctorFacts(
     tools={
         "BeforeTool": (
@@ -92,8 +95,9 @@ FACTS = DoctorFacts(
             "replace",
             "run_shell_command",
             f"mcp_{MCP_SERVER}_select_active_intent",
+            *EVERY_TOOL,
         ),
-        "AfterTool": ("write_file", "replace", "run_shell_command", "read_file"),
+        "AfterTool": ("write_file", "replace", "run_shell_command", "read_file", *EVERY_TOOL),
     },
     write_tool="write_file",
     shell_tool="run_shell_command",

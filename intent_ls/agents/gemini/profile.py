@@ -5,8 +5,9 @@ from __future__ import annotations
 from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.gemini"
-BEFORE = "write_file|replace|run_shell_command|mcp_intent-ls_.*"
-AFTER = "write_file|replace|run_shell_command|read_file"
+#: Every tool, before and after (as Claude Code's: every tool's effects are judged).
+BEFORE = ".*"
+AFTER = ".*"
 
 PROFILE = AgentProfile(
     name="gemini",

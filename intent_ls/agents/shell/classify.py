@@ -42,6 +42,8 @@ from intent_ls.agents.shell.model import (
     name,
     unwrap,
 )
+from intent_ls.agents.shell.runs import commands
+from intent_ls.agents.shell.stdin import STDIN_OF, Stdin, herestring, output
 from intent_ls.agents.shell.walk import (
     _RANK,
     DESTRUCTIVE,
@@ -115,14 +117,36 @@ def _command(walk: Walk, command: Command, depth: int) -> None:
         _redirect(walk, redirect, depth)
     _script(walk, command.substitutions, depth)
     if command.argv:
-        classify_argv(walk, command.argv, depth)
+        given = command.herestring
+        _fed(
+            walk,
+            walk.stdin if given is None else herestring(given),
+            classify_argv,
+            command.argv,
+            depth,
+        )
+
+
+def _fed(
+    walk: Walk, stdin: Stdin, read: Callable[[Walk, Any, int], None], what: Any, depth: int
+) -> None:
+    """Reads ``what`` with ``stdin`` as its standard input."""
+    outer = walk.stdin
+    walk.stdin = stdin
+    try:
+        read(walk, what, depth)
+    finally:
+        walk.stdin = outer
 
 
 def _pipeline(walk: Walk, pipeline: Pipeline, depth: int) -> None:
     from intent_ls.agents.shell.programs.download import FETCHERS
     from intent_ls.agents.shell.programs.shells import INTERPRETERS_FROM_STDIN
 
-    _script(walk, pipeline.stages, depth)
+    fed = walk.stdin
+    for stage in pipeline.stages:
+        _fed(walk, fed, _script, (stage,), depth)
+        fed = output(stage)
     # ``curl … | sh``: code fetched from somewhere runs unseen.
     for before, after in itertools.pairwise(pipeline.stages):
         fetch = argv_of(before)
@@ -134,10 +158,14 @@ def _pipeline(walk: Walk, pipeline: Pipeline, depth: int) -> None:
 
 
 def _redirected(walk: Walk, statement: Redirected, depth: int) -> None:
-    if statement.body is not None:
-        _script(walk, (statement.body,), depth)
+    fed = walk.stdin
     for redirect in statement.redirects:
-        _redirect(walk, redirect, depth)
+        fed = STDIN_OF[redirect.kind](redirect, fed)
+    if statement.body is not None:
+        _fed(walk, fed, _script, (statement.body,), depth)
+    for redirect in statement.redirects:
+        # ``cat <<EOF | psql``: the rest of the pipeline reads what the body writes.
+        _fed(walk, output(statement), _redirect, redirect, depth)
 
 
 def _redirect(walk: Walk, redirect: Redirect, depth: int) -> None:
@@ -155,6 +183,13 @@ def _redirect(walk: Walk, redirect: Redirect, depth: int) -> None:
 
 
 def _group(walk: Walk, group: Group, depth: int) -> None:
+    if group.defines and any(
+        c.argv and c.argv[0].value == group.defines for c in commands(group.parts)
+    ):
+        walk.raise_to(
+            DESTRUCTIVE,
+            f"function {group.defines} calls itself: it can fork without bound (a fork bomb)",
+        )
     cwd = walk.cwd
     _script(walk, group.parts, depth)
     if group.subshell:

@@ -142,13 +142,15 @@ class Group(_Value):
     """Statements run in sequence or under control flow (a list, ``{ …; }``, ``if``,
     ``for``, a function body, a part that does not parse): their order is kept, and
     the ``$(…)`` in their own words (``for x in $(…)``) are statements among them.
-    ``subshell``: a ``cd`` inside does not move the caller."""
+    ``subshell``: a ``cd`` inside does not move the caller. ``defines``: the function
+    whose body this is (a function calling itself can fork without bound)."""
 
-    __slots__ = ("parts", "subshell")
+    __slots__ = ("defines", "parts", "subshell")
 
-    def __init__(self, parts: Script, subshell: bool = False) -> None:
+    def __init__(self, parts: Script, subshell: bool = False, defines: str = "") -> None:
         self.parts = parts
         self.subshell = subshell
+        self.defines = defines
 
 
 class Declaration(_Value):

@@ -138,6 +138,9 @@ def _statement(node: tree_sitter.Node) -> Script:
         return (builder(node),)
     if kind in _REDIRECTS:
         return (_redirect(node),)
+    if kind == "function_definition":
+        defined = node.child_by_field_name("name")
+        return (Group(_parts(node), defines=_text(defined) if defined is not None else ""),)
     if kind in _GROUPS:
         return (Group(_parts(node), subshell=kind == "subshell"),)
     if kind in _DECLARATIONS:

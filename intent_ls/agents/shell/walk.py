@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from intent_ls.agents.shell.model import Word
+from intent_ls.agents.shell.stdin import Stdin
 
 SAFE = "safe"
 WRITE = "write"
@@ -37,8 +38,8 @@ class Walk:
     """One classification under way. A plain class: a hook process creates it at
     import, where an attrs class costs a millisecond."""
 
-    __slots__ = ("argv_reader", "cwd", "cwd_known", "klass", "reasons", "root", "text_reader",
-                 "writes")  # fmt: skip
+    __slots__ = ("argv_reader", "cwd", "cwd_known", "klass", "reasons", "root", "stdin",
+                 "text_reader", "writes")  # fmt: skip
 
     def __init__(
         self,
@@ -59,6 +60,9 @@ class Walk:
         self.cwd_known = True
         self.writes: list[str] = []
         self.reasons: list[str] = []
+        #: What the command being read gets on stdin, where the command line says (the
+        #: SQL piped into ``psql``, the code into ``python``): :mod:`.stdin`.
+        self.stdin: Stdin = None
 
     def raise_to(self, klass: str, reason: str) -> None:
         if _RANK[klass] > _RANK[self.klass]:

@@ -35,7 +35,24 @@ ON_USE = {
     "curl": "download",
     "wget": "download",
     "xargs": "xargs",
-    **dict.fromkeys(["bash", "sh", "zsh", "dash", "ksh", "eval"], "shells"),
+    **dict.fromkeys(["node", "nodejs", "ruby", "php"], "code"),
+    **dict.fromkeys(
+        [
+            "docker",
+            "podman",
+            "docker-compose",
+            "podman-compose",
+            "systemd-run",
+            "at",
+            "batch",
+            "ssh",
+            "crontab",
+            "tmux",
+            "screen",
+        ],
+        "daemons",
+    ),
+    **dict.fromkeys(["bash", "sh", "zsh", "dash", "ksh", "eval", "watch"], "shells"),
 }
 
 

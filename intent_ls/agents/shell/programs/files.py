@@ -49,6 +49,10 @@ def mv(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
     _, operands = options(rest)
     for target in operands:
         walk.write(target, name)  # the sources disappear, the target appears
+    onto = operands[-1].value if len(operands) >= 2 else None
+    if onto is not None and onto.startswith("/dev/"):
+        # Gone for good; as root the device itself is replaced by the file.
+        walk.raise_to(DESTRUCTIVE, f"mv onto {onto} destroys what it moves")
 
 
 def each_operand(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:

@@ -54,7 +54,12 @@ def remote(walk: Walk, name: str, rest: Sequence[Word], depth: int = 0) -> None:
     these tools do (build, test, install, plan, list) runs and is judged by its effects."""
     words = {(w.value or "").lower() for w in rest}
     if name == "aws":
-        words |= {w.split("-", 1)[0] for w in words if w.startswith(("delete-", "terminate-"))}
+        # ``delete-table``, ``terminate-instances``; ``s3 sync --delete`` erases too.
+        words |= {
+            w.lstrip("-").split("-", 1)[0]
+            for w in words
+            if w.lstrip("-").startswith(("delete", "terminate-"))
+        }
     hit = sorted(words & REMOTE_IRREVERSIBLE[name])
     if hit:
         walk.raise_to(DESTRUCTIVE, f"{name} {hit[0]} publishes or deletes where nothing undoes it")
@@ -64,5 +69,6 @@ def remote(walk: Walk, name: str, rest: Sequence[Word], depth: int = 0) -> None:
 
 HANDLERS = {
     **dict.fromkeys(IRREVERSIBLE, irreversible),
-    **dict.fromkeys(REMOTE_IRREVERSIBLE, remote),
+    # ``docker``/``podman`` are first daemons' clients (:mod:`.daemons`), which asks here.
+    **dict.fromkeys(REMOTE_IRREVERSIBLE.keys() - {"docker", "podman"}, remote),
 }

@@ -1,11 +1,13 @@
-"""``sed -i`` and ``perl -i`` rewrite the files they are given; ``perl`` without ``-i``
-runs a script nobody reads here."""
+"""``sed -i`` and ``perl -i`` rewrite the files they are given; ``perl`` code that
+deletes or moves files is held (:mod:`.code`); other ``perl`` without ``-i`` runs a script
+nobody reads here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from intent_ls.agents.shell.model import Word
+from intent_ls.agents.shell.programs.code import destroys
 from intent_ls.agents.shell.walk import UNKNOWN, Walk
 
 _SCRIPT_OPTIONS = frozenset(["-e", "--expression", "-f", "--file"])
@@ -56,8 +58,20 @@ def _read(name: str, rest: Sequence[Word]) -> _Line:
     return line
 
 
+def _perl_code(rest: Sequence[Word]) -> str:
+    """The code of each ``perl -e``/``-E`` (a bundle such as ``-pe`` included)."""
+    values = [w.value or "" for w in rest]
+    return "\n".join(
+        values[i + 1]
+        for i, value in enumerate(values[:-1])
+        if value.startswith("-") and not value.startswith("--") and "e" in value.lower()[1:]
+    )
+
+
 def sed(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
     line = _read(name, rest)
+    if name == "perl" and destroys(walk, name, _perl_code(rest)):
+        return
     if name == "perl" and not line.in_place:
         walk.raise_to(UNKNOWN, "perl runs a script intent-ls does not read")
         return

@@ -39,4 +39,26 @@ def eval_(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
         walk.raise_to(UNKNOWN, "eval of a string only known at run time")
 
 
-HANDLERS = {**dict.fromkeys(SHELLS, shell), "eval": eval_}
+#: ``watch`` options that take a value.
+_WATCH_VALUED = frozenset(["-n", "--interval", "-q", "--equexit"])
+
+
+def watch(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
+    """``watch CMD``: runs ``sh -c`` of its words joined (``-x``: the words as argv),
+    again and again."""
+    args = list(rest)
+    execs = False
+    while args and (args[0].value or "").startswith("-"):
+        option = args.pop(0).value or ""
+        execs = execs or option in ("-x", "--exec")
+        if option in _WATCH_VALUED and args:
+            args.pop(0)
+    if execs:
+        walk.read_argv(args, depth)
+    elif all(w.value is not None for w in args):
+        walk.read_text(" ".join(w.value or "" for w in args), depth + 1)
+    else:
+        walk.raise_to(UNKNOWN, "watch of a command only known at run time")
+
+
+HANDLERS = {**dict.fromkeys(SHELLS, shell), "eval": eval_, "watch": watch}

@@ -1,6 +1,7 @@
 """Database clients (``psql``, ``mysql``, ``sqlite3``): the SQL they are given on their
-command line, read as keywords: dropping or erasing data is destructive, only reading
-statements are safe, anything else (or SQL from stdin or a file) is unknown."""
+command line or fed to them on stdin by the command line (a heredoc, a herestring, ``echo
+… |``), read as keywords: dropping or erasing data is destructive, only reading
+statements are safe, anything else (or SQL from a file) is unknown."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from intent_ls.agents.shell.walk import DESTRUCTIVE, UNKNOWN, Walk
 #: Client → its options that take a statement.
 SQL_CLIENTS = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "sqlite3": ()}
 _SQL_DESTRUCTIVE = frozenset(("drop", "truncate"))
+#: Statements that erase or rewrite every row unless a ``WHERE`` narrows them.
+_SQL_EVERY_ROW = frozenset(("delete", "update"))
 _SQL_READING = frozenset({"select", "show", "describe", "explain", "with"})
 
 
@@ -31,10 +34,12 @@ def statements(name: str, rest: Sequence[Word]) -> list[str]:
 
 
 def sql(walk: Walk, name: str, rest: Sequence[Word], depth: int) -> None:
-    given = statements(name, rest)
+    # With no statement on its command line a client reads SQL from stdin: a heredoc,
+    # a herestring, ``echo 'DROP TABLE x;' | psql``.
+    given = statements(name, rest) or ([walk.stdin] if isinstance(walk.stdin, str) else [])
     tokens = [[t.lower() for t in sql_words(s)] for s in given]
     words = {t for statement in tokens for t in statement}
-    if words & _SQL_DESTRUCTIVE or ("delete" in words and "where" not in words):
+    if words & _SQL_DESTRUCTIVE or (words & _SQL_EVERY_ROW and "where" not in words):
         walk.raise_to(DESTRUCTIVE, f"{name} runs SQL that drops or erases data")
     elif not given or any(not t or t[0] not in _SQL_READING for t in tokens):
         walk.raise_to(UNKNOWN, f"{name} runs SQL intent-ls cannot vouch for")
