@@ -134,5 +134,30 @@ def build(root: Path) -> Any:
 
 
 def serve(root: Path) -> int:
-    build(root).run("stdio")
+    """Serves until the agent ends the session. An agent that closes its end while an
+    answer is still being written (it quit, or gave up on a slow start) has ended the
+    session: that is an ordinary end, not a crash to print a traceback for."""
+    try:
+        build(root).run("stdio")
+    except (OSError, BaseExceptionGroup) as error:
+        if not _client_gone(error):
+            raise
+        _discard_stdout()
     return 0
+
+
+def _client_gone(error: BaseException) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return all(_client_gone(e) for e in error.exceptions)
+    return isinstance(error, BrokenPipeError | ConnectionResetError)
+
+
+def _discard_stdout() -> None:
+    """Points stdout at /dev/null so the interpreter's own flush at exit does not fail on
+    the closed pipe again (as Python's documentation advises for SIGPIPE)."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -99,3 +99,29 @@ def test_broken_spec_is_a_tool_error(governed: Path) -> None:
         assert "cannot be used" in str(exc)
     else:
         raise AssertionError("a broken spec must refuse the selection")
+
+
+def test_an_agent_that_closes_its_end_ends_the_session_without_a_traceback(
+    governed: Path,
+) -> None:
+    """An agent that quits while an answer is being written (seen from the real Claude
+    Code under load) leaves the server writing to a closed pipe: it exits 0, quietly."""
+    client = Client(governed)
+    assert client.proc.stdout is not None and client.proc.stderr is not None
+    client.proc.stdout.close()
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+    )
+    client.close()
+    stderr = client.proc.stderr.read().decode()
+    assert client.proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
