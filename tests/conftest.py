@@ -13,6 +13,14 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "workspace"
 
 
+@pytest.fixture(autouse=True)
+def private_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What intent-ls keeps per user (agent sessions' roots and before-states, install
+    records) goes under $XDG_STATE_HOME: per test, never in the developer's home, and
+    never shared between tests that reuse a session id."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A fresh, writable copy of examples/workspace."""

@@ -26,7 +26,9 @@ def _pins() -> Path:
 
 def fixed(agent: str, session_id: str, found: Path) -> Path:
     """The session's root: the one pinned at its first event (``found`` then), as long as
-    it still has its ``.orchestration/``."""
+    it still has its ``.orchestration/`` and ``found`` lies inside it (a decoy). A
+    workspace found elsewhere (the session moved to another repository) is that
+    repository's, which its own spec governs."""
     if not session_id:
         return found
     pin = _pins() / f"{file_name(agent, session_id)}.root"
@@ -34,7 +36,7 @@ def fixed(agent: str, session_id: str, found: Path) -> Path:
         pinned = Path(os.fsdecode(pin.read_bytes()))
     except OSError:
         pinned = None
-    if pinned is not None and (pinned / ".orchestration").is_dir():
+    if pinned is not None and (pinned / ".orchestration").is_dir() and found.is_relative_to(pinned):
         return pinned
     if (found / ".orchestration").is_dir():
         _pin(pin, found)

@@ -105,9 +105,14 @@ class IntentLanguageServer(LanguageServer):
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             protocol.set_writer(writer)  # type: ignore[arg-type]
-            self.exit_reason = await serve_frames(stop, reader, protocol)
-            self._stopped_reading()
-            self.shutdown()
+            try:
+                self.exit_reason = await serve_frames(stop, reader, protocol)
+                self._stopped_reading()
+            finally:
+                # Closing the server waits for its connections (Python >= 3.12.1), so
+                # ours is closed here, after the last message, or the process never exits.
+                writer.close()
+                self.shutdown()
 
         async def serve() -> None:
             self._server = await asyncio.start_server(

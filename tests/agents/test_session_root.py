@@ -68,3 +68,24 @@ def test_a_spec_linked_out_of_the_sidecar_does_not_govern(governed: Path) -> Non
     args = {"file_path": str(governed / "docs" / "x.md"), "content": "x"}
     verdict, reason = decision(hook("PreToolUse", "Write", args))
     assert verdict == "deny" and "symbolic link" in reason
+
+
+def test_a_session_that_moves_to_another_repository_is_governed_by_its_spec(
+    governed: Path, tmp_path: Path
+) -> None:
+    """The pin keeps a decoy inside the first workspace from governing; a workspace
+    outside it (the session ``cd``-ed into another repository) is governed by its own
+    spec, not by the first one's, which does not even contain its files."""
+    Hook(governed)("SessionStart")
+    other = tmp_path / "other-repo"
+    (other / ".orchestration").mkdir(parents=True)
+    (other / ".orchestration" / "active_intents.yaml").write_text(
+        DECOY.replace("INT-ALL", "INT-SRC").replace('"**"', '"src/**"')
+    )
+    hook = At(other, other)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-SRC"})
+    inside = {"file_path": str(other / "src" / "a.py"), "content": "x"}
+    assert decision(hook("PreToolUse", "Write", inside))[0] != "deny"
+    outside = {"file_path": str(other / "docs" / "x.md"), "content": "x"}
+    verdict, reason = decision(hook("PreToolUse", "Write", outside))
+    assert verdict == "deny" and "out-of-scope" in reason
