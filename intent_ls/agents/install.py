@@ -45,6 +45,47 @@ def program() -> str:
     return "intent-ls"
 
 
+def sandbox_program() -> str:
+    """``intent-ls-sandbox`` when the agent will find it on PATH, else its path beside
+    this ``intent-ls`` (a console script of the same installation)."""
+    if shutil.which("intent-ls-sandbox"):
+        return "intent-ls-sandbox"
+    for folder in (Path(sys.argv[0]).parent, Path(sys.executable).parent):
+        candidate = folder / "intent-ls-sandbox"
+        if candidate.exists():
+            return str(candidate.resolve())
+    return "intent-ls-sandbox"
+
+
+def set_shell_prefix(
+    settings: dict[str, Any], path: Path, profile: AgentProfile, uninstall: bool
+) -> bool:
+    """The agent's shell-prefix variable in the settings' ``env``, naming the sandbox's
+    prefix (removed on uninstall); whether it changed. A prefix of the user's own is
+    not overwritten: intent-ls cannot run commands through two."""
+    var = profile.shell_prefix_var
+    if var is None:
+        return False
+    env = settings.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise InstallError(f"{path}: 'env' is not an object; fix it first")
+    current = env.get(var)
+    ours = isinstance(current, str) and "intent-ls-sandbox" in current
+    if current is not None and not ours:
+        raise InstallError(
+            f"{path}: env.{var} is set to {current!r}; intent-ls runs every shell command "
+            "through its own sandbox prefix there. Remove it and install again"
+        )
+    wanted = None if uninstall else sandbox_program()
+    if wanted is None:
+        env.pop(var, None)
+    else:
+        env[var] = wanted
+    if not env:
+        settings.pop("env")
+    return current != wanted
+
+
 def installed_inside(root: Path) -> Path | None:
     """Where this intent-ls (its package, its environment or its ``intent-ls`` script)
     lives inside the workspace ``root``, else None. There the agent can write it — a

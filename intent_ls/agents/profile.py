@@ -88,19 +88,18 @@ class AgentProfile(NamedTuple):
     #: Whether a before-tool answer may rewrite a shell command (to run it under the
     #: write barrier); elsewhere shell commands are verified after they ran, only.
     rewrites_commands: bool = False
-    #: Whether its shell persists between calls (a ``cd`` carries over).
-    shell_persists: bool = False
+    #: The variable, set in its project settings' ``env``, naming a prefix it runs
+    #: every shell command through: the sandbox's, with no rewrite of the command.
+    shell_prefix_var: str | None = None
+    #: The variable holding the session id in its shell commands' environment.
+    session_var: str | None = None
     #: The variable naming the file its shell wrapper lists background jobs into.
     jobs_var: str | None = None
     #: ``(command, arguments, root) -> rule or None``: a rule of the agent's own that
     #: rewriting the command would defeat (it matches its rules on the rewritten text),
     #: so the command is left as written.
     own_rule: Callable[[str, dict[str, Any], Path], str | None] | None = None
-    #: ``(project, command) -> (deny|ask|allow, rule) or None``: the user's permission
-    #: rules, applied by the hook to the command as written, where the agent would match
-    #: them on the rewritten one only.
-    user_rules: Callable[[Path, str], tuple[str, str] | None] | None = None
-    #: ``(project) -> paths``: every file ``own_rule`` / ``user_rules`` read (absent
+    #: ``(project) -> paths``: every file ``own_rule`` reads (absent
     #: ones too), pinned at the session's start (:mod:`intent_ls.agents.rules_pin`).
     rule_files: Callable[[Path], list[Path]] | None = None
     #: Permission modes (the payload's ``permission_mode``) in which an ``ask`` may be

@@ -43,6 +43,17 @@ def fixed(agent: str, session_id: str, found: Path) -> Path:
     return found
 
 
+def pinned(agent: str, session_id: str) -> Path | None:
+    """The root pinned for the session, while it is still a workspace; else None."""
+    if not session_id:
+        return None
+    try:
+        found = Path(os.fsdecode((_pins() / f"{file_name(agent, session_id)}.root").read_bytes()))
+    except OSError:
+        return None
+    return found if (found / ".orchestration").is_dir() else None
+
+
 def _pin(pin: Path, root: Path) -> None:
     """Written once, atomically: a concurrent first event of the same session loses."""
     try:

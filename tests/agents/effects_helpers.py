@@ -67,13 +67,20 @@ class Agent:
         verdict = decision(pre)[0]
         if verdict == "deny" or (verdict == "ask" and not run_held):
             return pre, ""
+        env = {**os.environ, **self.env, "PYTHON": sys.executable}
+        argv = ["bash", "-c", str(args["command"])]
         if self.barrier:
             args = rewritten(pre) or args  # the agent runs what the hook says
+            argv = ["bash", "-c", str(args["command"])]
+            if self.agent == "claude-code":  # through its shell prefix, as Claude Code does
+                sandbox = Path(sys.executable).parent / "intent-ls-sandbox"
+                argv = [str(sandbox), str(args["command"])]
+                env["CLAUDE_CODE_SESSION_ID"] = self.hook.session
         subprocess.run(
-            ["bash", "-c", str(args["command"])],
+            argv,
             cwd=self.root,
             capture_output=True,
-            env={**os.environ, **self.env, "PYTHON": sys.executable},
+            env=env,
             timeout=60,
             check=False,
         )

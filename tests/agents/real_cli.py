@@ -62,6 +62,20 @@ def install_hooks(agent: str, root: Path, path: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def claude_env(home: Path, url: str, path: str) -> dict[str, str]:
+    """Claude Code's environment offline: its home, the scripted model, no traffic."""
+    return {
+        "PATH": path,
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+
+
 def run_claude(
     root: Path, tmp_path: Path, model: ScriptedModel, path: str, *flags: str
 ) -> dict[str, Any]:
@@ -70,21 +84,11 @@ def run_claude(
     home = tmp_path / "home"
     home.mkdir()
     with serve(model) as url:
-        env = {
-            "PATH": path,
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": url,
-            "ANTHROPIC_API_KEY": "sk-ant-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-        }
         done = subprocess.run(
             [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,
              "--output-format", "json"],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
+            cwd=root, env=claude_env(home, url, path), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout
     return json.loads(done.stdout)

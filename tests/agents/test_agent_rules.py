@@ -188,6 +188,6 @@ def test_a_barrier_line_of_the_agents_own_runs_only_the_command_judged(
     else:
         _rules(agents_homes, 'prefix_rule(pattern = ["npm", "test"], decision = "allow")\n')
         event, tool, jobs = "PreToolUse", "Bash", None
-    crafted = wrap("/tmp/not-python", governed, "npm test", None, jobs)
+    crafted = wrap("/tmp/not-python", governed, "npm test", jobs)
     out = Hook(governed, agent)(event, tool, {"command": crafted})
     assert rewritten(out) == {"command": "npm test"}

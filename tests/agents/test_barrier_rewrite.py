@@ -24,31 +24,28 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-@pytest.mark.parametrize("cwd_out", [None, "/tmp/intent-ls-cwd-x"])
-def test_unwrap_gives_back_the_agents_command(command: str, cwd_out: str | None) -> None:
-    wrapped = wrap(sys.executable, Path("/w s/root"), command, cwd_out)
+def test_unwrap_gives_back_the_agents_command(command: str) -> None:
+    wrapped = wrap(sys.executable, Path("/w s/root"), command)
     assert unwrap(wrapped) == command
-    with_jobs = wrap(sys.executable, Path("/w s/root"), command, None, "_bgpids_file")
+    with_jobs = wrap(sys.executable, Path("/w s/root"), command, "_bgpids_file")
     assert unwrap(with_jobs) == command
     assert unwrap(with_jobs.replace("_bgpids_file", "x; rm -rf src")) != command
 
 
 def test_the_single_shot_form_keeps_the_command_verbatim_for_the_agents_own_checks() -> None:
     command = "rm -f build/x && echo $(date)"
-    wrapped = wrap(sys.executable, Path("/root/ws"), command, None)
+    wrapped = wrap(sys.executable, Path("/root/ws"), command)
     assert wrapped.startswith("exec ") and wrapped.endswith("\n" + command)
 
 
-@pytest.mark.parametrize("cwd_out", [None, "/tmp/intent-ls-cwd-x"])
-def test_a_lookalike_with_more_after_it_is_judged_whole(cwd_out: str | None) -> None:
+def test_a_lookalike_with_more_after_it_is_judged_whole() -> None:
     """Where no rewrite happens (no barrier here) the agent's command runs as sent: a
     look-alike of the wrap must not hide what follows it from the judge."""
-    honest = wrap(sys.executable, Path("/r"), "ls", cwd_out)
+    honest = wrap(sys.executable, Path("/r"), "ls")
     for fake in (honest + "; rm -rf src", honest + "\nrm -rf src", honest.replace("ls", "lx")):
         assert unwrap(fake) == fake
-    if cwd_out is not None:
-        smuggled = honest.replace("(exit $__ils)", "rm -rf src; (exit $__ils)")
-        assert smuggled != honest and unwrap(smuggled) == smuggled
+    smuggled = honest.replace(" '' ", " /tmp/cwd ")
+    assert smuggled != honest and unwrap(smuggled) == smuggled
 
 
 def test_gemini_and_codex_spell_the_rewrite_their_way() -> None:
@@ -148,4 +145,4 @@ def test_inside_an_agents_own_sandbox_the_command_runs_without_the_barrier(
         cwd=governed, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == "ran\n", done.stderr
-    assert "no write barrier inside this agent's sandbox" in done.stderr
+    assert "no sandbox inside this agent's sandbox" in done.stderr

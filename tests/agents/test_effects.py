@@ -272,9 +272,7 @@ def test_gemini_and_codex_verify_too(ws: Path) -> None:
         py_write("~/.claude/settings.json", "{}"),
     ],
 )
-def test_claude_runs_shell_commands_behind_the_write_barrier(
-    ws: Path, tmp_path: Path, command: str
-) -> None:
+def test_claude_runs_shell_commands_in_the_sandbox(ws: Path, tmp_path: Path, command: str) -> None:
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text("{}\n")
@@ -285,7 +283,7 @@ def test_claude_runs_shell_commands_behind_the_write_barrier(
     agent = Agent(ws, home=home)
     agent.select("INT-APP")
     pre, _ = agent.shell(command)
-    assert "intent_ls.agents.barrier" in pre["hookSpecificOutput"]["updatedInput"]["command"]
+    assert "updatedInput" not in pre.get("hookSpecificOutput", {})  # its prefix confines it
     assert {p: p.read_bytes() for p in before} == before
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     assert (home / ".claude" / "settings.json").read_text() == "{}\n"

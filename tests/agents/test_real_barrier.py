@@ -110,7 +110,7 @@ def test_gemini_runs_shell_commands_behind_the_barrier(
     assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["toolu_01"], results["toolu_01"]
     assert "active_intents.yaml" in results["toolu_01"]
-    assert "write barrier" in json.dumps(model.main_requests[0])
+    assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
     names = _env_names(json.loads(results["toolu_02"])["output"])
     assert "GEMINI_CLI" in names and "GEMINI_CLI" in AGENT_ENV
     assert "marker GEMINI_CLI" in results["toolu_03"], results["toolu_03"]
@@ -137,7 +137,7 @@ def test_codex_runs_shell_commands_behind_the_barrier(
     assert spec_text(governed) == SPEC
     assert "Read-only file system" in results["call_01"], results["call_01"]
     assert "active_intents.yaml" in results["call_01"]
-    assert "write barrier" in json.dumps(model.main_requests[0])
+    assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
     names = _env_names(json.loads(results["call_02"]))
     assert {"CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"} <= names, names
     assert {"CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI"} <= set(AGENT_ENV)
@@ -269,4 +269,4 @@ def test_codex_judges_its_own_rules_on_the_command_as_written(
     assert "Read-only file system" in results["call_03"], results["call_03"]
     assert not (outside / "sandboxed").exists()
     assert "other" in results["call_04"] and "Traceback" not in results["call_04"]
-    assert "no write barrier inside this agent's sandbox" in results["call_04"]
+    assert "no sandbox inside this agent's sandbox" in results["call_04"]

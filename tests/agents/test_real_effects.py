@@ -77,11 +77,11 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert len(results) == 6, model.tool_results()
     assert not results["toolu_01"].get("is_error"), result_text(results["toolu_01"])
     assert spec_text(ws) == SPEC
-    # Claude Code lets the hook rewrite the command: it ran under the write barrier, so
-    # the write itself failed, and the session was told why at its start.
+    # Claude Code runs the command through the sandbox's prefix, so the write itself
+    # failed, and the session was told why at its start.
     ran = result_text(results["toolu_03"])
     assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
-    assert "write barrier" in json.dumps(model.main_requests[0])
+    assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
     assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")
     recorded = {r["files"][0]["path"]: r for r in records(ws)}
     sed = recorded["src/app.py"]
@@ -98,42 +98,6 @@ def test_claude_code_effects(governed: Path, tmp_path: Path, agent_path: str) ->
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-@pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
-def test_claude_code_commands_the_users_rules_allow_stay_unprompted_under_the_barrier(
-    governed: Path, tmp_path: Path, agent_path: str
-) -> None:
-    """Claude Code matches its rules on the command the hook rewrote: the hook answers
-    for the user's own rules (``.claude/settings.local.json`` here, no command-line
-    flags), so ``npm test`` runs without a prompt, behind the barrier, while a command
-    no rule allows still needs a human (denied in ``-p``) and a denied one stays denied."""
-    (governed / "package.json").write_text(json.dumps(PACKAGE))
-    install_hooks("claude-code", governed, agent_path)
-    rules = {"allow": ["Bash(npm test)"], "deny": ["Bash(curl:*)"]}
-    local = governed / ".claude" / "settings.local.json"
-    local.write_text(json.dumps({"permissions": rules}))
-    ws = git_workspace(governed)
-    model = ScriptedModel(
-        [
-            tool(0, "WaitForMcpServers"),
-            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
-            tool(2, "Bash", command="npm test", description="test"),
-            tool(3, "Bash", command="make -v", description="no rule allows it"),
-            tool(4, "Bash", command="curl -s http://127.0.0.1:9/", description="denied"),
-            "finished",
-        ]
-    )
-    result = run_claude(ws, tmp_path, model, agent_path)
-    results = {r["tool_use_id"]: r for r in model.tool_results()}
-    npm = results["toolu_02"]
-    assert not npm.get("is_error") and "tests ok" in result_text(npm), result_text(npm)
-    assert "write barrier" in json.dumps(model.main_requests[0])
-    denied = {d["tool_use_id"] for d in result.get("permission_denials") or ()}
-    assert "toolu_02" not in denied and {"toolu_03", "toolu_04"} <= denied, result
-    assert "Bash(curl:*)" in result_text(results["toolu_04"])
-    assert json.loads(local.read_text()) == {"permissions": rules}
-
-
 def _outcome(ws: Path, ran: str, told: str) -> None:
     """What every agent's run must leave: the spec as it was, the agent told why (the
     barrier's refusal in the script's output, else the files put back after the call),
@@ -141,7 +105,7 @@ def _outcome(ws: Path, ran: str, told: str) -> None:
     assert spec_text(ws) == SPEC
     if available():
         assert "Read-only file system" in ran and "active_intents.yaml" in ran, ran
-        assert "write barrier" in told
+        assert "runs your shell commands in a sandbox" in told
     else:
         assert "put them back" in told and ".orchestration/active_intents.yaml" in told
     assert (ws / "src" / "app.py").read_text() == APP.replace("return 2", "return 3")

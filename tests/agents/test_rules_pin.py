@@ -3,7 +3,6 @@ they are as they were when the session started."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -58,18 +57,3 @@ def test_rules_in_place_when_the_session_started_still_decide(
     assert hook("PreToolUse", "Bash", {"command": "python3 x.py"}) == {}
     other = Hook(governed, "codex", session="s2")  # pinned at its first event
     assert other("PreToolUse", "Bash", {"command": "python3 x.py"}) == {}
-
-
-def test_a_claude_allow_rule_added_mid_session_no_longer_allows(
-    governed: Path, claude_config: Path
-) -> None:
-    hook = Hook(governed, "claude-code")
-    hook("SessionStart")
-    _write(
-        governed / ".claude" / "settings.local.json",
-        json.dumps({"permissions": {"allow": ["Bash(python3:*)"], "deny": ["Bash(rm:*)"]}}),
-    )
-    verdict, reason = decision(hook("PreToolUse", "Bash", {"command": "python3 x.py"}))
-    assert verdict == "ask" and "changed since this session started" in reason
-    verdict, _ = decision(hook("PreToolUse", "Bash", {"command": "rm -f x"}))
-    assert verdict == "deny"  # a deny still denies

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Phase
-from intent_ls.agents.gate.shell_barrier import AVAILABLE, barrier_available
+from intent_ls.agents.gate.shell_barrier import barrier_available
+from intent_ls.agents.sandbox.availability import KEY as AVAILABLE
 
 
 def test_a_smaller_state_leaves_exactly_its_json(tmp_path: Path) -> None:

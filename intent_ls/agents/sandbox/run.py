@@ -1,0 +1,50 @@
+"""Runs a command in a planned sandbox: as a child that the caller waits for (its
+signals passed on), or in place of the caller (``exec``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+
+from intent_ls.agents.sandbox import landlock
+from intent_ls.agents.sandbox.plan import Plan, argv
+
+#: Signals an agent sends to stop a command; passed on to the sandbox.
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+
+
+def needs_pid_namespace() -> bool:
+    """Without Landlock scopes (Linux < 6.12) only a PID namespace keeps a command's
+    signals from reaching the agent and the hook."""
+    return landlock.abi() < landlock.SCOPES_ABI
+
+
+def _scoped() -> None:
+    landlock.scope_self()
+
+
+def wait_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> int:
+    """The command's exit status (128 + N when signal N ended it)."""
+    child = subprocess.Popen(
+        argv(bwrap, plan, command),
+        preexec_fn=None if plan.pid_namespace else _scoped,
+        close_fds=True,
+    )
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    for signum in FORWARDED:
+        signal.signal(signum, forward)
+    status = child.wait()
+    return 128 - status if status < 0 else status
+
+
+def exec_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> None:
+    """Becomes the sandbox; returns only when ``exec`` failed (OSError raised)."""
+    if not plan.pid_namespace:
+        landlock.scope_self()
+    full = argv(bwrap, plan, command)
+    os.execv(full[0], full)

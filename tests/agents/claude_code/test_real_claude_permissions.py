@@ -1,0 +1,109 @@
+"""Claude Code's own permissions, with and without intent-ls (the real CLI, offline).
+
+intent-ls confines Claude Code's shell commands through ``CLAUDE_CODE_SHELL_PREFIX``
+instead of rewriting them, so Claude Code checks its permissions on the command the
+model wrote: in its default and ``acceptEdits`` modes, the same commands run without
+asking and the same are refused (``-p`` cannot ask), showing the agent's own command,
+as in the same workspace before ``intent-ls hooks install claude-code`` (where
+intent-ls refuses first, the refusal says its own reason).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.real_cli import CLAUDE, claude_env, install_hooks, missing
+from tests.agents.scripted_model import ScriptedModel, result_text, serve, tool
+
+pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
+
+#: What a developer's session runs: reads and an allowed ``npm test`` (no prompt), and
+#: commands Claude Code asks about (refused in ``-p``).
+COMMANDS = (
+    "ls src",
+    "git status --short",
+    "git diff",
+    "npm test",
+    "touch src/new.py",
+    "echo hi > /tmp/note.txt",
+    "curl -s http://127.0.0.1:9/",
+    "cd src && pwd",
+    "pwd",
+)
+
+
+def _workspace(tmp_path: Path, name: str, governed: Path) -> Path:
+    root = tmp_path / name
+    subprocess.run(["cp", "-r", str(governed), str(root)], check=True)
+    (root / "package.json").write_text('{"scripts": {"test": "echo npm-tested"}}\n')
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".claude").mkdir(exist_ok=True)
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(npm test:*)"]}})
+    )
+    return root
+
+
+def _session(root: Path, tmp_path: Path, path: str, mode: str) -> list[tuple[bool, str]]:
+    """Each command's (refused, output) in one ``claude -p`` session in ``mode``."""
+    assert CLAUDE is not None
+    home = tmp_path / f"home-{root.name}"
+    home.mkdir()
+    trusted = {"projects": {str(root): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(trusted))
+    model = ScriptedModel([tool(n, "Bash", command=c) for n, c in enumerate(COMMANDS)])
+    with serve(model) as url:
+        flags = [] if mode == "default" else ["--permission-mode", mode]
+        done = subprocess.run(
+            [CLAUDE, "-p", "do the task", *flags, "--output-format", "json"],
+            cwd=root, env=claude_env(home, url, path), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    denials: list[dict[str, Any]] = json.loads(done.stdout).get("permission_denials", [])
+    for denial in denials:  # the human is shown the agent's own command, no wrapper
+        assert denial["tool_input"]["command"] in COMMANDS, denial
+    refused = {d["tool_use_id"] for d in denials}
+    out = []
+    for block in model.tool_results():
+        text = result_text(block).replace(str(root), "ROOT")
+        out.append((block["tool_use_id"] in refused, text))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_the_agents_permissions_are_as_without_intent_ls(
+    governed: Path, tmp_path: Path, agent_path: str, mode: str
+) -> None:
+    plain = _workspace(tmp_path, "plain", governed)
+    ours = _workspace(tmp_path, "ours", governed)
+    install_hooks("claude-code", ours, agent_path)
+    settings = json.loads((ours / ".claude" / "settings.json").read_text())
+    assert "intent-ls-sandbox" in settings["env"]["CLAUDE_CODE_SHELL_PREFIX"]
+    assert settings["permissions"] == {"allow": ["Bash(npm test:*)"]}  # kept
+
+    before = _session(plain, tmp_path, agent_path, mode)
+    after = _session(ours, tmp_path, agent_path, mode)
+    assert len(before) == len(after) == len(COMMANDS)
+    by_command = dict(zip(COMMANDS, after, strict=True))
+    for command in ("ls src", "git diff", "npm test", "cd src && pwd", "pwd"):
+        assert not by_command[command][0], (command, by_command[command])
+    assert "app.py" in by_command["ls src"][1]
+    assert "npm-tested" in by_command["npm test"][1]
+    assert by_command["pwd"][1].strip() == "ROOT/src"  # a cd carries over
+    # Claude Code refuses the same commands; intent-ls adds its own refusals (a write
+    # with no intent selected, decided before Claude Code asks), each saying so.
+    ours_only = {c for c, (_, t) in zip(COMMANDS, after, strict=True) if t.startswith("[i")}
+    assert ours_only <= {"touch src/new.py"}, ours_only
+    for command, (was, _), (now, _) in zip(COMMANDS, before, after, strict=True):
+        if command not in ours_only:
+            assert was == now, command
+    # The same output (``git status`` lists the files the install added).
+    for (refused, was), (_, now), command in zip(before, after, COMMANDS, strict=True):
+        if not refused and command not in ours_only | {"git status --short"}:
+            assert was == now, command

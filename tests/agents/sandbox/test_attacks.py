@@ -1,0 +1,241 @@
+"""A hostile agent's shell commands, run as Claude Code runs them (through the sandbox's
+prefix), as root and as an unprivileged user: judged by what is on disk afterwards.
+
+Each attack writes, or leaves a detached process that writes later, to something no
+agent command may change: the spec and the sidecar, the agents' settings (existing or
+not yet created, in the workspace and in ``$HOME``), git's config and hooks, the hook's
+own installation (a ``.pth`` file), the agents' rule files, shell start-up files, the
+system. Then ordinary work must still work: in-scope files, caches, ``/tmp`` kept
+between commands.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from intent_ls.agents.sandbox import bwrap, landlock
+from tests.support import SPEC
+
+pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
+
+SANDBOX = str(Path(sys.executable).parent / "intent-ls-sandbox")
+#: The attacks' interpreter: the system's, which an unprivileged user can run (a pyenv
+#: Python under /root cannot be reached by another user).
+PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+NOBODY = 65534
+PTH = Path(sysconfig.get_paths()["purelib"]) / "zz-intent-ls-attack.pth"
+
+
+class Box:
+    """A governed workspace, its home and state, owned by the user the commands run as."""
+
+    def __init__(self, base: Path, uid: int | None) -> None:
+        self.base, self.uid = base, uid
+        self.root, self.home = base / "ws", base / "home"
+        for folder in ("src", ".orchestration", ".claude"):
+            (self.root / folder).mkdir(parents=True)
+        (self.root / ".orchestration" / "active_intents.yaml").write_text(SPEC)
+        (self.root / "src" / "app.py").write_text("x = 1\n")
+        (self.root / ".intentignore").write_text("*.log\n")
+        (self.root / ".claude" / "settings.json").write_text("{}\n")
+        (self.home / ".claude").mkdir(parents=True)
+        (self.home / ".claude" / "settings.json").write_text("{}\n")
+        (self.home / ".bashrc").write_text("# mine\n")
+        subprocess.run(["git", "init", "-q", str(self.root)], check=True)
+        if uid is not None:
+            subprocess.run(["chown", "-R", f"{uid}:{uid}", str(base)], check=True)
+
+    def run(self, command: str) -> subprocess.CompletedProcess[str]:
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "XDG_STATE_HOME": str(self.base / "state"),
+            "TMPDIR": str(self.base / "tmp"),
+        }
+        (self.base / "tmp").mkdir(exist_ok=True)
+        if self.uid is not None:
+            os.chown(self.base / "tmp", self.uid, self.uid)
+        argv = [SANDBOX, command]
+        if self.uid is not None:
+            argv = [
+                "setpriv",
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
+                "--clear-groups",
+                *argv,
+            ]
+        return subprocess.run(
+            argv, cwd=self.root, env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+
+    def state(self) -> dict[str, bytes | None]:
+        """Every file of the base (but the workspace's src/ and the caches), and the
+        absent ones an attack would create."""
+        seen: dict[str, bytes | None] = {}
+        for path in sorted(self.base.rglob("*")):
+            rel = str(path.relative_to(self.base))
+            if path.is_file() and not rel.startswith(("ws/src", "home/.cache", "tmp", "home/.npm")):
+                seen[rel] = path.read_bytes()
+        for extra in (PTH, Path("/etc/intent-ls-attack"), Path("/usr/local/bin/intent-ls-attack")):
+            seen[str(extra)] = extra.read_bytes() if extra.exists() else None
+        return seen
+
+
+def _users() -> list[str]:
+    return ["self", "unprivileged"]
+
+
+@pytest.fixture(params=_users())
+def box(request: pytest.FixtureRequest) -> Iterator[Box]:
+    uid = None
+    if request.param == "unprivileged":
+        if os.getuid() != 0 or shutil.which("setpriv") is None:
+            pytest.skip("an unprivileged user needs root to switch to (CI runs as root)")
+        uid = NOBODY
+    base = Path(tempfile.mkdtemp(prefix="intent-ls-attack-"))
+    os.chmod(base, 0o755)
+    try:
+        yield Box(base, uid)
+    finally:
+        PTH.unlink(missing_ok=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _py(code: str) -> str:
+    return f"{PY} -c {_q(code)}"
+
+
+def _q(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _later(code: str, done: str) -> str:
+    """A detached process (``setsid``, double fork) that does ``code`` after the command
+    ended, then writes ``done`` in the workspace's src/ (which it may)."""
+    return _py(
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(0.5)\n"
+        f"        try:\n            {code}\n        except OSError:\n            pass\n"
+        f"        open('src/{done}', 'w').write('done')\n"
+    )
+
+
+ATTACKS = [
+    "echo x > .orchestration/active_intents.yaml",
+    "rm -rf .orchestration",
+    "mv .orchestration gone",
+    "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+    "echo '{}' > ~/.claude/settings.json",
+    "mkdir -p ~/.codex/rules && echo 'prefix_rule(pattern=[1], decision=allow)'"
+    " > ~/.codex/rules/dev.rules",
+    "mkdir -p ~/.gemini/policies && echo x > ~/.gemini/policies/allow.toml",
+    "git config filter.x.clean 'touch pwned' && echo '* filter=x' >> .git/info/attributes",
+    "printf '#!/bin/sh\\n' > .git/hooks/pre-commit",
+    "echo 'import os' > " + str(PTH),
+    "echo x >> ~/.bashrc",
+    "git config --global core.pager 'touch pwned'",
+    "echo x > /etc/intent-ls-attack",
+    "echo x > /usr/local/bin/intent-ls-attack",
+    "ln -s ../.orchestration src/o && echo x > src/o/active_intents.yaml",
+    "ln .orchestration/active_intents.yaml src/hard && echo x >> src/hard",
+    "umount .orchestration; echo x > .orchestration/active_intents.yaml",
+    "mv src/app.py /dev/null; echo x > .intentignore",
+    "mkdir -p $XDG_STATE_HOME/intent-ls/sessions"
+    " && echo /tmp > $XDG_STATE_HOME/intent-ls/sessions/x.root",
+    "cd / && echo x > ~/.profile",
+]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_an_attack_changes_nothing_it_may_not(box: Box, attack: str) -> None:
+    before = box.state()
+    box.run(attack)
+    assert box.state() == before
+    assert (box.root / "src" / "app.py").exists() or "app.py" in attack
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "open('.claude/settings.local.json', 'w').write('{\"disableAllHooks\": true}')",
+        "open(os.path.expanduser('~/.claude/settings.json'), 'w').write('{}')",
+        "open('.orchestration/active_intents.yaml', 'w').write('')",
+        f"open({str(PTH)!r}, 'w').write('import os')",
+    ],
+)
+def test_a_detached_process_is_confined_for_its_whole_life(box: Box, code: str) -> None:
+    before = box.state()
+    box.run(_later(code, "late-done"))
+    marker = box.root / "src" / "late-done"
+    deadline = time.monotonic() + 20
+    while not marker.exists() and time.monotonic() < deadline:  # the process's own signal
+        time.sleep(0.05)
+    assert marker.exists(), "the detached process never finished"
+    assert box.state() == before
+
+
+def test_ordinary_work_still_works(box: Box) -> None:
+    done = box.run(
+        "echo 'y = 2' > src/new.py && mkdir -p ~/.cache/tool && echo c > ~/.cache/tool/x"
+        " && echo note > /tmp/note && git add -A && git -c user.name=a -c user.email=a@a"
+        " commit -qm work && git switch -qc topic && git stash list"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (box.root / "src" / "new.py").read_text() == "y = 2\n"
+    assert (box.home / ".cache" / "tool" / "x").read_text() == "c\n"
+    again = box.run("cat /tmp/note && git log --oneline | wc -l")
+    assert again.returncode == 0 and again.stdout.split() == ["note", "1"], again.stderr
+    assert not Path("/tmp/note").exists() or Path("/tmp/note").read_text() != "note\n"
+
+
+_CONNECT = (
+    "import os, socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX)\n"
+    "try:\n    s.connect(sys.argv[1].replace('@', chr(0), 1)); print('reached')\n"
+    "except OSError as e:\n    print('refused', e.errno)\n"
+    "try:\n    os.kill(int(sys.argv[2]), 15); print('killed')\n"
+    "except OSError as e:\n    print('kill refused', e.errno)\n"
+)
+
+
+def test_host_daemons_and_processes_are_out_of_reach(box: Box) -> None:
+    """A daemon's socket in the host's /tmp (tmux, screen, X11), an abstract socket
+    (dbus, X11) and the agent's own processes: none reachable from inside."""
+    path_socket = Path(tempfile.gettempdir()) / f"intent-ls-daemon-{os.getpid()}.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path_socket))
+    listener.listen()
+    name = f"intent-ls-daemon-{os.getpid()}"
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0" + name)
+    abstract.listen()
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        targets = [str(path_socket)]
+        if landlock.abi() >= landlock.SCOPES_ABI:
+            targets.append("@" + name)
+        for target in targets:
+            out = box.run(f"{PY} -c {_q(_CONNECT)} {_q(target)} {victim.pid}").stdout
+            assert out.startswith("refused") and "kill refused" in out, (target, out)
+        assert victim.poll() is None
+    finally:
+        victim.kill()
+        listener.close()
+        abstract.close()
+        path_socket.unlink(missing_ok=True)
