@@ -156,16 +156,28 @@ def _merge_hooks(
     return touched
 
 
-def _entry(command: str, timeout: int, matcher: str | None) -> dict[str, Any]:
-    entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+def _entry(
+    command: str, timeout: int, matcher: str | None, fields: dict[str, Any]
+) -> dict[str, Any]:
+    hook = {"type": "command", "command": command, "timeout": timeout, **fields}
+    entry: dict[str, Any] = {"hooks": [hook]}
     if matcher is not None:
         entry = {"matcher": matcher, **entry}
     return entry
 
 
-def wanted(command: str, timeout: int, events: dict[str, str | None]) -> dict[str, Any]:
-    """Our one entry per hook event (event name -> tool matcher, None for all)."""
-    return {event: [_entry(command, timeout, matcher)] for event, matcher in events.items()}
+def wanted(
+    command: str,
+    timeout: int,
+    events: dict[str, str | None],
+    fields: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Our one entry per hook event (event name -> tool matcher, None for all); ``fields``
+    go on each hook (the profile's ``hook_fields``)."""
+    return {
+        event: [_entry(command, timeout, matcher, dict(fields or {}))]
+        for event, matcher in events.items()
+    }
 
 
 def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -208,7 +220,8 @@ def install_hooks(
     and the events touched; the caller saves them."""
     path = root / profile.hooks_file
     settings = load_json(path)
-    wanted_hooks = wanted(f"{program()} hook {profile.name}", timeout, dict(profile.events))
+    command = f"{program()} hook {profile.name}"
+    wanted_hooks = wanted(command, timeout, dict(profile.events), dict(profile.hook_fields))
     return path, settings, apply_hooks(settings, path, wanted_hooks, uninstall)
 
 

@@ -122,6 +122,8 @@ class AgentProfile(NamedTuple):
     home_files: tuple[str, ...] = ()
     #: Variables that name a project folder inside a hook's command line.
     command_vars: tuple[str, ...] = ()
+    #: More fields on each hook entry ``hooks install`` writes (fail-closed switches).
+    hook_fields: Mapping[str, Any] = {}
 
     @property
     def doctor(self) -> "DoctorFacts":

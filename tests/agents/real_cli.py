@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agents.scripted_model import (
     ScriptedCodex,
     ScriptedGemini,
@@ -31,8 +33,9 @@ CLAUDE_SELECT = "mcp__intent-ls__select_active_intent"
 GEMINI_SELECT = "mcp_intent-ls_select_active_intent"
 
 
-def find_agent(binary: str, package: str) -> str | None:
-    folder = os.environ.get("INTENT_LS_AGENTS") or str(Path.home() / ".cache/intent-ls-agents")
+def find_agent(binary: str, package: str, variable: str = "INTENT_LS_AGENTS") -> str | None:
+    default = Path.home() / ".cache" / variable.lower().replace("_", "-")
+    folder = os.environ.get(variable) or str(default)
     candidate = Path(folder) / "node_modules" / ".bin" / binary
     found = str(candidate) if candidate.exists() else shutil.which(binary)
     if found is None and os.environ.get("INTENT_LS_REQUIRE_AGENTS") == "1":
@@ -45,6 +48,14 @@ def missing(package: str) -> str:
 
 
 CLAUDE = find_agent("claude", "@anthropic-ai/claude-code")
+#: The newest release on the registry when CI ran (``$INTENT_LS_AGENTS_NEWEST``): what a
+#: user installing today gets, beside the pinned one.
+CLAUDE_NEWEST = find_agent("claude", "@anthropic-ai/claude-code@latest", "INTENT_LS_AGENTS_NEWEST")
+CLAUDES = [
+    pytest.param(binary, id=name)
+    for name, binary in (("pinned", CLAUDE), ("newest", CLAUDE_NEWEST))
+    if binary is not None
+]
 CODEX = find_agent("codex", "@openai/codex")
 GEMINI = find_agent("gemini", "@google/gemini-cli")
 
@@ -77,15 +88,20 @@ def claude_env(home: Path, url: str, path: str) -> dict[str, str]:
 
 
 def run_claude(
-    root: Path, tmp_path: Path, model: ScriptedModel, path: str, *flags: str
+    root: Path,
+    tmp_path: Path,
+    model: ScriptedModel,
+    path: str,
+    *flags: str,
+    claude: str | None = CLAUDE,
 ) -> dict[str, Any]:
     """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result."""
-    assert CLAUDE is not None
+    assert claude is not None
     home = tmp_path / "home"
     home.mkdir()
     with serve(model) as url:
         done = subprocess.run(
-            [CLAUDE, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,
+            [claude, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,
              "--output-format", "json"],
             cwd=root, env=claude_env(home, url, path), stdin=subprocess.DEVNULL,
             capture_output=True, text=True, timeout=300, check=False,

@@ -16,15 +16,23 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import APP
-from tests.agents.real_cli import CLAUDE, CLAUDE_SELECT, install_hooks, missing, run_claude
+from tests.agents.real_cli import (
+    CLAUDE,
+    CLAUDE_SELECT,
+    CLAUDES,
+    install_hooks,
+    missing,
+    run_claude,
+)
 from tests.agents.scripted_model import ScriptedModel, result_text, tool
 from tests.support import records
 
 pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 
 
+@pytest.mark.parametrize("claude", CLAUDES)
 def test_claude_code_is_governed_end_to_end(
-    governed: Path, tmp_path: Path, agent_path: str
+    governed: Path, tmp_path: Path, agent_path: str, claude: str
 ) -> None:
     install_hooks("claude-code", governed, agent_path)
     spec = (governed / ".orchestration" / "active_intents.yaml").read_text()
@@ -45,7 +53,7 @@ def test_claude_code_is_governed_end_to_end(
             "finished",
         ]
     )
-    result = run_claude(governed, tmp_path, model, agent_path)
+    result = run_claude(governed, tmp_path, model, agent_path, claude=claude)
     results = {r["tool_use_id"]: r for r in model.tool_results()}
     assert len(results) == 9, model.tool_results()
 

@@ -43,5 +43,8 @@ PROFILE = AgentProfile(
     protected_shown=(".claude/settings*.json", ".mcp.json"),
     home_files=(".claude/settings.json", ".claude/settings.local.json"),
     command_vars=("CLAUDE_PROJECT_DIR",),
+    # Claude Code >= 2.1.295 blocks the tool call when the hook cannot start, times out
+    # or fails; earlier releases ignore the field (they fail open: docs/agents.md).
+    hook_fields={"onFailure": "block"},
     doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )
