@@ -31,15 +31,11 @@ def fixed(agent: str, session_id: str, found: Path) -> Path:
     repository's, which its own spec governs."""
     if not session_id:
         return found
-    pin = _pins() / f"{file_name(agent, session_id)}.root"
-    try:
-        pinned = Path(os.fsdecode(pin.read_bytes()))
-    except OSError:
-        pinned = None
-    if pinned is not None and (pinned / ".orchestration").is_dir() and found.is_relative_to(pinned):
-        return pinned
+    root = pinned(agent, session_id)
+    if root is not None and found.is_relative_to(root):
+        return root
     if (found / ".orchestration").is_dir():
-        _pin(pin, found)
+        _pin(_pins() / f"{file_name(agent, session_id)}.root", found)
     return found
 
 

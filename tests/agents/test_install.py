@@ -57,6 +57,29 @@ def test_claude_keeps_user_entries_and_is_idempotent(tmp_path: Path) -> None:
     assert set(json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]) == {"other"}
 
 
+def test_claude_commands_run_through_the_sandboxs_prefix(tmp_path: Path) -> None:
+    """The prefix goes beside the user's own variables and leaves with the uninstall; a
+    prefix of the user's own is not replaced (commands cannot run through two)."""
+    settings_path = tmp_path / ".claude" / "settings.json"
+    settings_path.parent.mkdir()
+    settings_path.write_text(json.dumps({"env": {"MY_VAR": "1"}}))
+    assert install(tmp_path, "claude-code").returncode == 0
+    env = json.loads(settings_path.read_text())["env"]
+    assert env["MY_VAR"] == "1" and env["CLAUDE_CODE_SHELL_PREFIX"].endswith("intent-ls-sandbox")
+    assert " " not in env["CLAUDE_CODE_SHELL_PREFIX"]  # MCP servers start it as one program
+    hooks = json.loads(settings_path.read_text())["hooks"]["PreToolUse"][0]["hooks"]
+    assert hooks[0]["onFailure"] == "block"
+    assert install(tmp_path, "claude-code", "--uninstall").returncode == 0
+    assert json.loads(settings_path.read_text()) == {"env": {"MY_VAR": "1"}}
+    settings_path.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/bin/log"}}))
+    refused = install(tmp_path, "claude-code")
+    assert refused.returncode != 0 and "CLAUDE_CODE_SHELL_PREFIX" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert json.loads(settings_path.read_text())["env"] == {
+        "CLAUDE_CODE_SHELL_PREFIX": "/usr/bin/log"
+    }
+
+
 def test_codex_hooks_and_config(tmp_path: Path) -> None:
     config = tmp_path / ".codex" / "config.toml"
     config.parent.mkdir()

@@ -57,13 +57,13 @@ def _root(agent: str, session_id: str) -> Path | None:
     ``.orchestration/`` above the working directory. A decoy deeper down only narrows
     what the command may write: the workspace is the one writable tree."""
     from intent_ls.agents import session_root
-    from intent_ls.workspace.discover import discover_workspace
 
-    found = discover_workspace(Path.cwd())
     pinned = session_root.pinned(agent, session_id)
     if pinned is not None:
         return pinned
-    return found
+    from intent_ls.workspace.discover import discover_workspace
+
+    return discover_workspace(Path.cwd())
 
 
 def _agent() -> str:
