@@ -174,6 +174,20 @@ def test_settings_that_switch_the_hooks_off_are_named(repo: Path) -> None:
     assert "`[features] hooks = true`" in details["codex"]
 
 
+def test_a_shell_prefix_other_than_the_sandboxs_is_named(repo: Path) -> None:
+    """Claude Code's shell commands run in the sandbox through the prefix the install
+    set; settings that set another (the local file wins) leave them unconfined."""
+    status, found = checks(repo)
+    enabled = [c for c in found if (c["area"], c["check"]) == ("claude-code", "enabled")]
+    assert [c["status"] for c in enabled] == ["ok"], enabled
+    local = repo / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/bin/env"}}))
+    status, found = checks(repo)
+    assert status == 1 and failed(found) == {("claude-code", "enabled")}
+    details = {c["area"]: c["detail"] for c in found if c["status"] == "fail"}
+    assert "do not run in intent-ls's sandbox" in details["claude-code"]
+
+
 def test_a_hook_slower_than_its_timeout_is_named(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, ("claude-code",))
     path = repo / ".claude" / "settings.json"

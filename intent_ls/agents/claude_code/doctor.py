@@ -27,12 +27,52 @@ def invocation(
     return line, env
 
 
-def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
-    for path in (
-        root / ".claude/settings.json",
+def _settings_files(root: Path) -> tuple[Path, ...]:
+    """Claude Code's settings, the one that wins first."""
+    return (
         root / ".claude/settings.local.json",
+        root / ".claude/settings.json",
         user_file("CLAUDE_CONFIG_DIR", "~/.claude", "settings.json"),
-    ):
+    )
+
+
+def _shell_prefix(root: Path) -> list[Finding]:
+    """Whether Claude Code runs its shell commands through the sandbox's prefix."""
+    import shutil
+
+    from intent_ls.agents.claude_code.profile import PROFILE
+
+    var = str(PROFILE.shell_prefix_var)
+    for path in _settings_files(root):
+        env = load_json(path).get("env") if isinstance(load_json(path), dict) else None
+        value = env.get(var) if isinstance(env, dict) else None
+        if value is None:
+            continue
+        if "intent-ls-sandbox" in str(value) and shutil.which(str(value)):
+            return [Finding("ok", f"shell commands run in the sandbox ({path}: {var}={value})")]
+        return [
+            Finding(
+                "fail",
+                f"{path} sets {var}={value!r}: shell commands do not run in intent-ls's "
+                "sandbox" + ("" if shutil.which(str(value)) else " (the program is not found)"),
+                "run `intent-ls hooks install claude-code` (and put intent-ls-sandbox on PATH).",
+            )
+        ]
+    return [
+        Finding(
+            "fail",
+            f"no settings file sets {var}: shell commands run outside intent-ls's sandbox.",
+            "run `intent-ls hooks install claude-code`.",
+        )
+    ]
+
+
+def switches(root: Path, settings: dict[str, Any], hook: Any) -> list[Finding]:
+    return _hooks_switched_off(root) or _shell_prefix(root)
+
+
+def _hooks_switched_off(root: Path) -> list[Finding]:
+    for path in _settings_files(root):
         loaded = load_json(path)
         if isinstance(loaded, dict) and loaded.get("disableAllHooks") is True:
             return [
