@@ -308,6 +308,45 @@ def _deleted_definitions(
     return deleted
 
 
+#: Openers of text that spans lines without being code. A definition moved inside one
+#: (turned into a string literal, a block comment, a template string) still reads line
+#: for line, so no line of it counts as changed, yet it no longer exists.
+_DISGUISES = ('"""', "'''", "/*", "`")
+
+
+def _adds_opener(texts: _Texts, hunks: Sequence[Hunk]) -> bool:
+    added = (texts.new[i] for h in hunks for i in range(h.new_start, h.new_end))
+    return any(opener in line for line in added for opener in _DISGUISES)
+
+
+def _disguised(
+    texts: _Texts,
+    hunks: Sequence[Hunk],
+    deleted: Sequence[AstNode],
+    old_tree: Callable[[], DocumentSyntax | None],
+    new_tree: Callable[[], DocumentSyntax | None],
+) -> list[AstNode]:
+    """The outermost baseline definitions whose header line is still in the new text
+    but which the new text no longer defines (none of that name and kind): turned into
+    text. Only looked for when the change adds such an opener (a parse otherwise)."""
+    if not _adds_opener(texts, hunks):
+        return []
+    old, new = old_tree(), new_tree()
+    if old is None or new is None:
+        return []
+    known = {(n.name, n.kind) for n in (*deleted, *new.definitions())}
+    found: list[AstNode] = []
+    for node in old.definitions():
+        if (node.name, node.kind) in known:
+            continue
+        if found and node.end_line <= found[-1].end_line:
+            continue  # inside a definition already reported
+        header = texts.old[node.start_line - 1].strip()
+        if header and any(header in line for line in texts.new):
+            found.append(node)
+    return found
+
+
 def _definition_finding(rel: str, texts: _Texts, index: _HunkIndex, node: AstNode) -> Finding:
     start, end = node.start_line - 1, node.end_line
     lo = index.map_boundary(start, side="start")
@@ -441,6 +480,13 @@ def classify_change(
             return [n for n in nodes if index.new_changed(n.start_line - 1)]
 
         deleted = _deleted_definitions(texts, index, overlapping, new_changed)
+        deleted += _disguised(
+            texts,
+            hunks,
+            deleted,
+            lambda: old_tree or syntax(old_syntax, old_text),
+            lambda: syntax(new_syntax, new_text),
+        )
         findings.extend(_definition_finding(rel, texts, index, node) for node in deleted)
         mass = _mass_deletion(rel, texts, hunks, deleted, overlapping, max_deleted_lines)
         if mass is not None:

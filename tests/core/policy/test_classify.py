@@ -402,6 +402,55 @@ def test_deleting_an_overload_is_caught_though_the_name_survives() -> None:
     assert finding.message == "deletes method `A.f` (lines 6–8)"
 
 
+@pytest.mark.parametrize(
+    ("rel", "old", "new", "message"),
+    [
+        (
+            "a.py",
+            "def foo():\n    return 1\n\n\ndef bar():\n    return 2\n",
+            'x = """\ndef foo():\n    return 1\n"""\n\n\ndef bar():\n    return 2\n',
+            "deletes function `foo` (lines 1–2)",
+        ),
+        (
+            "a.py",
+            "class A:\n    def m(self):\n        return 1\n",
+            '"""class A:\n    def m(self):\n        return 1\n"""\n',
+            "deletes class `A` (lines 1–3)",
+        ),
+        (
+            "a.js",
+            "function foo() {\n  return 1;\n}\nfunction bar() { return 2; }\n",
+            "/*\nfunction foo() {\n  return 1;\n}\n*/\nfunction bar() { return 2; }\n",
+            "deletes function `foo` (lines 1–3)",
+        ),
+        (
+            "a.ts",
+            "function foo(): number {\n  return 1;\n}\n",
+            "const kept = `\nfunction foo(): number {\n  return 1;\n}\n`;\n",
+            "deletes function `foo` (lines 1–3)",
+        ),
+    ],
+)
+def test_a_definition_turned_into_text_is_deleted(
+    rel: str, old: str, new: str, message: str
+) -> None:
+    """Wrapped in a string literal or a block comment, every line of it survives, yet
+    the definition is gone: one finding, the outermost."""
+    assert [f.message for f in classify_change(rel, old, new)] == [message]
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        'def foo():\n    """Doc."""\n    return 1\n',
+        'def food():\n    """Renamed, with a docstring."""\n    return 1\n',
+        '"""The module."""\n\n\ndef foo():\n    return 1\n',
+    ],
+)
+def test_a_docstring_added_deletes_nothing(new: str) -> None:
+    assert classify_change("a.py", "def foo():\n    return 1\n", new) == ()
+
+
 def test_moving_a_function_into_a_class_is_not_a_deletion() -> None:
     source = "def util(x):\n    return x\n\n\nclass C:\n    pass\n"
     new = "class C:\n    def util(x):\n        return x\n"
