@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from intent_ls.agents import SELECT_TOOL, registry, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
 from intent_ls.agents.gate.governance import (
@@ -73,7 +75,24 @@ def decide(
         from intent_ls.agents.gate.effects import tell_effects
 
         outcome = tell_effects(gov, event, restored, outcome, set(written), status)
+        outcome = _between_calls(gov, event, restored, outcome)
     return outcome
+
+
+def _between_calls(
+    gov: Governance, event: HookEvent, restored: Restored, outcome: Outcome
+) -> Outcome:
+    """Protected paths that appeared since the session's last verified call, before this
+    one started (:mod:`intent_ls.agents.effects.between`), told; then what exists now is
+    the session's settled state."""
+    from intent_ls.agents.effects import between
+
+    appeared = between.appeared(gov.root, event, restored.snapshot)
+    between.settle(gov.root, event)
+    if not appeared:
+        return outcome
+    told = between.hold(gov.root, event, appeared)
+    return attrs.evolve(outcome, context="\n".join(filter(None, [outcome.context, told])))
 
 
 def _declared(
