@@ -140,7 +140,7 @@ _NO_SANDBOX = (
     *_UNCONFINED,
 )
 _AGENT_OWN = (
-    "the agent's own sandbox (Codex's workspace-write: writes to the workspace and /tmp only)",
+    "the agent's own sandbox (in its workspace-write mode: writes to the workspace and /tmp only)",
 )
 _AGENT_LIMITS = (
     "no intent-ls sandbox inside the agent's: protected paths in the workspace are "
