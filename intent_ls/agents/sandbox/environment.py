@@ -85,6 +85,8 @@ class Environment:
         }
 
 
+#: What holds and what does not, in the words ``doctor`` prints (docs/security.md says
+#: the same at length, with the tests behind each).
 _CONFINED = (
     "a shell command and everything it starts (children, daemons, setsid descendants), "
     "for as long as they live, may write only the workspace, a private /tmp and the "
@@ -154,6 +156,9 @@ USERNS = (
     "enable unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, "
     "or on Ubuntu 24.04 sysctl kernel.apparmor_restrict_unprivileged_userns=0"
 )
+#: Docker's default seccomp profile refuses user namespaces to a container without
+#: ``CAP_SYS_ADMIN``, whatever the host's sysctls say.
+IN_CONTAINER = "; in a container, run it with a seccomp profile that allows them"
 
 
 def decide(facts: Facts) -> Environment:
@@ -168,7 +173,7 @@ def decide(facts: Facts) -> Environment:
             _AGENT_LIMITS,
             facts=facts,
         )
-    fix = INSTALL if facts.bwrap is None else USERNS
+    fix = INSTALL if facts.bwrap is None else USERNS + (IN_CONTAINER if facts.container else "")
     why = "bubblewrap is not installed" if facts.bwrap is None else "user namespaces are refused"
     return Environment(
         Kind.VERIFICATION_ONLY,

@@ -83,6 +83,8 @@ def test_no_sandbox_leaves_verification_only_and_says_the_fix(
     assert _said(env.holds, "put back")
     if bwrap_path is not None:
         assert "apparmor_restrict_unprivileged_userns=0" in env.fix
+        assert "in a container, run it with a seccomp profile" in env.fix
+        assert "container" not in decide(_facts(works=False, uid=0)).fix
         assert "user namespaces are refused" in env.title
     else:
         assert "bubblewrap is not installed" in env.title
