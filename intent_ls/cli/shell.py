@@ -34,12 +34,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     classify.set_defaults(func=run_classify)
     barrier = verbs.add_parser(
         "barrier",
-        help="run a command in bash with intent-ls's protected paths mounted read-only",
-        description="Run COMMAND with bash -c in a new user and mount namespace where "
-        "intent-ls's protected paths are bind-mounted read-only, so they cannot be "
-        "changed (the agent hooks run an agent's shell commands this way where the agent "
-        "lets them). Exits with the command's status; 2 when the barrier cannot be set up "
-        "(the command does not run).",
+        help="run a command in bash in the agents' sandbox",
+        description="Run COMMAND with bash -c in the agents' sandbox (bubblewrap): it and "
+        "everything it starts may write only the workspace, a private /tmp and the "
+        "development caches; intent-ls's protected paths are read-only (the agent hooks "
+        "run an agent's shell commands this way where the agent lets them rewrite one). "
+        "Exits with the command's status; 2 when the sandbox cannot be planned (the "
+        "command does not run). Without bubblewrap, or inside an agent's own sandbox, the "
+        "command runs unconfined and says so.",
     )
     add_workspace_arg(barrier)
     barrier.add_argument(

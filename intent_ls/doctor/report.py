@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,6 +28,8 @@ class Check:
     next_step: str = ""
     #: How long the check's probe took, when it ran one.
     ms: float | None = None
+    #: What the check found as structured data, for the JSON report (``facts``).
+    data: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -39,19 +41,33 @@ class Check:
         }
         if self.ms is not None:
             out["ms"] = round(self.ms, 1)
+        if self.data is not None:
+            out["facts"] = dict(self.data)
         return out
 
 
-def ok(area: str, name: str, detail: str, ms: float | None = None) -> Check:
-    return Check(area, name, Status.OK, detail, ms=ms)
+def ok(
+    area: str,
+    name: str,
+    detail: str,
+    ms: float | None = None,
+    data: Mapping[str, Any] | None = None,
+) -> Check:
+    return Check(area, name, Status.OK, detail, ms=ms, data=data)
 
 
 def fail(area: str, name: str, detail: str, next_step: str, ms: float | None = None) -> Check:
     return Check(area, name, Status.FAIL, detail, next_step, ms)
 
 
-def note(area: str, name: str, detail: str, next_step: str = "") -> Check:
-    return Check(area, name, Status.NOTE, detail, next_step)
+def note(
+    area: str,
+    name: str,
+    detail: str,
+    next_step: str = "",
+    data: Mapping[str, Any] | None = None,
+) -> Check:
+    return Check(area, name, Status.NOTE, detail, next_step, data=data)
 
 
 def passed(checks: Sequence[Check]) -> bool:

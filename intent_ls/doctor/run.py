@@ -12,6 +12,7 @@ from intent_ls.doctor.agents import check_agent
 from intent_ls.doctor.editors import check_editors
 from intent_ls.doctor.ledger import check_ledger
 from intent_ls.doctor.report import Check, fail, note
+from intent_ls.doctor.sandbox import check_sandbox
 from intent_ls.doctor.spec import check_spec
 
 
@@ -29,6 +30,7 @@ def run_doctor(root: Path) -> list[Check]:
         checks.append(_no_agent())
     checks += _guarded("editors", check_editors, root)
     checks += _guarded("agents", _installation, root)
+    checks += _guarded("agents", check_sandbox, root)
     touched = probe.changed(before, probe.fingerprint(root))
     if touched:
         checks.append(

@@ -15,6 +15,7 @@ from intent_ls.agents.gate.governance import Governance
 
 if TYPE_CHECKING:
     from intent_ls.agents.profile import AgentProfile
+    from intent_ls.agents.sandbox.environment import Environment
 
 
 def barrier_available(root: Path, event: HookEvent) -> bool:
@@ -97,22 +98,33 @@ def barrier_note(root: Path, event: HookEvent) -> str:
 
 
 def _barrier_text(root: Path, event: HookEvent, profile: AgentProfile) -> str:
+    from intent_ls.agents.sandbox.environment import Kind, decide, probe
+
     confined = profile.rewrites_commands or profile.shell_prefix_var is not None
-    if confined and barrier_available(root, event):
-        own = ""
-        if profile.own_rule is not None:
-            own = (
-                " A command your own rules allow as written runs as written, and inside "
-                "the agent's own sandbox there is no intent-ls sandbox: there, what a "
-                "command changes is verified after it ran."
-            )
+    env = decide(probe((barrier_available(root, event), ""), with_version=False))
+    if not confined or env.kind not in (Kind.SANDBOX, Kind.ROOT_CONTAINER):
+        said = env.title if confined else "no sandbox for shell commands here"
         return (
-            "\n\nintent-ls runs your shell commands in a sandbox: they and everything they "
-            "start may write the workspace, a private /tmp and the package caches only; "
-            "its protected files (.orchestration/, .intentignore, .gitattributes, git's "
-            f"config/hooks/info, the agents' settings) stay read-only.{own}"
+            f"\n\nintent-ls: {said}. What each tool call changes is verified after it ran, "
+            "and protected or out-of-scope files are put back."
+        )
+    own = ""
+    if profile.own_rule is not None:
+        own = (
+            " A command your own rules allow as written runs as written, and inside "
+            "the agent's own sandbox there is no intent-ls sandbox: there, what a "
+            "command changes is verified after it ran."
         )
     return (
-        "\n\nintent-ls: no sandbox for shell commands here; what each tool call "
-        "changes is verified after it ran, and protected or out-of-scope files are put back."
+        f"\n\nintent-ls runs your shell commands in a sandbox ({env.title}): they and "
+        "everything they start may write the workspace, a private /tmp and the package "
+        "caches only; its protected files (.orchestration/, .intentignore, .gitattributes, "
+        f"git's config/hooks/info, the agents' settings) stay read-only.{_ends(env)}{own}"
     )
+
+
+def _ends(env: Environment) -> str:
+    """Said where a PID namespace stands in for Landlock scopes."""
+    if not env.pid_namespace:
+        return ""
+    return " Background processes end with the command that started them here."

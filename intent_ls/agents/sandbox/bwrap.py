@@ -40,3 +40,14 @@ def works() -> tuple[bool, str]:
     if done.returncode != 0:
         return False, (done.stderr.strip() or f"bubblewrap exited {done.returncode}")[:300]
     return True, ""
+
+
+def version(found: str) -> str:
+    """What ``bwrap --version`` says (``bubblewrap 0.11.0``), or "" when it says nothing."""
+    try:
+        done = subprocess.run(
+            [found, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()[:100] if done.returncode == 0 else ""
