@@ -1,1 +1,1 @@
-"""Claude Code: its hook adapter, install, permission rules, doctor checks and profile."""
+"""Claude Code: its hook adapter, install, shell prefix, doctor checks and profile."""

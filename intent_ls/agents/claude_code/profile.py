@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from intent_ls.agents.claude_code.shell_prefix import NAME, PREFIX_VAR, SESSION_VAR
 from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.claude_code"
@@ -14,7 +15,7 @@ BEFORE = ".*"
 AFTER = ".*"
 
 PROFILE = AgentProfile(
-    name="claude-code",
+    name=NAME,
     label="Claude Code",
     parse=lazy(f"{_HERE}.adapter", "parse"),
     render=lazy(f"{_HERE}.adapter", "render"),
@@ -33,8 +34,8 @@ PROFILE = AgentProfile(
     # No rewrite: every shell command runs through ``CLAUDE_CODE_SHELL_PREFIX``, the
     # sandbox's prefix, after Claude Code checked its own permissions on the command as
     # the model wrote it (:mod:`intent_ls.agents.sandbox.prefix`).
-    shell_prefix_var="CLAUDE_CODE_SHELL_PREFIX",
-    session_var="CLAUDE_CODE_SESSION_ID",
+    shell_prefix_var=PREFIX_VAR,
+    session_var=SESSION_VAR,
     unattended_modes=frozenset({"bypassPermissions", "auto"}),
     model_env="ANTHROPIC_MODEL",
     env_markers=("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),

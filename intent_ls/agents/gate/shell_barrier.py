@@ -26,16 +26,20 @@ def barrier_available(root: Path, event: HookEvent) -> bool:
 
 
 def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outcome:
-    """A shell command let through runs under the write barrier where it can."""
+    """A shell command let through runs under the write barrier where it can; for an
+    agent that runs its commands through the sandbox's prefix, the paths its plan
+    starts from are kept for it first."""
     tool = event.tool
     profile = registry.get(event.agent)
-    if (
-        tool is None
-        or tool.kind is not ToolKind.SHELL
-        or outcome.decision is not Decision.PASS
-        or not profile.rewrites_commands
-        or not tool.command
-    ):
+    if tool is None or tool.kind is not ToolKind.SHELL or outcome.decision is Decision.DENY:
+        return outcome
+    if profile.shell_prefix_var is not None:  # its prefix reads what to mount from here
+        from intent_ls.agents.sandbox.availability import refresh_paths
+
+        if barrier_available(gov.root, event):
+            refresh_paths(gov.root, event.agent, event.session_id)
+        return outcome
+    if outcome.decision is not Decision.PASS or not profile.rewrites_commands or not tool.command:
         return outcome
     pinned = rules_pin.unchanged(gov.root, event, profile, _project(gov.root, profile))
     if not barrier_available(gov.root, event) or (pinned and _own_rule(gov, profile, tool)):

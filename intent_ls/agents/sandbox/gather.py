@@ -12,8 +12,12 @@ from intent_ls.agents.sandbox.plan import (
     DAEMON_DIRS,
     DAEMON_SOCKETS,
     HOME_CACHES,
+    LINKED_CACHES,
     Plan,
 )
+
+# The shell prefix imports this module on every command: the protected set, the spec
+# and the agents' profiles are imported only where :func:`candidates` is worked out.
 
 
 def protected_paths(root: Path) -> list[str]:
@@ -106,16 +110,27 @@ def _under_tmp(paths: list[str]) -> tuple[str, ...]:
     return _existing(inside)
 
 
+def candidates(root: Path) -> dict[str, list[str]]:
+    """What the plan starts from, whether or not it exists yet: the paths kept read-only
+    and the policy's writable trees (the hook keeps these for the shell prefix)."""
+    return {"readonly": protected_paths(root), "writable": writable_extra(root)}
+
+
 def build(
     root: Path,
     cwd: str,
     key: str,
     out_files: tuple[str, ...] = (),
     pid_namespace: bool = False,
+    paths: dict[str, list[str]] | None = None,
 ) -> Plan:
+    """The plan for one command; ``paths``, :func:`candidates` as the hook kept them
+    (worked out here when not given)."""
+    found = paths or candidates(root)
     home = os.path.expanduser("~")
-    writable = _caches(home, writable_extra(root))
-    readonly = _existing(protected_paths(root))
+    writable = _caches(home, list(found.get("writable", [])))
+    linked = [os.path.join(home, name) for name in LINKED_CACHES]
+    readonly = _existing([*found.get("readonly", []), *linked])
     sockets = [p for p in DAEMON_SOCKETS if os.path.exists(p) and not os.path.isdir(p)]
     return Plan(
         root=str(root),

@@ -13,8 +13,7 @@ agents' rule files, shell start-up files.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import attrs
+from typing import NamedTuple
 
 #: Development caches under ``$HOME`` that package managers and build tools write to
 #: during ordinary work (``npm install``, ``pip install``, ``cargo build``, ``go test``,
@@ -34,6 +33,12 @@ HOME_CACHES = (
     ".yarn/berry/cache",
     ".bun/install/cache",
 )
+#: Caches whose files are hard links into installed programs (uv installs tools and
+#: environments by linking from its cache on Linux), so a write into the cache is a write
+#: into the program — intent-ls itself, installed with ``uv tool``: read-only, and the
+#: command's uv uses a cache of its own in the private ``/tmp`` (:data:`SET_VARS`).
+LINKED_CACHES = (".cache/uv",)
+SET_VARS = (("TMPDIR", "/tmp"), ("UV_CACHE_DIR", "/tmp/.uv-cache"))
 #: Made when missing (as the tools would on first use), so a first ``npm install`` or
 #: ``pip install`` does not fail on a read-only ``$HOME``.
 CREATED_CACHES = (".cache", ".npm")
@@ -59,8 +64,10 @@ DAEMON_SOCKETS = (
 DAEMON_VARS = ("TMUX", "TMUX_PANE", "STY", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
 
 
-@attrs.frozen
-class Plan:
+class Plan(NamedTuple):
+    """A ``NamedTuple``: the shell prefix builds one per command, and attrs would cost it
+    an import."""
+
     #: The workspace.
     root: str
     #: Where the command starts.
@@ -100,7 +107,8 @@ def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
         out += ["--ro-bind", path, path]
     for name in DAEMON_VARS:
         out += ["--unsetenv", name]
-    out += ["--setenv", "TMPDIR", "/tmp"]
+    for name, value in SET_VARS:
+        out += ["--setenv", name, value]
     out += [
         "--unshare-user",
         "--unshare-ipc",

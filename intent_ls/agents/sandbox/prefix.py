@@ -36,49 +36,41 @@ _USAGE = "usage: intent-ls-sandbox SCRIPT\n"
 
 
 def _own_line(script: str) -> list[str] | None:
-    """intent-ls's own hook or MCP server line, as its settings hold it, else None."""
-    from intent_ls.agents import registry
-
+    """intent-ls's own hook or MCP server line, as its settings hold it, else None (the
+    hook checks the agent name it is given)."""
     try:
         words = shlex.split(script)
     except ValueError:
         return None
     if not words or os.path.basename(words[0]) != "intent-ls":
         return None
-    if words[1:] == ["mcp"] or (
-        len(words) == 3 and words[1] == "hook" and words[2] in registry.names()
-    ):
+    if words[1:] == ["mcp"] or (len(words) == 3 and words[1] == "hook"):
         return words
+    return None
+
+
+def _discovered(start: str) -> Path | None:
+    """The nearest folder at or above ``start`` holding a spec, as the hook finds one."""
+    here = Path(start)
+    for folder in (here, *here.parents):
+        if (folder / ".orchestration" / "active_intents.yaml").is_file():
+            return folder
     return None
 
 
 def _root(agent: str, session_id: str) -> Path | None:
     """The session's workspace: the one its first hook event pinned, else the nearest
-    ``.orchestration/`` above the working directory. A decoy deeper down only narrows
-    what the command may write: the workspace is the one writable tree."""
+    spec above the working directory. A decoy deeper down only narrows what the command
+    may write: the workspace is the one writable tree."""
     from intent_ls.agents import session_root
 
     pinned = session_root.pinned(agent, session_id)
-    if pinned is not None:
-        return pinned
-    from intent_ls.workspace.discover import discover_workspace
-
-    return discover_workspace(Path.cwd())
+    return pinned if pinned is not None else _discovered(os.getcwd())
 
 
-def _agent() -> str:
-    """The agent whose prefix this is: the one of the agents with a shell prefix whose
-    variables its environment holds (Claude Code's)."""
-    from intent_ls.agents import registry
-
-    prefixed = [p for p in registry.profiles() if p.shell_prefix_var]
-    for profile in prefixed:
-        if any(os.environ.get(v) for v in (*profile.env_markers, profile.shell_prefix_var)):
-            return profile.name
-    return prefixed[0].name
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(agent: str, session_var: str, argv: list[str] | None = None) -> int:
+    """The prefix of ``agent``, whose shell commands hold its session id in
+    ``session_var`` (the agent's folder names both: ``intent-ls-sandbox`` is its entry)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         sys.stderr.write(_USAGE)
@@ -88,15 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     if own is not None:
         found = shutil.which(own[0]) or own[0]
         os.execv(found, own)
-    return run_script(_agent(), script)
+    return run_script(agent, os.environ.get(session_var, ""), script)
 
 
-def run_script(agent: str, script: str) -> int:
-    from intent_ls.agents import registry
+def run_script(agent: str, session_id: str, script: str) -> int:
     from intent_ls.agents.sandbox import availability
 
-    profile = registry.get(agent)
-    session_id = os.environ.get(profile.session_var or "", "")
     root = _root(agent, session_id)
     bash = shutil.which("bash") or "/bin/bash"
     if root is None:
@@ -105,18 +94,21 @@ def run_script(agent: str, script: str) -> int:
             "prefix runs commands only inside one; it did not run\n"
         )
         return 126
-    bwrap = availability.for_session(root, agent, session_id)
+    bwrap, paths = availability.for_session(root, agent, session_id)
     if bwrap is None:  # no sandbox here: verified after the call, as doctor says
         os.execv(bash, [bash, "-c", script])
-    return _confined(bwrap, root, session_id or str(root), script, bash)
+    return _confined(bwrap, root, session_id or str(root), script, bash, paths)
 
 
-def _confined(bwrap: str, root: Path, key: str, script: str, bash: str) -> int:
+def _confined(
+    bwrap: str, root: Path, key: str, script: str, bash: str, paths: dict[str, list[str]]
+) -> int:
     from intent_ls.agents.sandbox import gather
     from intent_ls.agents.sandbox.run import needs_pid_namespace, wait_confined
 
     try:
-        plan = gather.build(root, os.getcwd(), key, pid_namespace=needs_pid_namespace())
+        pid_ns = needs_pid_namespace()
+        plan = gather.build(root, os.getcwd(), key, pid_namespace=pid_ns, paths=paths)
     except OSError as exc:
         sys.stderr.write(f"intent-ls: the sandbox could not be planned ({exc}); ")
         sys.stderr.write("the command did not run\n")

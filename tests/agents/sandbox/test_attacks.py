@@ -52,6 +52,8 @@ class Box:
         (self.home / ".claude").mkdir(parents=True)
         (self.home / ".claude" / "settings.json").write_text("{}\n")
         (self.home / ".bashrc").write_text("# mine\n")
+        (self.home / ".cache" / "uv" / "archive-v0").mkdir(parents=True)
+        (self.home / ".cache" / "uv" / "archive-v0" / "linked.py").write_text("x = 1\n")
         subprocess.run(["git", "init", "-q", str(self.root)], check=True)
         if uid is not None:
             subprocess.run(["chown", "-R", f"{uid}:{uid}", str(base)], check=True)
@@ -85,7 +87,8 @@ class Box:
         seen: dict[str, bytes | None] = {}
         for path in sorted(self.base.rglob("*")):
             rel = str(path.relative_to(self.base))
-            if path.is_file() and not rel.startswith(("ws/src", "home/.cache", "tmp", "home/.npm")):
+            skipped = ("ws/src", "home/.cache/tool", "tmp", "home/.npm")
+            if path.is_file() and not rel.startswith(skipped):
                 seen[rel] = path.read_bytes()
         for extra in (PTH, Path("/etc/intent-ls-attack"), Path("/usr/local/bin/intent-ls-attack")):
             seen[str(extra)] = extra.read_bytes() if extra.exists() else None
@@ -159,6 +162,8 @@ ATTACKS = [
     "mkdir -p $XDG_STATE_HOME/intent-ls/sessions"
     " && echo /tmp > $XDG_STATE_HOME/intent-ls/sessions/x.root",
     "cd / && echo x > ~/.profile",
+    # uv links installed programs from its cache: the cache must not reach them.
+    "echo x >> ~/.cache/uv/archive-v0/linked.py",
 ]
 
 

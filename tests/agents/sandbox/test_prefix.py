@@ -35,7 +35,7 @@ def test_intent_ls_own_hook_and_server_lines_run_as_they_are(line: str) -> None:
     [
         "intent-ls approve destructive-command",
         "intent-ls hook claude-code; rm -rf src",
-        "intent-ls hook nobody",
+        "intent-ls hook claude-code --workspace /",
         "intent-ls mcp --workspace /",
         "npx some-mcp-server",
         CLAUDE_LINE.format(command="'intent-ls mcp'", cwd="/tmp/claude-1-cwd"),
@@ -95,3 +95,19 @@ def test_the_sessions_pinned_root_is_the_writable_one(tmp_path: Path, monkeypatc
     assert (root / "src" / "sibling.txt").read_text() == "x\n"
     refused = _run(decoy, "echo x > ../../.orchestration/forged.yaml", CLAUDE_CODE_SESSION_ID="s1")
     assert refused.returncode != 0 and not (root / ".orchestration" / "forged.yaml").exists()
+
+
+def test_the_hook_keeps_the_plans_paths_for_the_prefix(governed: Path) -> None:
+    """Before each shell command the hook, which has the spec and the profiles loaded,
+    keeps what the plan starts from in the session's state: the prefix reads that instead
+    of importing them on every command."""
+    from intent_ls.agents import sessions
+    from intent_ls.agents.sandbox.availability import PATHS
+    from tests.agents.conftest import Hook
+
+    hook = Hook(governed)
+    hook("PreToolUse", "Bash", {"command": "ls"})
+    kept = sessions.read_state(governed, "claude-code", hook.session)[PATHS]
+    assert str(governed / ".orchestration") in kept["readonly"]
+    assert str(governed / ".claude") in kept["readonly"]
+    assert kept["writable"] == []
