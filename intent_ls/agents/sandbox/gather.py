@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 from intent_ls.agents.sandbox.plan import (
@@ -76,6 +75,8 @@ def writable_extra(root: Path) -> list[str]:
 def private_tmp(key: str) -> str:
     """The host directory that is the commands' ``/tmp``, one per session, kept between
     its commands (an agent writes a patch to ``/tmp`` and applies it in the next)."""
+    import tempfile  # with shutil: not for the hook, which keeps candidates only
+
     base = Path(tempfile.gettempdir()) / f"intent-ls-{os.getuid()}"
     base.mkdir(mode=0o700, exist_ok=True)
     info = base.lstat()
@@ -105,6 +106,8 @@ def _caches(home: str, extra: list[str]) -> tuple[str, ...]:
 
 
 def _under_tmp(paths: list[str]) -> tuple[str, ...]:
+    import tempfile
+
     top = os.path.realpath(tempfile.gettempdir())
     inside = [p for p in paths if os.path.realpath(p).startswith(top + os.sep)]
     return _existing(inside)
