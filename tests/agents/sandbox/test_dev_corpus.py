@@ -2,14 +2,24 @@
 hook, the command in the sandbox, post-tool hook), works as it would without intent-ls.
 
 A governed git workspace holds a small Python package, a ``package.json`` with a local
-``file:`` dependency and a Makefile; the selected intent owns all of them. The corpus
-(74 commands: npm, pip into a workspace venv, pytest, make, git's everyday verbs, a
-background dev server reached by a later command, formatters, file moves, ``/tmp`` and
-``$HOME`` caches kept between commands, ``/dev/shm``) runs in order, each through
+``file:`` dependency and a Makefile; the selected intent owns all of them (build
+outputs are in ``.intentignore``). The corpus (74 commands: npm, pip into a workspace
+venv, pytest, make, git's everyday verbs, a background dev server reached by a later
+command, formatters, file moves, ``/tmp`` and ``$HOME`` caches kept between commands,
+``/dev/shm``) runs in order, each through
 Claude Code's shell prefix and, for Gemini CLI, through the hook's rewrite into the
-sandbox. Every command must exit 0 with its expected effect; at most one may be held
-(measured: none held, none put back, for both agents). Nothing reaches a registry:
-npm and pip are pointed at a closed local port and run offline from local sources.
+sandbox. Every command must exit 0 with its expected effect; at most one may be held.
+Nothing reaches a registry: npm and pip are pointed at a closed local port and run
+offline from local sources.
+
+Measured (both agents): 74 commands, 73 run unprompted with their effect, none put
+back, 1 held — ``kill $(cat build/server.pid)``, whose target is only known at run
+time. Run anyway it would fail too: each command is its own Landlock domain, so a later
+command cannot signal the dev server an earlier one started (the agent's own stop
+button, outside the sandbox, can). Two findings fixed on the way: a write to a home
+cache (``mkdir -p ~/.cache/tool``) was predicted out of scope and denied though the
+sandbox allows it, and ``mv a b`` inside the scope had its source put back as a
+deleted file.
 """
 
 from __future__ import annotations
