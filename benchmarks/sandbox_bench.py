@@ -144,7 +144,10 @@ def main() -> None:
         prefix = run([str(bin_dir / "intent-ls-sandbox"), "true"], root, env)
         alone = run(argv(found, plan, ["bash", "-c", "true"]), root, env)
         python = run([sys.executable, "-c", "pass"], root, env)
-        prefix()  # the session's first command tries bubblewrap once and keeps the answer
+        # The session's first hook event tries bubblewrap once and keeps the answer,
+        # which the launcher then reads, as in a real session.
+        exe = shutil.which("intent-ls", path=str(bin_dir)) or "intent-ls"
+        run([exe, "hook", "claude-code"], root, env, hook_payload(root, -1))()
         results: dict[str, list[float]] = {}
         # Interleaved, so a burst of load on the shared machine falls on all of them.
         for _ in range(args.runs):
@@ -167,12 +170,11 @@ def main() -> None:
         print("(e) the launcher's costliest imports (cumulative, one run):")
         for micros, name in import_costs(sys.executable, root, env):
             print(f"    {micros / 1000:7.1f} ms  {name.strip()}")
-        hook(root, env, args, bin_dir)
+        hook(root, env, args, exe)
 
 
-def hook(root: Path, env: dict[str, str], args: argparse.Namespace, bin_dir: Path) -> None:
+def hook(root: Path, env: dict[str, str], args: argparse.Namespace, exe: str) -> None:
     """The hook's PreToolUse Bash process beside the peer's, interleaved."""
-    exe = shutil.which("intent-ls", path=str(bin_dir)) or "intent-ls"
     runs: dict[str, list[float]] = {"hook": []}
     for call in range(args.hook_runs):
         data = hook_payload(root, call)

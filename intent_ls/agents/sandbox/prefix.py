@@ -57,7 +57,7 @@ def _root(agent: str, session_id: str) -> Path | None:
     ``.orchestration/`` above the working directory. A decoy deeper down only narrows
     what the command may write: the workspace is the one writable tree."""
     from intent_ls.agents import session_root
-    from intent_ls.workspace.discover import discover_workspace
+    from intent_ls.workspace.locate import discover_workspace
 
     found = discover_workspace(Path.cwd())
     pinned = session_root.pinned(agent, session_id)
