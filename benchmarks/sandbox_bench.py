@@ -7,7 +7,9 @@ In one run, over ``--runs`` runs each, in a small governed git workspace:
     (the launcher finds the session's workspace, plans the sandbox, starts bubblewrap,
     waits for it);
 (c) bubblewrap alone with the plan's arguments: the sandbox's set-up proper
-    (namespaces, mounts), budget p95 <= 15 ms;
+    (namespaces, mounts), budget p95 <= 15 ms; beside it (c0) bubblewrap's floor, a
+    user namespace over a read-only ``/`` and nothing else, so the plan's own share
+    shows;
 (d) the interpreter's own start-up (``python -c pass``, as the launcher's script
     starts), the floor (b) pays before any intent-ls code;
 (e) the launcher's imports, from ``python -X importtime`` (the 8 costliest
@@ -143,6 +145,7 @@ def main() -> None:
         bare = run(["bash", "-c", "true"], root, env)
         prefix = run([str(bin_dir / "intent-ls-sandbox"), "true"], root, env)
         alone = run(argv(found, plan, ["bash", "-c", "true"]), root, env)
+        floor = [found, "--ro-bind", "/", "/", "--unshare-user", "--", "bash", "-c", "true"]
         python = run([sys.executable, "-c", "pass"], root, env)
         # The session's first hook event tries bubblewrap once and keeps the answer,
         # which the launcher then reads, as in a real session.
@@ -151,7 +154,13 @@ def main() -> None:
         results: dict[str, list[float]] = {}
         # Interleaved, so a burst of load on the shared machine falls on all of them.
         for _ in range(args.runs):
-            for key, once in (("a", bare), ("b", prefix), ("c", alone), ("d", python)):
+            for key, once in (
+                ("a", bare),
+                ("b", prefix),
+                ("c", alone),
+                ("c0", run(floor, root, env)),
+                ("d", python),
+            ):
                 results.setdefault(key, []).extend(timed(1, once))
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{args.runs} runs each, interleaved (shared 2-core machine, load {load})")
@@ -159,6 +168,8 @@ def main() -> None:
         show("(a) bash -c true", results["a"])
         show("(b) intent-ls-sandbox 'true' (launcher + bwrap)", results["b"])
         show("(c) bwrap + plan's arguments, bash -c true", results["c"])
+        show("(c0) bwrap floor (--ro-bind / / --unshare-user)", results["c0"])
+        print(f"    the plan's {len(argv(found, plan, ['true']))} arguments")
         show("(d) python -c pass (interpreter start-up)", results["d"])
         med = {k: statistics.median(v) for k, v in results.items()}
         print(
