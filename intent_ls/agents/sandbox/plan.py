@@ -13,8 +13,7 @@ agents' rule files, shell start-up files.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import attrs
+from typing import NamedTuple
 
 #: Development caches under ``$HOME`` that package managers and build tools write to
 #: during ordinary work (``npm install``, ``pip install``, ``cargo build``, ``go test``,
@@ -59,8 +58,11 @@ DAEMON_SOCKETS = (
 DAEMON_VARS = ("TMUX", "TMUX_PANE", "STY", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
 
 
-@attrs.frozen
-class Plan:
+class Plan(NamedTuple):
+    """One command's sandbox (a ``NamedTuple`` rather than an attrs class: the launcher
+    builds it before every shell command, and importing attrs would cost it more than
+    bubblewrap's own set-up)."""
+
     #: The workspace.
     root: str
     #: Where the command starts.
