@@ -7,17 +7,21 @@ and its doctor checks, and a ``profile.py`` with its :class:`AgentProfile`; the
 registry (:mod:`intent_ls.agents.registry`) lists the folders. The profile names its
 code with :func:`lazy`, so that reading a profile (``intent-ls hook`` reads one on every
 tool call, the protected paths read them all) imports none of it.
+
+Reading one imports no attrs either (the events are named in annotations only): the
+sandbox's launcher reads the profiles before every shell command.
 """
+
+from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from intent_ls.agents.events import HookEvent, Outcome
-
 if TYPE_CHECKING:
     from intent_ls.agents.doctor_facts import DoctorFacts
+    from intent_ls.agents.events import HookEvent, Outcome
 
 
 class Lazy:
@@ -126,7 +130,7 @@ class AgentProfile(NamedTuple):
     hook_fields: Mapping[str, Any] = {}
 
     @property
-    def doctor(self) -> "DoctorFacts":
+    def doctor(self) -> DoctorFacts:
         return self.doctor_facts()
 
     def project_dir(self, environ: Mapping[str, str]) -> str | None:

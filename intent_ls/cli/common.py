@@ -54,7 +54,7 @@ def fill_workspace(args: argparse.Namespace) -> None:
     """Records whether ``--workspace`` was given and, when it was not, puts the
     workspace found upwards from the current directory in its place (the way git finds
     its repository), so every verb reads ``args.workspace`` the same way."""
-    from intent_ls.workspace.discover import discover_workspace
+    from intent_ls.workspace.locate import discover_workspace
 
     args.workspace_given = args.workspace is not None
     if args.workspace is None:

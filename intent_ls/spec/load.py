@@ -19,6 +19,7 @@ import yaml
 
 from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
 from intent_ls.spec import globs, shape
+from intent_ls.spec.location import SPEC_RELPATH
 from intent_ls.spec.model import (
     Glob,
     Intent,
@@ -31,7 +32,6 @@ from intent_ls.spec.model import (
     Status,
 )
 
-SPEC_RELPATH = ".orchestration/active_intents.yaml"
 MAX_SPEC_BYTES = 1024 * 1024
 MAX_DEPTH = 32
 MAX_ALIASES = 100

@@ -163,17 +163,3 @@ def find_workspace_root(start: Path) -> Path:
         if (candidate / ".orchestration").is_dir():
             return candidate
     return start
-
-
-def discover_workspace(start: Path) -> Path | None:
-    """The nearest directory at or above ``start`` holding the intent spec, as git finds
-    its repository. The walk stops at the enclosing repository's root (a directory with
-    ``.git``): a spec in some unrelated directory above a checkout must not start
-    governing it. None when no spec is found."""
-    start = Path(os.path.realpath(start))
-    for candidate in (start, *start.parents):
-        if (candidate / SPEC_RELPATH).is_file():
-            return candidate
-        if (candidate / ".git").exists():
-            return None
-    return None

@@ -40,6 +40,8 @@ class Agent:
         self.agent = agent
         self.env = {"HOME": str(home)} if home else {}
         self.calls = 0
+        #: The last command as it ran (exit status, output); None when it was not run.
+        self.done: subprocess.CompletedProcess[str] | None = None
 
     def select(self, intent: str) -> None:
         if self.agent == "gemini":
@@ -65,6 +67,7 @@ class Agent:
         args = {"command": command}
         pre = self.hook(before, tool, args, env=self.env, **extra)
         verdict = decision(pre)[0]
+        self.done = None
         if verdict == "deny" or (verdict == "ask" and not run_held):
             return pre, ""
         env = {**os.environ, **self.env, "PYTHON": sys.executable}
@@ -76,10 +79,12 @@ class Agent:
                 sandbox = Path(sys.executable).parent / "intent-ls-sandbox"
                 argv = [str(sandbox), str(args["command"])]
                 env["CLAUDE_CODE_SESSION_ID"] = self.hook.session
-        subprocess.run(
+        self.done = subprocess.run(
             argv,
             cwd=self.root,
             capture_output=True,
+            text=True,
+            errors="replace",
             env=env,
             timeout=60,
             check=False,

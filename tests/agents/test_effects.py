@@ -402,6 +402,21 @@ def test_a_shell_write_is_judged_by_its_effect_as_a_write_tool_would_be(
     assert records(ws) == []
 
 
+def test_a_move_inside_the_scope_is_recorded_not_put_back(ws: Path) -> None:
+    """``mv a b`` deletes ``a``, but its bytes are in ``b``, which the call keeps: nothing
+    was lost, so both are recorded as the session's; moved to another intent's scope,
+    the copy is removed and the original put back."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    _, told = agent.shell("mv src/app.py src/main.py")
+    assert told == "" and (ws / "src" / "main.py").read_text() == APP
+    assert not (ws / "src" / "app.py").exists()
+    assert {f["path"] for r in records(ws) for f in r["files"]} == {"src/app.py", "src/main.py"}
+    _, told = agent.shell(f"{PY} \"import os; os.rename('src/main.py', 'docs/main.py')\"")
+    assert (ws / "src" / "main.py").read_text() == APP
+    assert not (ws / "docs" / "main.py").exists()
+
+
 def test_a_humans_ignored_settings_files_deleted_by_unread_code_are_put_back(
     ws: Path,
 ) -> None:

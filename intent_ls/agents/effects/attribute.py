@@ -86,23 +86,29 @@ def judge_files(
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []
-    for effect in effects:
-        old_bytes = store.get(effect.before.blob) if effect.before.blob else None
-        new_bytes = _bytes(effect.path)
+    kept: set[bytes] = set()  # the contents of the files the call created and may keep
+    changes = [(e, _old_bytes(store, e), _bytes(e.path)) for e in effects]
+    for effect, old_bytes, new_bytes in sorted(changes, key=lambda c: c[2] is None):
         if effect.before.exists and old_bytes == new_bytes and effect.before.link is None:
             continue
         old, new = _text(old_bytes) or "", _text(new_bytes)
-        blocking, decision = _judge(gov, wording.session, effect, old, new)
+        moved = new_bytes is None and old_bytes in kept
+        blocking, decision = _judge(gov, wording.session, effect, old, new, moved)
         if blocking:
             told.append(_told(gov.root, store, effect, event, blocking, wording, entries))
-        else:
-            to_record.append((effect.rel or "", old, new or "", decision))
+            continue
+        to_record.append((effect.rel or "", old, new or "", decision))
+        kept.update(_created(effect, new_bytes))
     problem = _log(gov.root, entries)
     if problem:
         told.append(problem)
     told += _record(gov, event, wording, to_record)
+    return _clipped(told)
+
+
+def _clipped(told: list[str]) -> list[str]:
     if len(told) > _MAX_TOLD:
-        told = [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
+        return [*told[:_MAX_TOLD], f"… and {len(told) - _MAX_TOLD} more (see {log.LOG_FILE})"]
     return told
 
 
@@ -118,12 +124,22 @@ def _the_calls(gov: Any, effect: Effect, declared: set[str], restored: Restored)
     )
 
 
+def _created(effect: Effect, new_bytes: bytes | None) -> tuple[bytes, ...]:
+    return (new_bytes,) if new_bytes is not None and not effect.before.exists else ()
+
+
+def _old_bytes(store: Store, effect: Effect) -> bytes | None:
+    return store.get(effect.before.blob) if effect.before.blob else None
+
+
 def _judge(
-    gov: Any, session: Any, effect: Effect, old: str, new: str | None
+    gov: Any, session: Any, effect: Effect, old: str, new: str | None, moved: bool = False
 ) -> tuple[list[Verdict], Any]:
     """The verdicts (of one rule) that put the file back, else none and the decision
     its record carries: the path first (whoever owns it), then the change, which is put
-    back only when the file can be restored."""
+    back only when the file can be restored. A file ``moved`` (deleted, its bytes now in
+    a file the call created and keeps: ``mv a b`` inside the scope) lost nothing, so its
+    deletion is recorded, not put back."""
     from intent_ls import workflow  # the policy's rules: only for a call that changed files
 
     rel = effect.rel or ""
@@ -137,7 +153,7 @@ def _judge(
     else:
         decision = workflow.judge_write(session, gov.scope, rel, old, new, root=gov.root)
     blocking = decision.blocking()
-    if blocking and effect.before.restorable:
+    if blocking and effect.before.restorable and not moved:
         return [v for v in blocking if v.code == blocking[0].code], decision
     return [], decision
 

@@ -23,8 +23,7 @@ import functools
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-import attrs
+from typing import NamedTuple
 
 SIDECAR = ".orchestration"
 WORKSPACE_FILES = (".intentignore", ".gitattributes")
@@ -115,9 +114,9 @@ def roots(root: Path) -> tuple[list[str], list[str]]:
     return sorted(set(files)), sorted(set(trees))
 
 
-@attrs.frozen
-class _AgentPaths:
-    """Every agent's protected paths, from the profiles."""
+class _AgentPaths(NamedTuple):
+    """Every agent's protected paths, from the profiles (a ``NamedTuple``: the sandbox's
+    launcher reads them before every shell command, and imports no attrs)."""
 
     files: tuple[str, ...]
     trees: tuple[str, ...]

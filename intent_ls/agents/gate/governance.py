@@ -14,11 +14,9 @@ from intent_ls.agents.events import HookEvent, ToolCall
 from intent_ls.policy.session import SelectionRefused, Session
 from intent_ls.scope import glob_cache
 from intent_ls.scope.index import ScopeIndex
+from intent_ls.spec.location import SPEC_RELPATH
 from intent_ls.spec.model import Spec
 
-#: :data:`intent_ls.spec.load.SPEC_RELPATH`, repeated so the hook never imports the YAML
-#: parser when the compiled spec is current (a test keeps the two equal).
-SPEC_RELPATH = ".orchestration/active_intents.yaml"
 INTENTIGNORE = ".intentignore"
 #: :data:`intent_ls.workspace.discover.MAX_IGNORE_BYTES` (a test keeps the two equal).
 MAX_IGNORE_BYTES = 256 * 1024

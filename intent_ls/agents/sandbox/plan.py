@@ -65,8 +65,9 @@ DAEMON_VARS = ("TMUX", "TMUX_PANE", "STY", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_H
 
 
 class Plan(NamedTuple):
-    """A ``NamedTuple``: the shell prefix builds one per command, and attrs would cost it
-    an import."""
+    """One command's sandbox (a ``NamedTuple`` rather than an attrs class: the launcher
+    builds it before every shell command, and importing attrs would cost it more than
+    bubblewrap's own set-up)."""
 
     #: The workspace.
     root: str

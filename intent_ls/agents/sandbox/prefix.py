@@ -49,23 +49,15 @@ def _own_line(script: str) -> list[str] | None:
     return None
 
 
-def _discovered(start: str) -> Path | None:
-    """The nearest folder at or above ``start`` holding a spec, as the hook finds one."""
-    here = Path(start)
-    for folder in (here, *here.parents):
-        if (folder / ".orchestration" / "active_intents.yaml").is_file():
-            return folder
-    return None
-
-
 def _root(agent: str, session_id: str) -> Path | None:
     """The session's workspace: the one its first hook event pinned, else the nearest
     spec above the working directory. A decoy deeper down only narrows what the command
     may write: the workspace is the one writable tree."""
     from intent_ls.agents import session_root
+    from intent_ls.workspace.locate import discover_workspace
 
     pinned = session_root.pinned(agent, session_id)
-    return pinned if pinned is not None else _discovered(os.getcwd())
+    return pinned if pinned is not None else discover_workspace(Path.cwd())
 
 
 def main(agent: str, session_var: str, argv: list[str] | None = None) -> int:

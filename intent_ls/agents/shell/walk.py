@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from intent_ls.agents.sandbox.plan import HOME_CACHES
 from intent_ls.agents.shell.model import Word
 from intent_ls.agents.shell.stdin import Stdin
 
@@ -22,6 +23,19 @@ _RANK = {SAFE: 0, WRITE: 1, UNKNOWN: 2, DESTRUCTIVE: 3}
 SCRATCH_DIRS = ("/tmp/", "/var/tmp/", "/dev/")
 #: Targets that are no file.
 _NO_FILE = frozenset(["/dev/null", "/dev/stdout", "/dev/stderr", "-"])
+
+
+def in_home_cache(path: str) -> bool:
+    """Whether ``path`` (``~/…`` or absolute) is inside one of the development caches
+    under ``$HOME`` that the sandbox lets every command write (``~/.cache``, ``~/.npm``,
+    …): a write there is ordinary work, neither outside the workspace nor the intent's."""
+    home = os.path.expanduser("~")
+    rel = path[2:] if path.startswith("~/") else None
+    if rel is None and path.startswith(home.rstrip(os.sep) + os.sep):
+        rel = path[len(home.rstrip(os.sep)) + 1 :]
+    if rel is None or ".." in PurePosixPath(rel).parts:
+        return False
+    return any(rel == cache or rel.startswith(cache + "/") for cache in HOME_CACHES)
 
 
 @attrs.frozen
@@ -81,6 +95,9 @@ class Walk:
             self.raise_to(UNKNOWN, f"{what} writes {word.value!r} from a directory not known")
             return
         path = self.relative(word.value)
+        if in_home_cache(path):
+            self.raise_to(WRITE, f"{what} writes {path}, a development cache")
+            return
         if path not in self.writes:
             self.writes.append(path)
         if path.startswith("~") or (path.startswith("/") and not path.startswith(SCRATCH_DIRS)):

@@ -298,3 +298,31 @@ def test_json_shape() -> None:
     data = classify_command("rm -rf src", Path(ROOT)).to_json()
     assert data == {"class": D, "writes": ["src"], "reasons": data["reasons"]}
     assert any("rm -r" in r for r in data["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("command", "klass", "writes"),
+    [
+        ("mkdir -p ~/.cache/tool && echo x > ~/.cache/tool/entry", W, []),
+        ("cp pkg.tgz ~/.npm/_cacache/x", W, []),
+        ("echo x > ~/.cache/../.bashrc", D, ["~/.cache/../.bashrc"]),
+        ("echo x > ~/.cachex", D, ["~/.cachex"]),
+        ("echo x > ~/.ssh/authorized_keys", D, ["~/.ssh/authorized_keys"]),
+    ],
+)
+def test_writes_to_the_sandboxs_home_caches_are_ordinary_work(
+    command: str, klass: str, writes: list[str]
+) -> None:
+    """The development caches the sandbox lets every command write are neither outside
+    the workspace nor any intent's (a prediction of out-of-scope would deny what the
+    sandbox allows); a path that only starts like one is not a cache."""
+    found = classify_command(command, ROOT)
+    assert (found.klass, list(found.writes)) == (klass, writes)
+
+
+def test_a_cache_named_by_its_absolute_path_is_a_cache_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    found = classify_command(f"echo x > {tmp_path}/.cache/pip/x", ROOT)
+    assert (found.klass, found.writes) == (W, ())
