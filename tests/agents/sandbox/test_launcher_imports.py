@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 
 from intent_ls.agents.sandbox import bwrap
+from tests.agents.conftest import Hook
 from tests.support import SPEC
 
-#: Runs the launcher on ``true`` in-process, then prints the modules it imported.
+#: Runs Claude Code's launcher on ``true`` in-process, then prints the modules it imported.
 PROBE = (
     "import sys\n"
-    "from intent_ls.agents.sandbox.prefix import main\n"
-    "status = main(['true'])\n"
+    "sys.argv = ['intent-ls-sandbox', 'true']\n"
+    "from intent_ls.agents.claude_code.shell_prefix import main\n"
+    "status = main()\n"
     "print(status, ' '.join(sorted(sys.modules)))\n"
 )
 FORBIDDEN = ("yaml", "attr", "attrs", "intent_ls.spec.load", "intent_ls.policy", "intent_ls.ledger")
@@ -30,6 +32,8 @@ def test_the_launcher_imports_no_spec_loader_attrs_policy_or_ledger(tmp_path: Pa
     (root / ".orchestration").mkdir(parents=True)
     (root / ".orchestration" / "active_intents.yaml").write_text(SPEC)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    # As in a session: the hook saw the command first and kept the plan's paths.
+    Hook(root, session="imports")("PreToolUse", "Bash", {"command": "true"})
     env = {**os.environ, "CLAUDE_CODE_SESSION_ID": "imports"}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True
