@@ -105,10 +105,21 @@ def _caches(home: str, extra: list[str]) -> tuple[str, ...]:
     return _existing([os.path.join(home, name) for name in HOME_CACHES] + extra)
 
 
-def _under_tmp(paths: list[str]) -> tuple[str, ...]:
-    import tempfile
+def _programs() -> list[str]:
+    """Where the command's programs are: every ``PATH`` folder, the active virtual
+    environment and the interpreter running this (a venv or a checkout under ``/tmp``
+    stays visible, read-only, behind the private ``/tmp``)."""
+    import sys
 
-    top = os.path.realpath(tempfile.gettempdir())
+    found = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    found += [sys.prefix, sys.base_prefix, os.environ.get("VIRTUAL_ENV", "")]
+    return [p for p in found if p]
+
+
+def _under_tmp(paths: list[str]) -> tuple[str, ...]:
+    """Those of ``paths`` the private ``/tmp`` would hide (the mount point itself, not
+    ``$TMPDIR``)."""
+    top = os.path.realpath("/tmp")
     inside = [p for p in paths if os.path.realpath(p).startswith(top + os.sep)]
     return _existing(inside)
 
@@ -141,7 +152,7 @@ def build(
         tmp=private_tmp(key),
         writable=tuple(w for w in writable if not _inside(w, str(root))),
         readonly=readonly,
-        visible_tmp=_under_tmp([home, str(root), cwd]),
+        visible_tmp=_under_tmp([home, str(root), cwd, *_programs()]),
         out_files=_existing(list(out_files)),
         masked_dirs=tuple(d for d in DAEMON_DIRS if os.path.isdir(d) and not os.path.islink(d)),
         masked_files=_existing(sockets),

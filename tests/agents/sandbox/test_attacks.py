@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import intent_ls
 from intent_ls.agents.sandbox import bwrap, landlock
 from tests.support import SPEC
 
@@ -32,7 +33,8 @@ pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot 
 SANDBOX = str(Path(sys.executable).parent / "intent-ls-sandbox")
 #: The attacks' interpreter: the system's, which an unprivileged user can run (a pyenv
 #: Python under /root cannot be reached by another user).
-PY = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+SYSTEM_PYTHON = "/usr/bin/python3"
+PY = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else sys.executable
 NOBODY = 65534
 PTH = Path(sysconfig.get_paths()["purelib"]) / "zz-intent-ls-attack.pth"
 
@@ -95,6 +97,20 @@ class Box:
         return seen
 
 
+def _unprivileged_launcher() -> list[str]:
+    """The launcher as another user can run it: the system's Python on this checkout and
+    the environment's pure-Python packages (an interpreter built under /root, as pyenv's,
+    is out of that user's reach)."""
+    purelib = sysconfig.get_paths()["purelib"]
+    checkout = str(Path(intent_ls.__file__).parent.parent)
+    code = (
+        "import sys; sys.argv[0] = 'intent-ls-sandbox'\n"
+        "from intent_ls.agents.claude_code.shell_prefix import main\n"
+        "sys.exit(main())"
+    )
+    return ["env", f"PYTHONPATH={checkout}:{purelib}", SYSTEM_PYTHON, "-c", code]
+
+
 def _users() -> list[str]:
     return ["self", "unprivileged"]
 
@@ -105,6 +121,8 @@ def box(request: pytest.FixtureRequest) -> Iterator[Box]:
     if request.param == "unprivileged":
         if os.getuid() != 0 or shutil.which("setpriv") is None:
             pytest.skip("an unprivileged user needs root to switch to (CI runs as root)")
+        if not Path(SYSTEM_PYTHON).exists():
+            pytest.skip(f"no {SYSTEM_PYTHON} for the unprivileged user to run the launcher with")
         uid = NOBODY
     base = Path(tempfile.mkdtemp(prefix="intent-ls-attack-"))
     os.chmod(base, 0o755)
