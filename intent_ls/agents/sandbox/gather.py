@@ -107,12 +107,16 @@ def _caches(home: str, extra: list[str]) -> tuple[str, ...]:
 
 def _programs() -> list[str]:
     """Where the command's programs are: every ``PATH`` folder, the active virtual
-    environment and the interpreter running this (a venv or a checkout under ``/tmp``
-    stays visible, read-only, behind the private ``/tmp``)."""
+    environment, the interpreter running this and its import path (a venv or a checkout
+    under ``/tmp`` stays visible, read-only, behind the private ``/tmp``)."""
     import sys
 
     found = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
     found += [sys.prefix, sys.base_prefix, os.environ.get("VIRTUAL_ENV", "")]
+    # An editable install's sources (intent-ls's own checkout among them) are imported
+    # from where they are, not from the environment.
+    found += [p for p in sys.path if os.path.isabs(p)]
+    found.append(str(Path(__file__).resolve().parents[3]))
     return [p for p in found if p]
 
 

@@ -72,13 +72,8 @@ class Box:
             os.chown(self.base / "tmp", self.uid, self.uid)
         argv = [SANDBOX, command]
         if self.uid is not None:
-            argv = [
-                "setpriv",
-                f"--reuid={self.uid}",
-                f"--regid={self.uid}",
-                "--clear-groups",
-                *argv,
-            ]
+            user = [f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
+            argv = ["setpriv", *user, *_unprivileged_launcher(), command]
         return subprocess.run(
             argv, cwd=self.root, env=env, capture_output=True, text=True, timeout=60, check=False
         )
