@@ -211,15 +211,16 @@ def test_a_detached_process_is_confined_for_its_whole_life(box: Box, code: str) 
 def test_ordinary_work_still_works(box: Box) -> None:
     done = box.run(
         "echo 'y = 2' > src/new.py && mkdir -p ~/.cache/tool && echo c > ~/.cache/tool/x"
-        " && echo note > /tmp/note && git add -A && git -c user.name=a -c user.email=a@a"
-        " commit -qm work && git switch -qc topic && git stash list"
+        " && echo note > /tmp/intent-ls-attack-note && git add -A"
+        " && git -c user.name=a -c user.email=a@a commit -qm work"
+        " && git switch -qc topic && git stash list"
     )
     assert done.returncode == 0, done.stderr
     assert (box.root / "src" / "new.py").read_text() == "y = 2\n"
     assert (box.home / ".cache" / "tool" / "x").read_text() == "c\n"
-    again = box.run("cat /tmp/note && git log --oneline | wc -l")
+    again = box.run("cat /tmp/intent-ls-attack-note && git log --oneline | wc -l")
     assert again.returncode == 0 and again.stdout.split() == ["note", "1"], again.stderr
-    assert not Path("/tmp/note").exists() or Path("/tmp/note").read_text() != "note\n"
+    assert not Path("/tmp/intent-ls-attack-note").exists()  # the host's /tmp is not written
 
 
 _CONNECT = (
