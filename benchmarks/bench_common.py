@@ -8,6 +8,7 @@ figure; every script reports it the same way.
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,21 @@ def p95(values: Sequence[float]) -> float:
 
 def median_p95(values: Sequence[float]) -> tuple[float, float]:
     return statistics.median(values), p95(values)
+
+
+def bash_payload(root: Path, session: str, event: str, call: int, command: str) -> bytes:
+    """A Claude Code hook payload for a ``Bash`` call of ``command`` (its tool-use id
+    numbered ``call``), as the hook reads it on stdin."""
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(root),
+            "hook_event_name": event,
+            "tool_name": "Bash",
+            "tool_use_id": f"b{call}",
+            "tool_input": {"command": command},
+        }
+    ).encode()
 
 
 async def start_lsp(

@@ -17,7 +17,6 @@ Budget: verification after a shell call p95 <= 50 ms; the hook's median below th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import shutil
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_common import p95
+from bench_common import bash_payload, p95
 
 SPEC = """active_intents:
   - id: INT-APP
@@ -72,16 +71,8 @@ def show(name: str, values: list[float]) -> None:
 
 
 def payload(root: Path, event: str, call: int) -> bytes:
-    return json.dumps(
-        {
-            "session_id": "bench",
-            "cwd": str(root),
-            "hook_event_name": event,
-            "tool_name": "Bash",
-            "tool_use_id": f"b{call}",
-            "tool_input": {"command": "sed -i 's/return/return  /' src/pkg000/mod000.py"},
-        }
-    ).encode()
+    command = "sed -i 's/return/return  /' src/pkg000/mod000.py"
+    return bash_payload(root, "bench", event, call, command)
 
 
 def main() -> None:

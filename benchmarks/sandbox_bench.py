@@ -62,7 +62,6 @@ five runs at load 3.0-5.2), as docs/agents.md reports for the effects hook.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import shutil
@@ -75,7 +74,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_common import p95
+from bench_common import bash_payload, p95
 
 SPEC = """active_intents:
   - id: INT-APP
@@ -136,16 +135,7 @@ def import_costs(launcher: str, root: Path, env: dict[str, str]) -> list[tuple[i
 
 
 def hook_payload(root: Path, call: int) -> bytes:
-    return json.dumps(
-        {
-            "session_id": SESSION,
-            "cwd": str(root),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_use_id": f"b{call}",
-            "tool_input": {"command": "git status --short"},
-        }
-    ).encode()
+    return bash_payload(root, SESSION, "PreToolUse", call, "git status --short")
 
 
 def main() -> None:
