@@ -376,3 +376,99 @@ def _codex_handler(model: ScriptedCodex) -> type[BaseHTTPRequestHandler]:
 
 def serve_codex(model: ScriptedCodex) -> AbstractContextManager[str]:
     return _serving(_codex_handler(model))
+
+
+class ScriptedChat(ScriptedModel):
+    """The OpenAI Chat Completions side, which Qwen Code, OpenCode (and Kilo) and Copilot
+    CLI speak to a local provider: a request offering ``main_tool`` (the agent's
+    write tool) is the main loop; every other request (titles, summaries, routing) gets
+    a short text. A scripted turn (:func:`tool`) becomes one ``tool_calls`` entry whose
+    ``arguments`` are the turn's input as JSON."""
+
+    def __init__(self, turns: list[dict[str, Any] | str], main_tool: str) -> None:
+        super().__init__(turns)
+        self.main_tool = main_tool
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every ``role: tool`` message the model received, in order."""
+        if not self.main_requests:
+            return []
+        return [
+            message
+            for message in self.main_requests[-1].get("messages", [])
+            if isinstance(message, dict) and message.get("role") == "tool"
+        ]
+
+
+def chat_message(turn: dict[str, Any] | str) -> tuple[dict[str, Any], str]:
+    """The assistant message for ``turn`` and its ``finish_reason``."""
+    if isinstance(turn, str):
+        return {"role": "assistant", "content": turn}, "stop"
+    call = {
+        "index": 0,
+        "id": turn["id"],
+        "type": "function",
+        "function": {"name": turn["name"], "arguments": json.dumps(turn["input"])},
+    }
+    return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+
+
+def _chat_names(body: dict[str, Any]) -> set[str]:
+    return {
+        str((t.get("function") or t).get("name"))
+        for t in body.get("tools") or ()
+        if isinstance(t, dict)
+    }
+
+
+def _chat_handler(model: ScriptedChat) -> type[BaseHTTPRequestHandler]:
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _json(self, value: dict[str, Any]) -> None:
+            data = json.dumps(value).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            """``/models``: the one model the tests name, as a provider lists it."""
+            self._json({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            main = model.main_tool in _chat_names(body)
+            message, finish = chat_message(model.next_turn(body) if main else "ok")
+            head = {"id": "chatcmpl-scripted", "created": 0, "model": body.get("model")}
+            if not body.get("stream"):
+                choice = {"index": 0, "message": message, "finish_reason": finish}
+                self._json(
+                    {**head, "object": "chat.completion", "choices": [choice], "usage": usage}
+                )
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            chunk = {**head, "object": "chat.completion.chunk"}
+            for choices, extra in (
+                ([{"index": 0, "delta": message, "finish_reason": None}], {}),
+                ([{"index": 0, "delta": {}, "finish_reason": finish}], {"usage": usage}),
+            ):
+                data = json.dumps({**chunk, "choices": choices, **extra})
+                self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+def serve_chat(model: ScriptedChat) -> AbstractContextManager[str]:
+    """Serves ``model`` as an OpenAI-compatible ``/chat/completions`` (any path prefix:
+    ``/v1`` or none); the context yields the base URL without ``/v1``."""
+    return _serving(_chat_handler(model))
