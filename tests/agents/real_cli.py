@@ -47,17 +47,25 @@ def missing(package: str) -> str:
     return f"{package} not installed (npm install it into $INTENT_LS_AGENTS; .ci/run does)"
 
 
+def releases(pinned: str | None, newest: str | None) -> list[Any]:
+    """The pinned and the newest release of one CLI, as test parameters."""
+    found = (("pinned", pinned), ("newest", newest))
+    return [pytest.param(binary, id=name) for name, binary in found if binary is not None]
+
+
 CLAUDE = find_agent("claude", "@anthropic-ai/claude-code")
 #: The newest release on the registry when CI ran (``$INTENT_LS_AGENTS_NEWEST``): what a
 #: user installing today gets, beside the pinned one.
 CLAUDE_NEWEST = find_agent("claude", "@anthropic-ai/claude-code@latest", "INTENT_LS_AGENTS_NEWEST")
-CLAUDES = [
-    pytest.param(binary, id=name)
-    for name, binary in (("pinned", CLAUDE), ("newest", CLAUDE_NEWEST))
-    if binary is not None
-]
+CLAUDES = releases(CLAUDE, CLAUDE_NEWEST)
 CODEX = find_agent("codex", "@openai/codex")
 GEMINI = find_agent("gemini", "@google/gemini-cli")
+CODEX_NEWEST = find_agent("codex", "@openai/codex@latest", "INTENT_LS_AGENTS_NEWEST")
+GEMINI_NEWEST = find_agent("gemini", "@google/gemini-cli@latest", "INTENT_LS_AGENTS_NEWEST")
+
+
+CODEXES = releases(CODEX, CODEX_NEWEST)
+GEMINIS = releases(GEMINI, GEMINI_NEWEST)
 
 
 def spec_text(root: Path) -> str:
@@ -116,14 +124,18 @@ def run_codex(
     model: ScriptedCodex,
     path: str,
     *,
-    sandbox: str = "danger-full-access",
+    sandbox: str | None = "danger-full-access",
+    approval: str | None = "never",
     rules: str | None = None,
     config: str = "",
+    codex: str | None = CODEX,
 ) -> dict[str, str]:
     """``codex exec`` with the project trusted and hooks on; each call's output by id.
-    ``rules``: the user's exec-policy rules (``$CODEX_HOME/rules/user.rules``);
-    ``config``: more of ``config.toml``, after the rest."""
-    assert CODEX is not None
+    ``sandbox``/``approval``: Codex's ``sandbox_mode`` and ``approval_policy`` (None:
+    Codex's defaults); ``rules``: the user's exec-policy rules
+    (``$CODEX_HOME/rules/user.rules``); ``config``: more of ``config.toml``, after the
+    rest."""
+    assert codex is not None
     home, codex_home = tmp_path / "home", tmp_path / "codex"
     home.mkdir()
     codex_home.mkdir()
@@ -131,9 +143,13 @@ def run_codex(
         (codex_home / "rules").mkdir()
         (codex_home / "rules" / "user.rules").write_text(rules)
     with serve_codex(model) as url:
+        modes = "".join(
+            f'{key} = "{value}"\n'
+            for key, value in (("approval_policy", approval), ("sandbox_mode", sandbox))
+            if value is not None
+        )
         (codex_home / "config.toml").write_text(
-            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\napproval_policy = "never"\n'
-            f'sandbox_mode = "{sandbox}"\n'
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "mock"\n{modes}'
             f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\n'
             'wire_api = "responses"\nenv_key = "MOCK_API_KEY"\nrequest_max_retries = 0\n'
             "stream_max_retries = 0\n"
@@ -144,7 +160,7 @@ def run_codex(
         env = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
         env["MOCK_API_KEY"] = "x"
         run = subprocess.run(
-            [CODEX, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+            [codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
              "do the task"],
             cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
             timeout=300, check=False,
@@ -162,11 +178,12 @@ def run_gemini(
     *,
     settings: dict[str, Any] | None = None,
     policy: str | None = None,
+    gemini: str | None = GEMINI,
 ) -> dict[str, str]:
     """``gemini -p`` with the workspace trusted; each call's response by id. ``settings``
     adds to the user's settings, ``policy`` is a user policy file
     (``~/.gemini/policies/user.toml``)."""
-    assert GEMINI is not None
+    assert gemini is not None
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
     user = {
@@ -190,7 +207,7 @@ def run_gemini(
             "GEMINI_TELEMETRY_ENABLED": "false",
         }
         run = subprocess.run(
-            [GEMINI, "-p", "do the task", "--approval-mode", approval_mode, "--output-format",
+            [gemini, "-p", "do the task", "--approval-mode", approval_mode, "--output-format",
              "json"],
             cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
             timeout=300, check=False,

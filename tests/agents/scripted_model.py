@@ -155,7 +155,12 @@ def tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
 class ScriptedGemini(ScriptedModel):
     """The Gemini API side: ``:streamGenerateContent`` offering ``write_file`` is the main
     loop; ``:generateContent`` side requests (routing) get a JSON value filling their
-    ``responseJsonSchema``."""
+    ``responseJsonSchema``. ``main_tool``: the tool whose offer marks the main loop (in
+    the default approval mode, headless, Gemini CLI offers no ``write_file``)."""
+
+    def __init__(self, turns: list[dict[str, Any] | str], main_tool: str = "write_file") -> None:
+        super().__init__(turns)
+        self.main_tool = main_tool
 
     def tool_results(self) -> list[dict[str, Any]]:
         if not self.main_requests:
@@ -205,7 +210,7 @@ def _gemini_handler(model: ScriptedGemini) -> type[BaseHTTPRequestHandler]:
             else:
                 # The model is named in the URL (``models/<model>:streamGenerateContent``).
                 body["model"] = self.path.split("/models/", 1)[-1].split(":", 1)[0]
-                turn = model.next_turn(body) if "write_file" in names else "ok"
+                turn = model.next_turn(body) if model.main_tool in names else "ok"
                 if isinstance(turn, str):
                     parts = [{"text": turn}]
                 else:
