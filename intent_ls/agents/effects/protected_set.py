@@ -114,6 +114,15 @@ def roots(root: Path) -> tuple[list[str], list[str]]:
     return sorted(set(files)), sorted(set(trees))
 
 
+def workspace_names() -> list[str]:
+    """The workspace-relative files and folders that hold every protected path in the
+    workspace (a glob's folder for the glob), whatever the spec says."""
+    agents = _agents()
+    names = {*WORKSPACE_TREES, *WORKSPACE_FILES, *agents.trees, *agents.files}
+    names |= {folder for folder, _ in agents.globs}
+    return sorted(n for n in names if n)
+
+
 class _AgentPaths(NamedTuple):
     """Every agent's protected paths, from the profiles (a ``NamedTuple``: the sandbox's
     launcher reads them before every shell command, and imports no attrs)."""

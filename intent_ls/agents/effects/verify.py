@@ -21,7 +21,7 @@ import attrs
 from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.store import Store, snapshot_name
-from intent_ls.agents.events import HookEvent
+from intent_ls.agents.events import HookEvent, ToolKind
 from intent_ls.policy.verdicts import PROTECTED_PATH
 from intent_ls.workspace import effects_log as log
 
@@ -84,6 +84,10 @@ def before_call(
     policy = protected_set.PolicyPaths(agent_protected)
     taken = snapshot.take(store, root, policy, status)
     taken["declared"] = list(declared)
+    if event.tool is not None and event.tool.kind in GIT_WRITERS:
+        from intent_ls.agents.effects import git_objects
+
+        taken["refs"] = git_objects.state(root)
     store.save_snapshot(name, taken)
 
 
@@ -135,6 +139,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
             verb = "re-created" if action == log.RESTORED and not _exists(effect) else action
             told.append(f"{shown}: {verb}")
         entries.append(_entry(event, shown, PROTECTED_PATH, action))
+    _git_objects(root, event, taken, told, entries)
     problem = _log(root, entries)
     if problem:
         told.append(problem)
@@ -144,6 +149,39 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
 
 
 LEDGER_REL = ".orchestration/agent_trace.jsonl"
+#: Tools that can run git (a shell, another MCP server's tool): around them the refs and
+#: the index are noted, so that a protected path committed as it never was on disk is
+#: put back (:mod:`.git_objects`).
+GIT_WRITERS = frozenset({ToolKind.SHELL, ToolKind.OTHER})
+
+
+def _git_objects(
+    root: Path,
+    event: HookEvent,
+    taken: dict[str, Any],
+    told: list[str],
+    entries: list[dict[str, Any]],
+) -> None:
+    if not isinstance(taken.get("refs"), dict):
+        return
+    from intent_ls.agents.effects import git_objects
+    from intent_ls.agents.effects.compare import policy_of
+
+    policy = policy_of(taken)
+    for found in git_objects.forged(root, taken["refs"], policy):
+        done = git_objects.put_back(root, found)
+        where = f"back at {found.old[:12]}" if found.old else "removed"
+        told.append(
+            f"{found.path}: commit {found.commit[:12]} holds it as it is not on disk; "
+            + (f"{found.ref} is {where}" if done else f"{found.ref} could not be put back")
+            + " (the commit's other changes are still in the index and the files)"
+        )
+        action = (log.RESTORED if found.old else log.REMOVED) if done else log.UNRESTORABLE
+        entries.append(_entry(event, found.path, PROTECTED_PATH, action, ref=found.ref,
+                              commit=found.commit))  # fmt: skip
+    for path in git_objects.staged(root, taken["refs"], policy):
+        told.append(f"{path}: staged as it is not on disk; its index entry is HEAD's again")
+        entries.append(_entry(event, path, PROTECTED_PATH, log.RESTORED, staged=True))
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:

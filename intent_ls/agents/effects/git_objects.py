@@ -1,0 +1,283 @@
+"""Protected paths changed in git instead of on disk.
+
+The sandbox keeps ``.orchestration/`` and the agents' settings read-only, but git's
+objects, refs and index must stay writable for commit, branch and stash to work. So a
+command can commit a spec or a ledger that was never on disk (``git hash-object -w``,
+``git update-index --cacheinfo``, ``git commit-tree``, ``git update-ref``) and leave the
+working tree untouched: pushed, that commit is what CI's ``intent-ls check`` reads, with
+a widened scope and an approval nobody gave. So around a shell call the hook notes the
+branch and tag tips and the index, and afterwards every commit the call made reachable
+must hold each protected path as it is on disk (the ledger: a prefix of it, since the
+hooks append after a commit), and so must the index. A ref that gained a commit which
+does not is put back where it was; an index entry that does not is reset to ``HEAD``'s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from intent_ls.agents.effects import protected_set
+from intent_ls.agents.effects.git import git, git_top
+from intent_ls.common.safe_git import real_git_dir
+
+#: The refs a push or a checkout takes a commit from; remote-tracking refs move with
+#: every fetch, to other people's commits.
+REFS = ("refs/heads", "refs/tags")
+_NULL = {"0" * 40, "0" * 64}
+
+
+class Forged(NamedTuple):
+    """A ref the call moved to a commit holding a protected path not as on disk."""
+
+    ref: str
+    old: str | None
+    commit: str
+    path: str
+
+
+def state(root: Path) -> dict[str, Any] | None:
+    """The tips and the index's identity before a call; None outside git."""
+    top = git_top(root)
+    if top is None:
+        return None
+    tips = _tips(top)
+    if tips is None:
+        return None
+    return {"tips": tips, "index": _index_signature(top)}
+
+
+def _tips(top: Path) -> dict[str, str] | None:
+    """Each branch and tag's object id (a symbolic one's target's), and a detached
+    ``HEAD``'s. Read from the files git keeps them in (a hook pays for no git process
+    around every shell call); with another ref storage (reftable), from ``git
+    for-each-ref``."""
+    dirs = real_git_dir(top)
+    if dirs is None:
+        return None
+    git_dir, common = dirs
+    tips = _listed(top) if os.path.isdir(common / "reftable") else _from_files(common)
+    head = _ref_file(git_dir / "HEAD")
+    if tips is not None and head is not None and not head.startswith("ref:"):
+        tips["HEAD"] = head
+    return tips
+
+
+def _listed(top: Path) -> dict[str, str] | None:
+    out = git(top, "for-each-ref", "--format=%(objectname) %(refname)", *REFS)
+    if out is None:
+        return None
+    return {ref: oid for oid, _, ref in (line.partition(" ") for line in _lines(out))}
+
+
+def _from_files(common: Path) -> dict[str, str]:
+    packed = _packed(common / "packed-refs")
+    found = {ref: oid for ref, oid in packed.items() if ref.startswith(_UNDER)}
+    for name in REFS:
+        for folder, _, files in os.walk(common / name):
+            for file in files:
+                path = Path(folder) / file
+                value = _ref_file(path)
+                if value is not None:
+                    found[path.relative_to(common).as_posix()] = value
+    tips = {}
+    for ref, value in found.items():
+        oid = _resolve(common, packed, found, value)
+        if oid is not None:
+            tips[ref] = oid
+    return tips
+
+
+def _resolve(common: Path, packed: dict[str, str], found: dict[str, str], value: str) -> str | None:
+    """A ref file's object id, following ``ref:`` links a few times as git does."""
+    for _ in range(5):
+        if not value.startswith("ref:"):
+            return value if _is_oid(value) else None
+        target = value[4:].strip()
+        loose = _ref_file(common / target) if target.startswith("refs/") else None
+        value = found.get(target) or loose or packed.get(target) or ""
+    return None
+
+
+def _packed(path: Path) -> dict[str, str]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    packed = {}
+    for line in _lines(data):
+        oid, _, ref = line.partition(" ")
+        if ref.startswith("refs/") and _is_oid(oid):
+            packed[ref] = oid
+    return packed
+
+
+def _ref_file(path: Path) -> str | None:
+    try:
+        return path.read_bytes()[:300].decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+
+
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in _HEX for c in text)
+
+
+_HEX = frozenset("0123456789abcdef")
+_UNDER = tuple(f"{name}/" for name in REFS)
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", "surrogateescape").splitlines()
+
+
+def _index_signature(top: Path) -> list[int] | None:
+    dirs = real_git_dir(top)
+    try:
+        st = os.stat(dirs[0] / "index") if dirs else None
+    except OSError:
+        return None
+    return None if st is None else [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+class _Disk:
+    """Each protected path's content on disk as git would name it, asked once each."""
+
+    def __init__(self, root: Path, top: Path) -> None:
+        self.root, self.top = root, top
+        self.prefix = os.path.relpath(root, top).replace(os.sep, "/")
+        self._oids: dict[str, str | None] = {}
+
+    def rel(self, top_rel: str) -> str | None:
+        """The workspace-relative path of a top-relative one; None outside the workspace."""
+        if self.prefix == ".":
+            return top_rel
+        head = self.prefix + "/"
+        return top_rel[len(head) :] if top_rel.startswith(head) else None
+
+    def oid(self, rel: str, width: int) -> str | None:
+        if rel not in self._oids:
+            try:
+                data = (self.root / rel).read_bytes()
+            except OSError:
+                self._oids[rel] = None
+            else:
+                algorithm = hashlib.sha256 if width == 64 else hashlib.sha1
+                self._oids[rel] = algorithm(b"blob %d\0" % len(data) + data).hexdigest()
+        return self._oids[rel]
+
+    def holds(self, rel: str, oid: str) -> bool:
+        """Whether blob ``oid`` (null: the path deleted) is the path as it is on disk."""
+        if oid in _NULL:
+            return self.oid(rel, len(oid)) is None
+        if oid == self.oid(rel, len(oid)):
+            return True
+        return rel == protected_set.LEDGER and self._ledger_prefix(oid)
+
+    def _ledger_prefix(self, oid: str) -> bool:
+        committed = git(self.top, "cat-file", "blob", oid)
+        if committed is None:
+            return False
+        try:
+            with open(self.root / protected_set.LEDGER, "rb") as fh:
+                return fh.read(len(committed)) == committed
+        except OSError:
+            return False
+
+    def pathspecs(self, policy: protected_set.PolicyPaths) -> list[str]:
+        base = "" if self.prefix == "." else self.prefix + "/"
+        names = sorted({*protected_set.workspace_names(), *policy.bases})
+        return [f":(top,literal){base}{name}" for name in names]
+
+
+def forged(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths) -> list[Forged]:
+    """Every ref the call moved to a commit it made reachable that holds a protected path
+    not as it is on disk (the first such path of the newest such commit, per ref)."""
+    top = git_top(root)
+    tips_before = before.get("tips")
+    if top is None or not isinstance(tips_before, dict):
+        return []
+    after = _tips(top) or {}
+    moved = {ref: oid for ref, oid in after.items() if tips_before.get(ref) != oid}
+    if not moved:
+        return []
+    disk = _Disk(root, top)
+    specs = disk.pathspecs(policy)
+    found = []
+    for ref, tip in sorted(moved.items()):
+        revs = "".join(f"^{oid}\n" for oid in sorted(set(tips_before.values())))
+        out = git(top, "log", "--stdin", "-m", "--raw", "--no-abbrev", "--no-renames", "-z",
+                  "--format=%x01%H", "--", *specs, input=f"{tip}\n{revs}".encode())  # fmt: skip
+        for commit, path, oid in _entries(out or b""):
+            rel = disk.rel(path)
+            if _forged(disk, rel, oid, policy):
+                found.append(Forged(ref, tips_before.get(ref), commit, str(rel)))
+                break
+    return found
+
+
+def _forged(disk: _Disk, rel: str | None, oid: str, policy: protected_set.PolicyPaths) -> bool:
+    """Whether a protected path (``rel``; None: outside the workspace) is held as it is
+    not on disk."""
+    if rel is None or not protected_set.is_protected_rel(rel, policy):
+        return False
+    return not disk.holds(rel, oid)
+
+
+def _entries(out: bytes) -> Iterator[tuple[str, str, str]]:
+    """(commit, top-relative path, new blob) of each ``--raw -z`` entry."""
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    commit = ""
+    meta: str | None = None
+    for token in tokens:
+        token = token.lstrip("\n")
+        if token.startswith("\x01"):
+            commit = token[1:]
+        elif token.startswith(":"):
+            meta = token
+        elif meta is not None:
+            yield commit, token, meta.split(" ")[3]
+            meta = None
+
+
+def put_back(root: Path, found: Forged) -> bool:
+    """Moves the ref back where it was (deletes one the call created)."""
+    top = git_top(root)
+    if top is None:
+        return False
+    if found.old is None:
+        args = ["update-ref", "-d", found.ref]
+    else:
+        args = ["update-ref", "--no-deref", found.ref, found.old]
+    return git(top, *args) is not None
+
+
+def staged(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths) -> list[str]:
+    """Protected paths whose index entry the call set to what is neither on disk nor in
+    ``HEAD``; each reset to ``HEAD``'s (a later human ``git commit`` would take it)."""
+    top = git_top(root)
+    if top is None or _index_signature(top) == before.get("index"):
+        return []
+    disk = _Disk(root, top)
+    specs = disk.pathspecs(policy)
+    in_head = dict(_listing(git(top, "ls-tree", "-r", "-z", "HEAD", "--", *specs), 2))
+    reset = [
+        path
+        for path, oid in _listing(git(top, "ls-files", "-s", "-z", "--", *specs), 1)
+        if oid != in_head.get(path) and _forged(disk, disk.rel(path), oid, policy)
+    ]
+    if reset:
+        git(top, "reset", "-q", "--", *(f":(top,literal){p}" for p in reset))
+    return [rel for rel in map(disk.rel, reset) if rel is not None]
+
+
+def _listing(out: bytes | None, field: int) -> Iterator[tuple[str, str]]:
+    """(path, object id) of each ``-z`` entry of ``ls-files -s`` (the id is field 1) or
+    ``ls-tree`` (field 2)."""
+    for entry in (out or b"").decode("utf-8", "surrogateescape").split("\0"):
+        info, tab, path = entry.partition("\t")
+        if tab:
+            yield path, info.split(" ")[field]

@@ -1,0 +1,138 @@
+"""A protected path committed (or staged) as it never was on disk: git's objects, refs
+and index stay writable in the sandbox for commit, branch and stash, so a command can
+build a commit holding a widened spec or a forged ledger with git's plumbing and leave
+the working tree untouched. Pushed, that commit is what CI's ``check`` would read. The
+after-tool event puts the ref back and resets the index entry; what the agent commits
+as it is on disk (its own work, the ledger the hooks wrote) stays committed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from intent_ls.agents.effects import git_objects
+from intent_ls.agents.sandbox import bwrap
+from tests.agents.effects_helpers import Agent, git_workspace
+from tests.support import git
+
+sandboxed = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
+
+SPEC = ".orchestration/active_intents.yaml"
+WIDE = "active_intents:\n  - id: INT-APP\n    status: IN_PROGRESS\n    owned_scope: ['**']\n"
+
+
+def script(body: str) -> str:
+    """The command as a script written in scope, then run: no classifier reads it (a
+    command naming the spec is refused before it runs)."""
+    return f"cat > src/forge.sh <<'EOF'\n{body}\nEOF\nbash src/forge.sh; rm src/forge.sh"
+
+
+#: Commits a spec nobody wrote on disk, through the index, with the agent's own work.
+FORGE = script(
+    f"blob=$(printf '%s' \"{WIDE}\" | git hash-object -w --stdin)\n"
+    f"git update-index --cacheinfo 100644,$blob,{SPEC}\n"
+    "echo 'x = 2' > src/more.py && git add src/more.py\n"
+    "git -c user.email=a@b -c user.name=agent commit -qm work"
+)
+
+
+@pytest.fixture
+def ws(governed: Path) -> Path:
+    return git_workspace(governed)
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def committed_spec(root: Path, rev: str = "HEAD") -> str:
+    return git(root, "show", f"{rev}:{SPEC}")
+
+
+@sandboxed
+def test_a_commit_holding_a_spec_never_on_disk_is_taken_off_the_branch(ws: Path) -> None:
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    before, spec = head(ws), (ws / SPEC).read_text()
+    _, told = agent.shell(FORGE)
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    assert head(ws) == before, told
+    assert committed_spec(ws) == spec
+    assert f"{SPEC}: commit" in told and "back at" in told
+    # The index holds the spec as HEAD has it again; the agent's work stays staged.
+    assert git(ws, "diff", "--cached", "--name-only").split() == ["src/more.py"]
+    assert (ws / "src" / "more.py").read_text() == "x = 2\n"
+
+
+@sandboxed
+def test_a_new_branch_or_tag_pointing_at_such_a_commit_is_removed(ws: Path) -> None:
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    build = script(
+        f"blob=$(printf '%s' \"{WIDE}\" | git hash-object -w --stdin)\n"
+        "export GIT_INDEX_FILE=/tmp/forge-index\ngit read-tree HEAD\n"
+        f"git update-index --cacheinfo 100644,$blob,{SPEC}\n"
+        "tree=$(git write-tree)\n"
+        "c=$(git -c user.email=a@b -c user.name=agent commit-tree $tree -p HEAD -m x)\n"
+        "git update-ref refs/heads/evil $c && git tag sneaky $c"
+    )
+    _, told = agent.shell(build)
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    refs = git(ws, "for-each-ref", "--format=%(refname)").split()
+    assert "refs/heads/evil" not in refs and "refs/tags/sneaky" not in refs, told
+    assert "refs/heads/evil is removed" in told
+
+
+@sandboxed
+def test_a_staged_spec_never_on_disk_is_unstaged(ws: Path) -> None:
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    _, told = agent.shell(
+        script(
+            f"blob=$(printf '%s' \"{WIDE}\" | git hash-object -w --stdin)\n"
+            f"git update-index --cacheinfo 100644,$blob,{SPEC}"
+        )
+    )
+    assert git(ws, "diff", "--cached", "--name-only").strip() == "", told
+    assert f"{SPEC}: staged as it is not on disk" in told
+
+
+@sandboxed
+def test_ordinary_commits_stay_the_ledger_and_a_humans_spec_edit_included(ws: Path) -> None:
+    """The agent's own commit of its work, the ledger the hooks appended and the spec a
+    human edited on disk: each is committed as it is on disk, so nothing is put back."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    agent.shell("echo 'y = 1' > src/made.py")  # recorded: the ledger grows
+    spec = ws / SPEC
+    spec.write_text(spec.read_text() + "# a human's note\n")  # the human, between calls
+    _, told = agent.shell("git add -A && git -c user.email=a@b -c user.name=agent commit -qm work")
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    assert "commit" not in told and "staged" not in told, told
+    assert committed_spec(ws).endswith("# a human's note\n")
+    assert "src/made.py" in git(ws, "show", "--name-only", "HEAD")
+    # The next call appends to the ledger after that commit: still no put-back.
+    _, told = agent.shell("git -c user.email=a@b -c user.name=agent commit -q --allow-empty -m e")
+    assert "commit" not in told, told
+    assert subprocess.run(["git", "-C", str(ws), "log", "--oneline"], capture_output=True,
+                          text=True, check=True).stdout.count("\n") == 3  # fmt: skip
+
+
+def test_the_tips_read_from_git_files_are_what_git_lists(ws: Path) -> None:
+    """Packed and loose refs, nested branch names, tags, a symbolic ref and a detached
+    ``HEAD``: the files say what ``git for-each-ref`` says."""
+    for ref in ("feature/a/b", "other"):
+        git(ws, "branch", ref)
+    git(ws, "tag", "v1")
+    git(ws, "pack-refs", "--all")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "loose")
+    git(ws, "tag", "-a", "v2", "-m", "annotated")
+    git(ws, "symbolic-ref", "refs/heads/alias", "refs/heads/other")
+    git(ws, "checkout", "-q", "--detach", "HEAD~1")
+    listed = git(ws, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags")
+    expected = {ref: oid for oid, _, ref in (line.partition(" ") for line in listed.splitlines())}
+    expected["HEAD"] = git(ws, "rev-parse", "HEAD").strip()
+    state = git_objects.state(ws)
+    assert state is not None and state["tips"] == expected
