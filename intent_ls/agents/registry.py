@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 BUILT_IN = {
     "claude-code": "claude_code",
     "codex": "codex",
-    "copilot": "copilot",
     "gemini": "gemini",
+    "copilot": "copilot",
 }
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}

@@ -39,8 +39,10 @@ PROFILE = AgentProfile(
     rewrites_commands=True,
     model_env="COPILOT_MODEL",
     env_markers=("COPILOT_CLI", "COPILOT_AGENT_SESSION_ID"),
-    protected_trees=(".github/hooks", ".github/copilot"),
+    # Globs, not trees: a protected tree is a top-level folder, and ``.github`` holds the
+    # repository's own workflows. The sandbox keeps the hooks folder read-only whole.
     protected_files=(MCP_FILE,),
+    protected_globs=(".github/hooks/*", ".github/copilot/*"),
     protected_shown=(".github/hooks/", ".github/copilot/", MCP_FILE),
     home_files=(".copilot/config.json", ".copilot/settings.json", ".copilot/mcp-config.json"),
     command_vars=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
