@@ -46,5 +46,12 @@ PROFILE = AgentProfile(
     protected_shown=(".github/hooks/", ".github/copilot/", MCP_FILE),
     home_files=(".copilot/config.json", ".copilot/settings.json", ".copilot/mcp-config.json"),
     command_vars=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+    # It runs Claude Code's project hooks too (``.claude/settings.json``, after its own,
+    # in one sequence: the first deny wins), giving them its own payloads: intent-ls's
+    # Claude Code hook, run by it, answers as this agent (:mod:`intent_ls.agents.hosted`).
+    # Its hooks' environment alone has COPILOT_PROJECT_DIR (its shell commands get
+    # COPILOT_CLI too, so a Claude Code started from one is not taken for it).
+    runs_hooks_of=("claude-code",),
+    hook_marker="COPILOT_PROJECT_DIR",
     doctor_facts=lazy_value(f"{_HERE}.doctor", "FACTS"),
 )
