@@ -100,9 +100,10 @@ FACTS = DoctorFacts(
         (
             "headless permissions",
             "in `copilot -p` a tool runs only if `--allow-tool`/`--allow-all` allows it, and "
-            "a rewritten shell command is checked as rewritten: with narrow "
-            "`--allow-tool='shell(…)'` rules shell commands are refused; use "
-            "`--allow-all-tools` (the hooks still deny, hold and sandbox).",
+            "Copilot checks a shell command as the hook rewrote it into the sandbox (it "
+            "names intent-ls's interpreter, outside the folder): under narrow "
+            "`--allow-tool='shell(…)'` rules or `--allow-all-tools` alone shell commands are "
+            "refused; run it with `--allow-all` (the hooks still deny, hold and sandbox).",
         ),
     ),
     invocation=invocation,
