@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,33 @@ def run_copilot(
         )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
     return {str(r.get("tool_call_id")): str(r.get("content")) for r in model.tool_results()}
+
+
+#: Copilot CLI 1.0.102 opens an MCP server with ``server/discover`` (protocol 2026-07-28)
+#: and, after ~5 s without an answer, retries with ``initialize`` on the same connection,
+#: which the ``mcp`` SDK 2.3 refuses once it has served the first (-32022). ``intent-ls
+#: mcp`` spends most of its start importing the SDK: 3.4-4.2 s measured at load average
+#: 6.6 on the shared 2-core machine. So a session whose server lost that race runs again,
+#: once, in a fresh copy of the workspace.
+MCP_RACE = "failed to initialize MCP client"
+
+
+def run_session(
+    binary: str,
+    workspace: Path,
+    tmp_path: Path,
+    session: Callable[[Path], ScriptedChat],
+    path: str,
+    *flags: str,
+) -> tuple[Path, ScriptedChat, dict[str, str]]:
+    """:func:`run_copilot` on a copy of ``workspace`` with the model ``session`` scripts
+    for it; (the copy, the model, the results)."""
+    for attempt in (1, 2):
+        here = tmp_path / f"session-{attempt}"
+        root = here / workspace.name
+        shutil.copytree(workspace, root, symlinks=True)
+        model = session(root)
+        results = run_copilot(binary, root, here, model, path, *flags)
+        if not any(MCP_RACE in text for text in results.values()):
+            break
+    return root, model, results

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.copilot.real_copilot import COPILOT, COPILOTS, MODEL, SELECT, run_copilot
+from tests.agents.copilot.real_copilot import COPILOT, COPILOTS, MODEL, SELECT, run_session
 from tests.agents.real_cli import install_hooks, missing, spec_text
 from tests.agents.scripted_model import ScriptedChat, tool
 from tests.support import git, records
@@ -47,16 +47,9 @@ def _workspace(governed: Path, path: str) -> Path:
     return governed
 
 
-@pytest.mark.parametrize("binary", COPILOTS)
-def test_copilot_cli_is_governed_end_to_end(
-    binary: str, governed: Path, tmp_path: Path, agent_path: str
-) -> None:
-    root = _workspace(governed, agent_path)
-    spec = spec_text(root)
-    hooks = (root / ".github/hooks/intent-ls.json").read_text()
-    mcp = (root / ".github/mcp.json").read_text()
+def _session(root: Path) -> ScriptedChat:
     shell = lambda n, command: tool(n, "bash", command=command, description="step")  # noqa: E731
-    model = ScriptedChat(
+    return ScriptedChat(
         [
             tool(1, "create", path=str(root / "src/new.py"), file_text="x = 1\n"),
             tool(2, SELECT, intent_id="INT-APP"),
@@ -73,7 +66,19 @@ def test_copilot_cli_is_governed_end_to_end(
         ],
         main_tool="create",
     )  # fmt: skip
-    results = run_copilot(binary, root, tmp_path, model, agent_path, "--allow-all")
+
+
+@pytest.mark.parametrize("binary", COPILOTS)
+def test_copilot_cli_is_governed_end_to_end(
+    binary: str, governed: Path, tmp_path: Path, agent_path: str
+) -> None:
+    _workspace(governed, agent_path)
+    spec = spec_text(governed)
+    hooks = (governed / ".github/hooks/intent-ls.json").read_text()
+    mcp = (governed / ".github/mcp.json").read_text()
+    root, model, results = run_session(
+        binary, governed, tmp_path, _session, agent_path, "--allow-all"
+    )
     assert len(results) == 10, model.tool_results()
     assert "no-active-intent" in results["toolu_01"] and "Denied" in results["toolu_01"]
     assert "intent_context" in results["toolu_02"] and "INT-APP" in results["toolu_02"]
@@ -83,7 +88,7 @@ def test_copilot_cli_is_governed_end_to_end(
     assert (root / "src/shell.py").read_text() == "y = 2\n"
     assert "destructive-command" in results["toolu_07"] and "Denied" in results["toolu_07"]
     # The injected script ran, in the sandbox: nothing it aimed at changed.
-    assert "injected" in results["toolu_09"]
+    assert "injected" in results["toolu_09"] and "Read-only file system" in results["toolu_09"]
     assert spec_text(root) == spec
     assert (root / ".github/hooks/intent-ls.json").read_text() == hooks
     assert (root / ".github/mcp.json").read_text() == mcp

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.copilot.real_copilot import COPILOT, SELECT, run_copilot
+from tests.agents.copilot.real_copilot import COPILOT, SELECT, run_session
 from tests.agents.real_cli import install_hooks, missing
 from tests.agents.scripted_model import ScriptedChat, tool
 from tests.support import git, records
@@ -42,14 +42,13 @@ def test_claude_codes_hook_under_copilot(
     install_hooks("claude-code", governed, agent_path)
     if own_hook:
         install_hooks("copilot", governed, agent_path)
-    model = _session(governed)
-    results = run_copilot(COPILOT, governed, tmp_path, model, agent_path, "--allow-all")
+    root, _, results = run_session(COPILOT, governed, tmp_path, _session, agent_path, "--allow-all")
     assert "no-active-intent" in results["toolu_01"]
     assert "intent_context" in results["toolu_02"]
     assert results["toolu_03"].startswith("Created file")
     # The shell command ran in the sandbox: the protected write failed, the other landed.
     assert "Read-only file system" in results["toolu_04"]
-    assert not (governed / ".orchestration/x").exists()
-    assert (governed / "src/shell.py").read_text() == "y = 2\n"
-    written = [f["path"] for r in records(governed) for f in r["files"]]
+    assert not (root / ".orchestration/x").exists()
+    assert (root / "src/shell.py").read_text() == "y = 2\n"
+    written = [f["path"] for r in records(root) for f in r["files"]]
     assert sorted(written) == ["src/new.py", "src/shell.py"]
