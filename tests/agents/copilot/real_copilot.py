@@ -75,7 +75,8 @@ def run_copilot(
 
 
 #: Copilot CLI 1.0.102 opens an MCP server with ``server/discover`` (protocol 2026-07-28)
-#: and, after ~5 s without an answer, retries with ``initialize`` on the same connection,
+#: and, when the answer is slow (a server delayed by 6 s lost once in two tries, by 12 s
+#: always), retries with ``initialize`` on the same connection,
 #: which the ``mcp`` SDK 2.3 refuses once it has served the first (-32022). ``intent-ls
 #: mcp`` spends most of its start importing the SDK: 3.4-4.2 s measured at load average
 #: 6.6 on the shared 2-core machine. So a session whose server lost that race runs again,
