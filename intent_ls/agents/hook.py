@@ -74,6 +74,15 @@ def _governed(start: Path) -> Path | None:
     return next((c for c in (start, *start.parents) if (c / ".orchestration").is_dir()), None)
 
 
+def _host(profile: AgentProfile) -> AgentProfile | None:
+    """Another agent running this agent's hook (:mod:`intent_ls.agents.hosted`)."""
+    if not any(profile.name in p.runs_hooks_of for p in registry.profiles()):
+        return None
+    from intent_ls.agents.hosted import host_of
+
+    return host_of(profile, os.environ)
+
+
 def refusal(agent: str, event_name: str, reason: str) -> dict[str, Any]:
     """The fail-closed answer in the agent's own format."""
     profile = registry.get(agent)
@@ -99,6 +108,13 @@ def run(agent: str, raw: bytes, workspace: Path | None = None) -> tuple[dict[str
     event_name = ""
     try:
         profile = registry.get(agent)
+        host = _host(profile)
+        if host is not None:
+            from intent_ls.agents.hosted import governed_by_own_hook
+
+            if governed_by_own_hook(host, payload):
+                return {}, 0
+            agent, profile = host.name, host
         event_name = str(payload.get(profile.event_key) or "")
         event = profile.parse(payload)
         root = _root(profile, event, workspace)

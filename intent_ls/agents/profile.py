@@ -128,6 +128,11 @@ class AgentProfile(NamedTuple):
     command_vars: tuple[str, ...] = ()
     #: More fields on each hook entry ``hooks install`` writes (fail-closed switches).
     hook_fields: Mapping[str, Any] = {}
+    #: Other agents whose project hooks it runs too (it reads their settings files), and
+    #: the variable it sets in every hook's environment: their hook, run by it, answers
+    #: as this agent (:mod:`intent_ls.agents.hosted`).
+    runs_hooks_of: tuple[str, ...] = ()
+    hook_marker: str | None = None
 
     @property
     def doctor(self) -> DoctorFacts:

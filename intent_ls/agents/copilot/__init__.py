@@ -1,0 +1,1 @@
+"""GitHub Copilot CLI: its hook adapter, install, doctor checks and profile."""
