@@ -17,18 +17,12 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from tests.agents.real_cli import find_agent
+from tests.agents.real_cli import find_agent, releases
 from tests.agents.scripted_model import ScriptedChat, serve_chat
 
 COPILOT = find_agent("copilot", "@github/copilot")
 COPILOT_NEWEST = find_agent("copilot", "@github/copilot@latest", "INTENT_LS_AGENTS_NEWEST")
-COPILOTS = [
-    pytest.param(binary, id=name)
-    for name, binary in (("pinned", COPILOT), ("newest", COPILOT_NEWEST))
-    if binary is not None
-]
+COPILOTS = releases(COPILOT, COPILOT_NEWEST)
 #: intent-ls's ``select_active_intent`` as Copilot CLI names MCP tools (``<server>-<tool>``).
 SELECT = "intent-ls-select_active_intent"
 #: The model the scripted provider is asked for (given with ``--model``, so that the hooks
