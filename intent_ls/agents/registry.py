@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from intent_ls.agents.profile import AgentProfile
 
 #: Agent name (as the CLI spells it) -> its folder under intent_ls/agents/.
-BUILT_IN = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
+BUILT_IN = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini", "qwen": "qwen"}
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}
 

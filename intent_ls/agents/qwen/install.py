@@ -1,0 +1,13 @@
+"""``intent-ls hooks install qwen``: hooks and the MCP server in ``.qwen/settings.json``
+(``mcpServers``, trusted, so that Qwen Code does not ask before each of its tools)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from intent_ls.agents.install import install_with_server
+from intent_ls.agents.qwen.profile import PROFILE
+
+
+def install(root: Path, uninstall: bool = False) -> list[str]:
+    return install_with_server(root, PROFILE, uninstall, {"trust": True})

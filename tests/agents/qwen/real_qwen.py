@@ -1,0 +1,87 @@
+"""The real Qwen Code CLI, found, set up and run offline against the scripted OpenAI
+Chat Completions endpoint (:func:`tests.agents.scripted_model.serve_chat`).
+
+Qwen Code >= 0.21 needs Node >= 22: the ``node`` npm package installed beside it
+(``npm install --prefix $INTENT_LS_AGENTS @qwen-code/qwen-code@VERSION node@22``) puts a
+Node 22 binary next to ``qwen`` in ``node_modules/.bin``, which runs it here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.agents.real_cli import find_agent
+from tests.agents.scripted_model import ScriptedChat, serve_chat
+
+PACKAGE = "@qwen-code/qwen-code"
+QWEN = find_agent("qwen", PACKAGE)
+#: intent-ls's ``select_active_intent`` as Qwen Code names it.
+SELECT = "mcp__intent-ls__select_active_intent"
+MODEL = "scripted-qwen"
+
+
+def chat(turns: list[dict[str, Any] | str]) -> ScriptedChat:
+    """A scripted model whose main loop is the request offering ``write_file``."""
+    return ScriptedChat(turns, "write_file")
+
+
+def wrapped(root: Path, command: str) -> str:
+    """A shell command in the sandboxed form the hook asks Qwen's model to run: under
+    the interpreter that runs the hook (the ``intent-ls`` script's own)."""
+    from intent_ls.agents import barrier
+
+    script = Path(sys.executable).parent / "intent-ls"
+    python = script.read_text().splitlines()[0].removeprefix("#!")
+    return barrier.wrap(python, root, command)
+
+
+def _environment(home: Path, url: str, path: str) -> dict[str, str]:
+    """Qwen Code offline: its home, the scripted model as an OpenAI-compatible
+    provider, Node 22 from beside the binary first on PATH."""
+    assert QWEN is not None
+    return {
+        "PATH": os.pathsep.join([str(Path(QWEN).parent), path]),
+        "HOME": str(home),
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_MODEL": MODEL,
+        "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+        "QWEN_TELEMETRY_ENABLED": "false",
+    }
+
+
+def run_qwen(
+    root: Path, tmp_path: Path, model: ScriptedChat, path: str, approval_mode: str = "yolo"
+) -> dict[str, str]:
+    """``qwen -p`` in ``approval_mode``; each call's result text by call id."""
+    assert QWEN is not None
+    home = tmp_path / "home"
+    (home / ".qwen").mkdir(parents=True)
+    user = {
+        "security": {"auth": {"selectedType": "openai"}},
+        "model": {"name": MODEL},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+    }
+    (home / ".qwen" / "settings.json").write_text(json.dumps(user))
+    with serve_chat(model) as url:
+        done = subprocess.run(
+            [QWEN, "-p", "do the task", "--approval-mode", approval_mode, "--output-format",
+             "json"],
+            cwd=root, env=_environment(home, url, path), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    return {str(r.get("tool_call_id")): _text(r.get("content")) for r in model.tool_results()}
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or () if isinstance(c, dict))
