@@ -8,6 +8,7 @@ Node 22 binary next to ``qwen`` in ``node_modules/.bin``, which runs it here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -25,9 +26,11 @@ SELECT = "mcp__intent-ls__select_active_intent"
 MODEL = "scripted-qwen"
 
 
-def chat(turns: list[dict[str, Any] | str]) -> ScriptedChat:
-    """A scripted model whose main loop is the request offering ``write_file``."""
-    return ScriptedChat(turns, "write_file")
+def chat(turns: list[dict[str, Any] | str], main_tool: str = "write_file") -> ScriptedChat:
+    """A scripted model whose main loop is the request offering ``main_tool``: headless
+    in its default mode Qwen Code offers no tool that needs an approval (no
+    ``write_file``, ``edit``, ``run_shell_command``), ``read_file`` still."""
+    return ScriptedChat(turns, main_tool)
 
 
 def wrapped(root: Path, command: str) -> str:
@@ -55,19 +58,36 @@ def _environment(home: Path, url: str, path: str) -> dict[str, str]:
     }
 
 
+def approve_mcp_server(home: Path, root: Path) -> None:
+    """What approving the project's intent-ls server once with ``/mcp`` stores: the
+    approval, bound to a hash of the server's entry (Qwen Code's ``mcpApprovals.json``,
+    ``hashMcpServerConfig``). Outside ``yolo`` a project's MCP server is not started
+    without it."""
+    settings = json.loads((root / ".qwen" / "settings.json").read_text())
+    entry = settings["mcpServers"]["intent-ls"]
+    stable = json.dumps(entry, sort_keys=True, separators=(",", ":"))
+    record = {"hash": hashlib.sha256(stable.encode()).hexdigest(), "status": "approved"}
+    path = home / ".qwen" / "mcpApprovals.json"
+    path.write_text(json.dumps({str(root): {"intent-ls": record}}))
+
+
 def run_qwen(
     root: Path, tmp_path: Path, model: ScriptedChat, path: str, approval_mode: str = "yolo"
 ) -> dict[str, str]:
-    """``qwen -p`` in ``approval_mode``; each call's result text by call id."""
+    """``qwen -p`` in ``approval_mode`` (the MCP server approved once); each call's
+    result text by call id."""
     assert QWEN is not None
     home = tmp_path / "home"
     (home / ".qwen").mkdir(parents=True)
+    approve_mcp_server(home, root)
     user = {
         "security": {"auth": {"selectedType": "openai"}},
         "model": {"name": MODEL},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"enableAutoUpdate": False},
+        # Its background memory agent also offers write_file: no second conversation.
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
     }
     (home / ".qwen" / "settings.json").write_text(json.dumps(user))
     with serve_chat(model) as url:
