@@ -5,7 +5,6 @@ human denied with the approve step, and ``doctor`` naming a switched-off hook.""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
