@@ -10,6 +10,10 @@ In (checked in Qwen Code 0.24.4): ``hook_event_name``, ``session_id``, ``cwd``,
 (``command``, ``directory``); MCP tools named ``mcp__<server>__<tool>``. The model id is
 in every hook's environment (``QWEN_CODE_MODEL``) and in SessionStart's ``model``.
 
+After a tool that failed — a shell command that exits non-zero too — Qwen runs
+``PostToolUseFailure`` (``error`` instead of ``tool_response``) and not ``PostToolUse``:
+both are the after-tool event here.
+
 Out: ``hookSpecificOutput.permissionDecision`` before a tool and ``additionalContext``.
 ``ask`` is Qwen's own prompt interactively but a deny headless, so what needs a human is
 denied with the ``intent-ls approve`` step.
@@ -30,6 +34,9 @@ from intent_ls.agents.events import HookEvent, Outcome, ToolCall, ToolKind, text
 AGENT = "qwen"
 #: Headless Qwen turns an ``ask`` into a deny, and the hook cannot tell it is headless.
 ASK_SUPPORTED = False
+#: After a tool that failed (a shell command's non-zero exit included) Qwen Code runs
+#: this event instead of PostToolUse: its effects are verified all the same.
+FAILED = "PostToolUseFailure"
 #: Qwen's file tools -> the tools of the format they act as.
 _AS = {"write_file": "Write", "edit": "Edit", "notebook_edit": "NotebookEdit", "read_file": "Read"}
 #: Tools that change no file (their calls keep no state to compare after them).
@@ -67,8 +74,13 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> HookEvent:
-    return hook_json.parse(payload, AGENT, tool_call)
+    if payload.get("hook_event_name") != FAILED:
+        return hook_json.parse(payload, AGENT, tool_call)
+    event = hook_json.parse({**payload, "hook_event_name": "PostToolUse"}, AGENT, tool_call)
+    return attrs.evolve(event, tool=event.tool and attrs.evolve(event.tool, failed=True))
 
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:
+    if event_name == FAILED:
+        return hook_json.context(event_name, outcome, (FAILED,))
     return hook_json.render(event_name, outcome, ask_supported=ASK_SUPPORTED)

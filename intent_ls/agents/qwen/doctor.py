@@ -96,6 +96,7 @@ FACTS = DoctorFacts(
             *EVERY_TOOL,
         ),
         "PostToolUse": ("write_file", "edit", "run_shell_command", "read_file", *EVERY_TOOL),
+        "PostToolUseFailure": ("write_file", "edit", "run_shell_command", *EVERY_TOOL),
     },
     write_tool="write_file",
     shell_tool="run_shell_command",

@@ -23,6 +23,8 @@ PROFILE = AgentProfile(
         "UserPromptSubmit": None,
         "PreToolUse": BEFORE,
         "PostToolUse": AFTER,
+        # After a tool that failed (a command's non-zero exit too), instead of PostToolUse.
+        "PostToolUseFailure": AFTER,
     },
     # Seconds (Qwen Code 0.24.4 reads 1000 or more as milliseconds, the old unit).
     timeout_unit=1.0,

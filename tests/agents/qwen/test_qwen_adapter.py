@@ -88,3 +88,17 @@ def test_qwen_mcp_session_start_and_render() -> None:
     assert asked["hookSpecificOutput"]["permissionDecision"] == "deny"
     told = qwen.render("PostToolUse", Outcome(context="put back"))
     assert told["hookSpecificOutput"]["additionalContext"] == "put back"
+
+
+def test_a_failed_tool_is_an_after_tool_event_too() -> None:
+    failed = qwen.parse(
+        {**BASE, "hook_event_name": "PostToolUseFailure", "tool_name": "run_shell_command",
+         "tool_input": {"command": "exit 3"}, "error": "Exit Code: 3", "is_interrupt": False}
+    )  # fmt: skip
+    assert failed.phase is Phase.AFTER_TOOL and failed.tool is not None
+    assert failed.tool.failed and failed.tool.command == "exit 3"
+    told = qwen.render("PostToolUseFailure", Outcome(context="put back"))
+    assert told["hookSpecificOutput"] == {
+        "hookEventName": "PostToolUseFailure",
+        "additionalContext": "put back",
+    }

@@ -34,7 +34,7 @@ def test_install_writes_hooks_and_a_trusted_server_and_keeps_the_users(tmp_path:
     settings = json.loads(path.read_text())
     assert settings["$version"] == 4  # Qwen would stamp a file without it when it starts
     assert set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse",
-                                      "PostToolUse"}  # fmt: skip
+                                      "PostToolUse", "PostToolUseFailure"}  # fmt: skip
     entry = settings["hooks"]["PreToolUse"][0]
     assert entry["matcher"] == ".*" and entry["hooks"][0]["timeout"] == 10
     assert entry["hooks"][0]["command"].endswith("hook qwen")

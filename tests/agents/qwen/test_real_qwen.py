@@ -86,11 +86,14 @@ def test_qwen_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path:
                  command=wrapped(ws, "sed -i 's/return 2/return 3/' src/app.py")),
             tool(9, "run_shell_command", command=wrapped(ws, "rm -rf src")),
             tool(10, "run_shell_command", command=wrapped(ws, "npm test")),
+            # Qwen runs PostToolUseFailure, not PostToolUse, after a non-zero exit.
+            tool(11, "run_shell_command", command=wrapped(ws, f"{sys.executable} -c \"open("
+                 "'docs/sneak.md', 'w').write('x')\"; exit 3")),
             "finished",
         ]
     )  # fmt: skip
     results = run_qwen(ws, tmp_path, model, agent_path)
-    assert len(results) == 10, results
+    assert len(results) == 11, results
     assert "no-active-intent" in results["toolu_01"] and not (ws / "src/new.py").exists()
     assert "<intent_context" in results["toolu_02"]
     assert "out-of-scope" in results["toolu_03"] and not (ws / "docs/new.md").exists()
@@ -104,6 +107,8 @@ def test_qwen_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path:
     assert "intent-ls approve" in results["toolu_09"] and (ws / "src" / "app.py").exists()
     assert "Exit Code: 0" in results["toolu_10"], results["toolu_10"]
     assert (ws / "src" / "tested.txt").read_text() == "ok"
+    assert "Exit Code: 3" in results["toolu_11"] and not (ws / "docs/sneak.md").exists()
+    assert "docs/sneak.md: out-of-scope, removed" in results["toolu_11"]
     # Judged by the files on disk afterwards, the detached child's time included.
     subprocess.run(["sleep", "2"], check=True)
     assert spec_text(ws) == SPEC
