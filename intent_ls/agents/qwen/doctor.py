@@ -106,9 +106,9 @@ FACTS = DoctorFacts(
     used_here=(".qwen",),
     trust=(
         (
-            "project settings",
-            "Qwen Code reads .qwen/settings.json only in a trusted folder when folder trust "
-            "is on (security.folderTrust.enabled): trust this folder when it asks.",
+            "MCP approval",
+            "outside yolo mode Qwen Code starts a project's MCP server only once approved: "
+            "approve intent-ls once with /mcp (again after its entry changes).",
         ),
     ),
     invocation=invocation,
