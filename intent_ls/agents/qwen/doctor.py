@@ -110,6 +110,12 @@ FACTS = DoctorFacts(
             "outside yolo mode Qwen Code starts a project's MCP server only once approved: "
             "approve intent-ls once with /mcp (again after its entry changes).",
         ),
+        (
+            "fails open",
+            "Qwen Code runs the tool when a hook crashes or outlives its timeout, and has "
+            "no switch to block instead: intent-ls's hook refuses on its own before the "
+            "timeout, and what a call changes is verified after it (docs/agents.md).",
+        ),
     ),
     invocation=invocation,
     switches=switches,

@@ -1,9 +1,10 @@
 """The real Qwen Code CLI, found, set up and run offline against the scripted OpenAI
 Chat Completions endpoint (:func:`tests.agents.scripted_model.serve_chat`).
 
-Qwen Code >= 0.21 needs Node >= 22: the ``node`` npm package installed beside it
-(``npm install --prefix $INTENT_LS_AGENTS @qwen-code/qwen-code@VERSION node@22``) puts a
-Node 22 binary next to ``qwen`` in ``node_modules/.bin``, which runs it here.
+Qwen Code >= 0.21 asks for Node >= 22 (its ``engines``; 0.24.4 ran these tests on Node
+20.20 too): the ``node`` npm package installed beside it (``npm install --prefix
+$INTENT_LS_AGENTS @qwen-code/qwen-code@VERSION node@22``) puts a Node 22 binary next to
+``qwen`` in ``node_modules/.bin``, which runs it here when it is there.
 """
 
 from __future__ import annotations
