@@ -10,6 +10,9 @@ In (checked in Qwen Code 0.24.4): ``hook_event_name``, ``session_id``, ``cwd``,
 (``command``, ``directory``); MCP tools named ``mcp__<server>__<tool>``. The model id is
 in every hook's environment (``QWEN_CODE_MODEL``) and in SessionStart's ``model``.
 
+``UserPromptSubmit`` runs before every model call, with an empty ``prompt`` when the
+call only sends a tool's result on: only a prompt someone wrote gets the context.
+
 After a tool that failed — a shell command that exits non-zero too — Qwen runs
 ``PostToolUseFailure`` (``error`` instead of ``tool_response``) and not ``PostToolUse``:
 both are the after-tool event here.
@@ -18,7 +21,7 @@ Out: ``hookSpecificOutput.permissionDecision`` before a tool and ``additionalCon
 ``ask`` is Qwen's own prompt interactively but a deny headless, so what needs a human is
 denied with the ``intent-ls approve`` step.
 Qwen ignores ``updatedInput`` there, so a shell command comes back in its sandboxed form
-from the model itself (:func:`intent_ls.agents.gate.shell_barrier.behind_barrier`), and
+from the model itself (:func:`intent_ls.agents.gate.shell_barrier.sandbox_first`), and
 is read back here as the command inside it.
 """
 
@@ -29,7 +32,7 @@ from typing import Any
 import attrs
 
 from intent_ls.agents import hook_json
-from intent_ls.agents.events import HookEvent, Outcome, ToolCall, ToolKind, text_of
+from intent_ls.agents.events import HookEvent, Outcome, Phase, ToolCall, ToolKind, text_of
 
 AGENT = "qwen"
 #: Headless Qwen turns an ``ask`` into a deny, and the hook cannot tell it is headless.
@@ -37,6 +40,7 @@ ASK_SUPPORTED = False
 #: After a tool that failed (a shell command's non-zero exit included) Qwen Code runs
 #: this event instead of PostToolUse: its effects are verified all the same.
 FAILED = "PostToolUseFailure"
+PROMPT = "UserPromptSubmit"
 #: Qwen's file tools -> the tools of the format they act as.
 _AS = {"write_file": "Write", "edit": "Edit", "notebook_edit": "NotebookEdit", "read_file": "Read"}
 #: Tools that change no file (their calls keep no state to compare after them).
@@ -74,7 +78,12 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> HookEvent:
-    if payload.get("hook_event_name") != FAILED:
+    name = payload.get("hook_event_name")
+    if name == PROMPT and not text_of(payload.get("prompt")):
+        # Qwen runs it before every model call, a tool's result sent on with an empty
+        # prompt: the context is said once per prompt a human wrote, not per tool call.
+        return attrs.evolve(hook_json.parse(payload, AGENT, tool_call), phase=Phase.OTHER)
+    if name != FAILED:
         return hook_json.parse(payload, AGENT, tool_call)
     event = hook_json.parse({**payload, "hook_event_name": "PostToolUse"}, AGENT, tool_call)
     return attrs.evolve(event, tool=event.tool and attrs.evolve(event.tool, failed=True))

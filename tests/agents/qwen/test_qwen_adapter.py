@@ -102,3 +102,11 @@ def test_a_failed_tool_is_an_after_tool_event_too() -> None:
         "hookEventName": "PostToolUseFailure",
         "additionalContext": "put back",
     }
+
+
+def test_only_a_written_prompt_gets_the_context() -> None:
+    written = qwen.parse({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "do it",
+                          "submitted_prompt": "do it"})  # fmt: skip
+    assert written.phase is Phase.PROMPT
+    going_on = qwen.parse({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": ""})
+    assert going_on.phase is Phase.OTHER

@@ -94,6 +94,9 @@ def test_qwen_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path:
     )  # fmt: skip
     results = run_qwen(ws, tmp_path, model, agent_path)
     assert len(results) == 11, results
+    # The context comes with the prompt, not again before each of the 11 model calls.
+    sent = json.dumps(model.main_requests[-1]["messages"])
+    assert sent.count("</qwen:user-prompt-submit-context>") == 1, sent[-3000:]
     assert "no-active-intent" in results["toolu_01"] and not (ws / "src/new.py").exists()
     assert "<intent_context" in results["toolu_02"]
     assert "out-of-scope" in results["toolu_03"] and not (ws / "docs/new.md").exists()
