@@ -243,3 +243,29 @@ def set_server_in(
     if not servers:
         settings.pop(key)
     return changed
+
+
+def install_with_server(
+    root: Path,
+    profile: AgentProfile,
+    uninstall: bool,
+    server: dict[str, Any],
+    timeout: int = TIMEOUT_S,
+    fresh: dict[str, Any] | None = None,
+) -> list[str]:
+    """Hooks and our MCP server entry (``server`` beside the command) under
+    ``mcpServers`` of one settings file, saved once; the changes made. A file this
+    creates starts with ``fresh`` (an agent's format version, so that the agent does not
+    rewrite the file when it starts)."""
+    changes: list[str] = []
+    created = not (root / profile.hooks_file).exists()
+    path, settings, touched = install_hooks(root, profile, uninstall, timeout)
+    if created and fresh and not uninstall:
+        settings = {**fresh, **settings}
+    entry = {"command": program(), "args": ["mcp"], **server}
+    server_changed = set_server_in(settings, "mcpServers", path, entry, uninstall)
+    what = [f"hooks {', '.join(touched)}"] if touched else []
+    if server_changed:
+        what.append(f"MCP server {MCP_SERVER}")
+    save_json(path, settings, changes, "; ".join(what) or "normalized")
+    return changes

@@ -92,6 +92,10 @@ class AgentProfile(NamedTuple):
     #: Whether a before-tool answer may rewrite a shell command (to run it under the
     #: write barrier); elsewhere shell commands are verified after they ran, only.
     rewrites_commands: bool = False
+    #: Whether, the agent ignoring a rewrite and having no shell prefix, a shell command
+    #: let through is denied with its sandboxed form for the model to run instead (what
+    #: the model runs in that form passes as it is: the command inside it is judged).
+    model_runs_wrapped: bool = False
     #: The variable, set in its project settings' ``env``, naming a prefix it runs
     #: every shell command through: the sandbox's, with no rewrite of the command.
     shell_prefix_var: str | None = None

@@ -22,6 +22,7 @@ BUILT_IN = {
     "codex": "codex",
     "gemini": "gemini",
     "copilot": "copilot",
+    "qwen": "qwen",
 }
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}

@@ -156,6 +156,12 @@ def _before_tool(gov: Governance, event: HookEvent, tool: ToolCall, ask_supporte
             "call the tool with the arguments it documents (a string file_path, a "
             "working directory inside the workspace).",
         )
+    if tool.kind is ToolKind.SHELL:
+        from intent_ls.agents.gate.shell_barrier import sandbox_first
+
+        first = sandbox_first(gov, event, tool)
+        if first is not None:
+            return first
     state = sessions.read_state(gov.root, event.agent, event.session_id)
     if tool.kind is ToolKind.SHELL:
         from intent_ls.agents.gate.judge_shell import judge_shell

@@ -39,6 +39,8 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
         if barrier_available(gov.root, event):
             refresh_paths(gov.root, event.agent, event.session_id)
         return outcome
+    if profile.model_runs_wrapped:  # the command is in its sandboxed form already
+        return outcome
     if outcome.decision is not Decision.PASS or not profile.rewrites_commands or not tool.command:
         return outcome
     pinned = rules_pin.unchanged(gov.root, event, profile, _project(gov.root, profile))
@@ -53,6 +55,35 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
     if not pinned:
         return _rules_changed(gov, profile, tool, rewritten)
     return rewritten
+
+
+def sandbox_first(gov: Governance, event: HookEvent, tool: ToolCall) -> Outcome | None:
+    """For an agent that ignores a rewrite and has no shell prefix (the profile's
+    ``model_runs_wrapped``): a command not in exactly the sandboxed form this hook would
+    have written is refused before it is judged (so that it uses no approval), naming
+    that form; in that form the command inside it is judged. None where it may go on
+    (in that form, or no sandbox can be made here: then it runs as written and is
+    verified after it ran)."""
+    import sys
+
+    from intent_ls.agents import barrier
+
+    profile = registry.get(event.agent)
+    if not profile.model_runs_wrapped or not tool.command:
+        return None
+    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, profile.jobs_var)
+    if tool.arguments.get("command") == wrapped or not barrier_available(gov.root, event):
+        return None
+    from intent_ls.agents.gate.messages import deny
+
+    return deny(
+        "sandbox-required",
+        f"{profile.label} cannot hand this command to intent-ls's sandbox itself, so it "
+        "runs only in its sandboxed form (the same command, with everything it starts "
+        "confined to the workspace).",
+        "run exactly this command instead, unchanged (after its first line comes your "
+        f"command as you wrote it):\n{wrapped}",
+    )
 
 
 def _project(root: Path, profile: AgentProfile) -> Path:
@@ -104,7 +135,11 @@ def barrier_note(root: Path, event: HookEvent) -> str:
 def _barrier_text(root: Path, event: HookEvent, profile: AgentProfile) -> str:
     from intent_ls.agents.sandbox.environment import Kind, decide, probe
 
-    confined = profile.rewrites_commands or profile.shell_prefix_var is not None
+    confined = (
+        profile.rewrites_commands
+        or profile.model_runs_wrapped
+        or profile.shell_prefix_var is not None
+    )
     env = decide(probe((barrier_available(root, event), ""), with_version=False))
     if not confined or env.kind not in (Kind.SANDBOX, Kind.ROOT_CONTAINER):
         said = env.title if confined else "no sandbox for shell commands here"
@@ -113,6 +148,11 @@ def _barrier_text(root: Path, event: HookEvent, profile: AgentProfile) -> str:
             "and protected or out-of-scope files are put back."
         )
     own = ""
+    if profile.model_runs_wrapped:
+        own = (
+            f" {profile.label} cannot hand a command to the sandbox itself: a shell command "
+            "is refused once, naming its sandboxed form; run that form, unchanged."
+        )
     if profile.own_rule is not None:
         own = (
             " A command your own rules allow as written runs as written, and inside "

@@ -1,0 +1,1 @@
+"""Qwen Code: its hook adapter, install, doctor checks and profile."""
