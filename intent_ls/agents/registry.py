@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from intent_ls.agents.profile import AgentProfile
 
 #: Agent name (as the CLI spells it) -> its folder under intent_ls/agents/.
-BUILT_IN = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
+BUILT_IN = {
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "gemini": "gemini",
+    "opencode": "opencode",
+    "kilo": "kilo",
+}
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}
 

@@ -1,0 +1,83 @@
+"""The real OpenCode (``opencode run``, its default headless mode: every tool allowed),
+offline against a scripted model, governed by the plugin ``intent-ls hooks install
+opencode`` writes: one session walks the whole cycle, judged by the files on disk."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from intent_ls.agents.barrier import available
+from tests.agents.conftest import SPEC
+from tests.agents.opencode.real_opencode import OPENCODE, run_cli
+from tests.agents.real_cli import install_hooks, missing, spec_text
+from tests.agents.scripted_model import ScriptedChat, tool
+from tests.support import records
+
+pytestmark = [
+    pytest.mark.skipif(OPENCODE.binary is None, reason=missing("OpenCode")),
+    pytest.mark.skipif(not available(), reason="no user and mount namespaces here"),
+]
+SELECT = "intent-ls_select_active_intent"
+#: A prompt-injected script: it widens the spec and unhooks the agent, by paths no
+#: classifier predicts.
+INJECTED = (
+    f"{sys.executable} -c \"import os; j = os.path.join; "
+    "open(j('.orchestration', 'active_intents' + '.yaml'), 'w').write('active_intents: []'); "
+    "open(j('.opencode', 'plugins', 'intent-ls' + '.js'), 'w').write('export {}'); "
+    "open('opencode' + '.json', 'w').write('{}')\""
+)
+
+
+def _without_schema(path: Path) -> object:
+    config = json.loads(path.read_text())
+    config.pop("$schema", None)
+    return config
+
+
+def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
+    install_hooks("opencode", governed, agent_path)
+    (governed / "package.json").write_text(
+        json.dumps({"name": "t", "scripts": {"test": "echo tested > src/tested.txt"}})
+    )
+    plugin = (governed / ".opencode/plugins/intent-ls.js").read_text()
+    config = json.loads((governed / "opencode.json").read_text())
+    model = ScriptedChat(
+        [
+            tool(1, "write", filePath=str(governed / "src/new.py"), content="x = 1\n"),
+            tool(2, SELECT, intent_id="INT-APP"),
+            tool(3, "write", filePath=str(governed / "src/new.py"), content="x = 1\n"),
+            tool(4, "write", filePath=str(governed / "docs/new.md"), content="# x\n"),
+            tool(5, "edit", filePath=str(governed / ".orchestration/active_intents.yaml"),
+                 oldString="INT-APP", newString="INT-ALL"),  # fmt: skip
+            tool(6, "bash", command="echo 'y = 2' > src/shell.py", description="w"),
+            tool(7, "bash", command="rm -rf src", description="d"),
+            tool(8, "bash", command=INJECTED, description="i"),
+            tool(9, "bash", command="npm test", description="t"),
+            tool(10, "bash", command="env", description="e"),
+            "finished",
+        ],
+        "write",
+    )
+    results = run_cli(OPENCODE, governed, tmp_path, model, agent_path)
+    assert len(results) == 10, results
+    assert "no-active-intent" in results["toolu_01"], results["toolu_01"]
+    assert "intent_context" in results["toolu_02"], results["toolu_02"]
+    assert (governed / "src/new.py").read_text() == "x = 1\n"
+    assert "out-of-scope" in results["toolu_04"] and not (governed / "docs/new.md").exists()
+    assert "protected-path" in results["toolu_05"], results["toolu_05"]
+    assert (governed / "src/shell.py").read_text() == "y = 2\n"
+    assert "intent-ls approve" in results["toolu_07"] and (governed / "src/app.py").exists()
+    assert spec_text(governed) == SPEC
+    assert (governed / ".opencode/plugins/intent-ls.js").read_text() == plugin
+    # OpenCode itself adds its schema's address to the file when it starts.
+    assert _without_schema(governed / "opencode.json") == config
+    assert (governed / "src/tested.txt").read_text() == "tested\n", results["toolu_09"]
+    assert "OPENCODE_PID=" in results["toolu_10"], results["toolu_10"]
+    written = {f["path"]: f for r in records(governed) for f in r["files"]}
+    assert {"src/new.py", "src/shell.py"} <= set(written), written
+    contributor = written["src/new.py"]["conversations"][0]["contributor"]
+    assert contributor["type"] == "ai" and contributor["model_id"] == "scripted", contributor
