@@ -71,6 +71,7 @@ def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_p
     assert "protected-path" in results["toolu_05"], results["toolu_05"]
     assert (governed / "src/shell.py").read_text() == "y = 2\n"
     assert "intent-ls approve" in results["toolu_07"] and (governed / "src/app.py").exists()
+    assert "Read-only file system" in results["toolu_08"], results["toolu_08"]
     assert spec_text(governed) == SPEC
     assert (governed / ".opencode/plugins/intent-ls.js").read_text() == plugin
     # OpenCode itself adds its schema's address to the file when it starts.
