@@ -52,10 +52,10 @@ def _shell(name: str, args: dict[str, Any]) -> ToolCall:
 
 def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
     path = text_of(args.get("filePath"))
-    if name in WRITE_TOOLS:
-        return _file_call(name, path, args) if path else hook_json.unreadable(
-            name, args, ("filePath",)
-        )
+    if name in WRITE_TOOLS and not path:
+        return hook_json.unreadable(name, args, ("filePath",))
+    if name in WRITE_TOOLS and path:
+        return _file_call(name, path, args)
     if name == "bash":
         return _shell(name, args)
     if name.startswith(OWN_PREFIX):

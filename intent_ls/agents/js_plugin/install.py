@@ -101,4 +101,3 @@ def install(root: Path, profile: AgentProfile, config: str, uninstall: bool) -> 
     if set_server_in(settings, "mcp", path, server_entry(command), uninstall):
         save_json(path, settings, changes, f"MCP server {MCP_SERVER}")
     return changes
-

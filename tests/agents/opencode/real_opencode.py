@@ -62,9 +62,7 @@ def _user_config(cli: Cli, url: str) -> dict[str, object]:
     }
 
 
-def run_cli(
-    cli: Cli, root: Path, tmp_path: Path, model: ScriptedChat, path: str
-) -> dict[str, str]:
+def run_cli(cli: Cli, root: Path, tmp_path: Path, model: ScriptedChat, path: str) -> dict[str, str]:
     """``<cli> run`` in ``root`` with a fresh home; each tool call's result by id."""
     assert cli.binary is not None
     home = tmp_path / "home"

@@ -25,7 +25,7 @@ SELECT = "intent-ls_select_active_intent"
 #: A prompt-injected script: it widens the spec and unhooks the agent, by paths no
 #: classifier predicts.
 INJECTED = (
-    f"{sys.executable} -c \"import os; j = os.path.join; "
+    f'{sys.executable} -c "import os; j = os.path.join; '
     "open(j('.orchestration', 'active_intents' + '.yaml'), 'w').write('active_intents: []'); "
     "open(j('.opencode', 'plugins', 'intent-ls' + '.js'), 'w').write('export {}'); "
     "open('opencode' + '.json', 'w').write('{}')\""
@@ -44,6 +44,7 @@ def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_p
         json.dumps({"name": "t", "scripts": {"test": "echo tested > src/tested.txt"}})
     )
     plugin = (governed / ".opencode/plugins/intent-ls.js").read_text()
+    spec = governed / ".orchestration/active_intents.yaml"
     config = json.loads((governed / "opencode.json").read_text())
     model = ScriptedChat(
         [
@@ -51,8 +52,7 @@ def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_p
             tool(2, SELECT, intent_id="INT-APP"),
             tool(3, "write", filePath=str(governed / "src/new.py"), content="x = 1\n"),
             tool(4, "write", filePath=str(governed / "docs/new.md"), content="# x\n"),
-            tool(5, "edit", filePath=str(governed / ".orchestration/active_intents.yaml"),
-                 oldString="INT-APP", newString="INT-ALL"),  # fmt: skip
+            tool(5, "edit", filePath=str(spec), oldString="INT-APP", newString="INT-ALL"),
             tool(6, "bash", command="echo 'y = 2' > src/shell.py", description="w"),
             tool(7, "bash", command="rm -rf src", description="d"),
             tool(8, "bash", command=INJECTED, description="i"),
