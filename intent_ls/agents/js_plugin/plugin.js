@@ -66,6 +66,9 @@ async function answer(payload, cwd) {
 
 export const IntentLs = async ({ directory }) => {
   const models = new Map()
+  // What the session-start answer told the model, per session: asked once, then repeated
+  // in every system prompt (the agent builds it afresh for each model call).
+  const told = new Map()
   const payload = (event, input, args) => ({
     hook_event_name: event,
     session_id: input.sessionID,
@@ -79,6 +82,22 @@ export const IntentLs = async ({ directory }) => {
     "chat.params": async (input) => {
       const id = input.model?.id
       if (typeof id === "string" && input.agent !== "title") models.set(input.sessionID, id)
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      const session = input.sessionID
+      if (typeof session !== "string" || !Array.isArray(output.system)) return
+      if (!told.has(session)) {
+        const start = { hook_event_name: "SessionStart", session_id: session, cwd: directory }
+        told.set(
+          session,
+          answer(start, directory).then(
+            (specific) => specific.additionalContext,
+            (error) => error.message,
+          ),
+        )
+      }
+      const context = await told.get(session)
+      if (typeof context === "string" && context) output.system.push(context)
     },
     "tool.execute.before": async (input, output) => {
       const specific = await answer(payload("PreToolUse", input, output.args), directory)

@@ -24,7 +24,7 @@ PROFILE = AgentProfile(
     install=lazy(f"{_HERE}.install", "install"),
     # Loaded from the project's plugin folder at start, without a config entry.
     hooks_file=".opencode/plugins/intent-ls.js",
-    events=dict.fromkeys(("PreToolUse", "PostToolUse")),
+    events=dict.fromkeys(("SessionStart", "PreToolUse", "PostToolUse")),
     timeout_unit=1.0,
     ask_supported=False,
     rewrites_commands=True,

@@ -64,6 +64,8 @@ def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_p
     )
     results = run_cli(OPENCODE, governed, tmp_path, model, agent_path)
     assert len(results) == 10, results
+    # The session-start answer, in the system prompt.
+    assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
     assert "no-active-intent" in results["toolu_01"], results["toolu_01"]
     assert "intent_context" in results["toolu_02"], results["toolu_02"]
     assert (governed / "src/new.py").read_text() == "x = 1\n"
