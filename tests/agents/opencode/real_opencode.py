@@ -17,6 +17,8 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
+import pytest
+
 from tests.agents.real_cli import find_agent
 from tests.agents.scripted_model import ScriptedChat, serve_chat
 
@@ -35,6 +37,16 @@ class Cli(NamedTuple):
 
 OPENCODE = Cli("opencode", find_agent("opencode", "opencode-ai"), "opencode", "opencode.json",
                "@opencode-ai/plugin")  # fmt: skip
+#: The newest OpenCode on the registry when CI ran (``$INTENT_LS_AGENTS_NEWEST``), beside
+#: the pinned one.
+OPENCODE_NEWEST = OPENCODE._replace(
+    binary=find_agent("opencode", "opencode-ai@latest", "INTENT_LS_AGENTS_NEWEST")
+)
+OPENCODES = [
+    pytest.param(cli, id=name)
+    for name, cli in (("pinned", OPENCODE), ("newest", OPENCODE_NEWEST))
+    if cli.binary is not None
+]
 KILO = Cli("kilo", find_agent("kilo", "@kilocode/cli"), "kilo", "kilo.json", "@kilocode/plugin")
 
 

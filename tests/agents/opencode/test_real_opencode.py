@@ -12,7 +12,7 @@ import pytest
 
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import SPEC
-from tests.agents.opencode.real_opencode import OPENCODE, run_cli
+from tests.agents.opencode.real_opencode import OPENCODE, OPENCODES, Cli, run_cli
 from tests.agents.real_cli import install_hooks, missing, spec_text
 from tests.agents.scripted_model import ScriptedChat, tool
 from tests.support import records
@@ -38,7 +38,10 @@ def _without_schema(path: Path) -> object:
     return config
 
 
-def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_path: str) -> None:
+@pytest.mark.parametrize("opencode", OPENCODES)
+def test_opencode_is_governed_end_to_end(
+    governed: Path, tmp_path: Path, agent_path: str, opencode: Cli
+) -> None:
     install_hooks("opencode", governed, agent_path)
     (governed / "package.json").write_text(
         json.dumps({"name": "t", "scripts": {"test": "echo tested > src/tested.txt"}})
@@ -62,7 +65,7 @@ def test_opencode_is_governed_end_to_end(governed: Path, tmp_path: Path, agent_p
         ],
         "write",
     )
-    results = run_cli(OPENCODE, governed, tmp_path, model, agent_path)
+    results = run_cli(opencode, governed, tmp_path, model, agent_path)
     assert len(results) == 10, results
     # The session-start answer, in the system prompt.
     assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
