@@ -89,9 +89,13 @@ def server_entry(command: str) -> dict[str, Any]:
     return {"type": "local", "command": [command, "mcp"], "enabled": True}
 
 
-def install(root: Path, profile: AgentProfile, config: str, uninstall: bool) -> list[str]:
+def install(
+    root: Path, profile: AgentProfile, config: str, schema: str, uninstall: bool
+) -> list[str]:
     """The plugin in ``profile.hooks_file`` and the MCP server in ``config`` (both
-    relative to the workspace); the changes made."""
+    relative to the workspace); the changes made. A config that names no ``$schema``
+    gets the agent's own (``schema``): the agent writes it into the file when it starts
+    otherwise."""
     changes: list[str] = []
     command = hook_program()
     path = root / config
@@ -99,5 +103,7 @@ def install(root: Path, profile: AgentProfile, config: str, uninstall: bool) -> 
     text = None if uninstall else plugin_text([command, "hook", profile.name])
     _write_plugin(root / profile.hooks_file, text, changes)
     if set_server_in(settings, "mcp", path, server_entry(command), uninstall):
+        if not uninstall:
+            settings = {"$schema": schema, **settings}
         save_json(path, settings, changes, f"MCP server {MCP_SERVER}")
     return changes

@@ -9,6 +9,8 @@ from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 
 _HERE = "intent_ls.agents.kilo"
 CONFIG = "kilo.json"
+#: What the agent writes as its config's ``$schema`` when the file names none.
+SCHEMA = "https://app.kilo.ai/config.json"
 
 PROFILE = AgentProfile(
     name="kilo",

@@ -14,6 +14,8 @@ from intent_ls.agents.profile import AgentProfile, lazy, lazy_value
 _HERE = "intent_ls.agents.opencode"
 #: Its project config: the MCP server (and whatever else the user keeps there).
 CONFIG = "opencode.json"
+#: What the agent writes as its config's ``$schema`` when the file names none.
+SCHEMA = "https://opencode.ai/config.json"
 
 PROFILE = AgentProfile(
     name="opencode",

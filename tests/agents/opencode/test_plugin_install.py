@@ -42,6 +42,7 @@ def test_install_keeps_the_users_config_and_uninstall_undoes_it(
     assert text == plugin_text([str(INTENT_LS), "hook", agent])
     settings = json.loads((tmp_path / config).read_text())
     assert settings["model"] == "a/b" and settings["mcp"]["other"] == mine["mcp"]["other"]
+    assert settings["$schema"].endswith("config.json")
     assert settings["mcp"]["intent-ls"] == {
         "type": "local", "command": [str(INTENT_LS), "mcp"], "enabled": True,
     }  # fmt: skip
@@ -50,7 +51,8 @@ def test_install_keeps_the_users_config_and_uninstall_undoes_it(
     done = _install(tmp_path, agent, "--uninstall")
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / plugin).exists()
-    assert json.loads((tmp_path / config).read_text()) == mine
+    left = json.loads((tmp_path / config).read_text())
+    assert left == {"$schema": settings["$schema"], **mine}
 
 
 def test_a_plugin_of_someone_elses_is_not_overwritten(tmp_path: Path) -> None:
