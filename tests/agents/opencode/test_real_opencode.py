@@ -5,6 +5,8 @@ opencode`` writes: one session walks the whole cycle, judged by the files on dis
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 
 from intent_ls.agents.barrier import available
 from tests.agents.conftest import SPEC
+from tests.agents.effects_helpers import git_workspace
 from tests.agents.opencode.real_opencode import OPENCODE, OPENCODES, Cli, run_cli
 from tests.agents.real_cli import install_hooks, missing, spec_text
 from tests.agents.scripted_model import ScriptedChat, tool
@@ -31,15 +34,19 @@ INJECTED = (
     "open('opencode' + '.json', 'w').write('{}')\""
 )
 
+#: An out-of-scope write by a path only known at run time.
+UNPREDICTED = f"{sys.executable} -c \"open('docs/' + 'sneak.md', 'w').write('x')\""
+
 
 @pytest.mark.parametrize("opencode", OPENCODES)
 def test_opencode_is_governed_end_to_end(
     governed: Path, tmp_path: Path, agent_path: str, opencode: Cli
 ) -> None:
-    install_hooks("opencode", governed, agent_path)
     (governed / "package.json").write_text(
         json.dumps({"name": "t", "scripts": {"test": "echo tested > src/tested.txt"}})
     )
+    install_hooks("opencode", governed, agent_path)
+    governed = git_workspace(governed)  # the human's setup is the base
     plugin = (governed / ".opencode/plugins/intent-ls.js").read_text()
     spec = governed / ".orchestration/active_intents.yaml"
     config = (governed / "opencode.json").read_text()
@@ -55,12 +62,13 @@ def test_opencode_is_governed_end_to_end(
             tool(8, "bash", command=INJECTED, description="i"),
             tool(9, "bash", command="npm test", description="t"),
             tool(10, "bash", command="env", description="e"),
+            tool(11, "bash", command=UNPREDICTED, description="u"),
             "finished",
         ],
         "write",
     )
     results = run_cli(opencode, governed, tmp_path, model, agent_path)
-    assert len(results) == 10, results
+    assert len(results) == 11, results
     # The session-start answer, in the system prompt.
     assert "runs your shell commands in a sandbox" in json.dumps(model.main_requests[0])
     assert "no-active-intent" in results["toolu_01"], results["toolu_01"]
@@ -76,7 +84,16 @@ def test_opencode_is_governed_end_to_end(
     assert (governed / "opencode.json").read_text() == config
     assert (governed / "src/tested.txt").read_text() == "tested\n", results["toolu_09"]
     assert "OPENCODE_PID=" in results["toolu_10"], results["toolu_10"]
+    # Out of scope by a path no classifier predicts: put back after the call, and told.
+    assert not (governed / "docs/sneak.md").exists()
+    assert "put them back" in results["toolu_11"], results["toolu_11"]
     written = {f["path"]: f for r in records(governed) for f in r["files"]}
     assert {"src/new.py", "src/shell.py"} <= set(written), written
     contributor = written["src/new.py"]["conversations"][0]["contributor"]
     assert contributor["type"] == "ai" and contributor["model_id"] == "scripted", contributor
+    check = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed), "--base",
+         "HEAD"],
+        capture_output=True, text=True, env={**os.environ, "PATH": agent_path}, check=False,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
