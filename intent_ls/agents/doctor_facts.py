@@ -99,6 +99,10 @@ class DoctorFacts:
     )
     #: Fields its before-tool payload carries beyond those.
     payload_extra: Mapping[str, str] = attrs.field(factory=dict)
+    #: ``root -> settings with "hooks", or why there are none``: where the agent's hooks
+    #: are not entries of a JSON settings file (a plugin, the entries it amounts to);
+    #: None: its ``hooks_file`` read as JSON.
+    settings: Callable[[Path], dict[str, Any] | str] | None = None
     #: Whether its hook matchers are regular expressions only (no ``A|B`` exact list),
     #: and an invalid one is compared as a literal.
     regex_matchers: bool = False

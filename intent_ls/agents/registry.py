@@ -23,6 +23,8 @@ BUILT_IN = {
     "gemini": "gemini",
     "copilot": "copilot",
     "qwen": "qwen",
+    "opencode": "opencode",
+    "kilo": "kilo",
 }
 _loaded: dict[str, AgentProfile] = {}
 _added: dict[str, AgentProfile] = {}

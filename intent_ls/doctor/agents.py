@@ -18,7 +18,8 @@ from intent_ls.doctor.switches import switched_off
 def check_agent(agent: AgentProfile, root: Path, mirror: Path) -> list[Check]:
     area = agent.name
     install = f"run `intent-ls hooks install {agent.name}`."
-    settings = load_json(root / agent.hooks_file)
+    own = agent.doctor.settings
+    settings = own(root) if own is not None else load_json(root / agent.hooks_file)
     if isinstance(settings, str):
         return [fail(area, "settings", settings, f"fix {agent.hooks_file}, then {install}")]
     hooks = settings.get("hooks")

@@ -14,7 +14,15 @@ from tests.agents.toy.profile import PROFILE as TOY
 
 
 def test_the_cli_names_are_the_registrys() -> None:
-    assert registry.names() == ("claude-code", "codex", "gemini", "copilot", "qwen")
+    assert registry.names() == (
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "qwen",
+        "opencode",
+        "kilo",
+    )
     assert [p.name for p in registry.profiles()] == list(registry.names())
 
 

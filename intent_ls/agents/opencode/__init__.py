@@ -1,0 +1,1 @@
+"""OpenCode: its profile, the shipped plugin's payloads, install and doctor checks."""
