@@ -170,11 +170,27 @@ def _newline(text: str) -> str:
 
 
 def _scalar(value: str, quote: str | None) -> str:
-    if quote == "'":
+    if quote == "'" and not _NOT_PRINTABLE.search(value):
         return "'" + value.replace("'", "''") + "'"
-    if quote == '"':
-        return json.dumps(value, ensure_ascii=False)
+    if quote is not None:
+        return _double(value)
     return value
+
+
+#: What YAML may not hold raw in a document (outside its printable set: C1 controls,
+#: DEL, U+FFFE, U+FFFF, lone surrogates) or reads as a line break inside quotes (NEL,
+#: U+2028, U+2029); a double-quoted scalar holds each escaped.
+_NOT_PRINTABLE = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+def _double(value: str) -> str:
+    """``value`` double-quoted: JSON's form, which YAML reads the same, with what YAML
+    may not hold raw escaped (a file named with U+FFFE would otherwise break the spec)."""
+    return _NOT_PRINTABLE.sub(
+        lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)
+    )
 
 
 def _intent_node(root: yaml.Node | None, intent_id: str) -> yaml.MappingNode:
@@ -285,8 +301,8 @@ def _flow(pattern: str, quote: str | None = None) -> str:
 
 def _styled(pattern: str, quote: str | None, wrap: str) -> str:
     """``pattern`` quoted the way its neighbour is, plain only where YAML reads it back."""
-    if quote == "'":
+    if quote == "'" and not _NOT_PRINTABLE.search(pattern):
         return "'" + pattern.replace("'", "''") + "'"
-    if quote == '"' or not _plain_ok(pattern, wrap):
-        return json.dumps(pattern, ensure_ascii=False)
+    if quote is not None or not _plain_ok(pattern, wrap):
+        return _double(pattern)
     return pattern

@@ -312,3 +312,18 @@ def test_set_status_crlf_and_unterminated_last_line() -> None:
 def test_set_status_refuses_what_it_cannot_edit(text: str, message: str) -> None:
     with pytest.raises(SpecEditError, match=re.escape(message)):
         set_status(text, "A", "COMPLETED", "t")
+
+
+@pytest.mark.parametrize("name", ["a\ufffeb", "a\uffff", "a\x85b", "a\u2028b", "a\x7fb", "a\x9fb"])
+@pytest.mark.parametrize("style", ["block", "flow"])
+def test_a_path_yaml_cannot_hold_raw_is_added_escaped(name: str, style: str) -> None:
+    """YAML refuses U+FFFE, U+FFFF, DEL and C1 controls raw, and reads NEL and U+2028 as
+    line breaks: added as they are, such a file name would break the whole spec."""
+    scope = "\n      - keep/**\n" if style == "block" else " [keep/**]\n"
+    text = f"active_intents:\n  - id: A\n    name: a\n    owned_scope:{scope}"
+    for quoted in ("", "'", '"'):
+        quoted_text = text.replace("keep/**", f"{quoted}keep/**{quoted}")
+        new = added(quoted_text, "A", glob_for_path(f"src/{name}"))
+        result = load_spec_text(new)
+        assert result.spec is not None, (quoted, new, result.problems)
+        assert ScopeIndex(result.spec).owns("A", f"src/{name}"), new
