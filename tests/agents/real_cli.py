@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,47 @@ GEMINIS = releases(GEMINI, GEMINI_NEWEST)
 def spec_text(root: Path) -> str:
     """The workspace's spec, as the agent left it."""
     return (root / ".orchestration" / "active_intents.yaml").read_text()
+
+
+#: What a developer's session runs: reads and an ``npm test`` the user's rules allow (run
+#: without asking), and two writes the agent may ask about.
+DEV_COMMANDS = (
+    "ls src",
+    "git status --short",
+    "git diff",
+    "npm test",
+    "touch src/new.py",
+    "echo hi > /tmp/note.txt",
+)
+
+
+def developer_workspace(tmp_path: Path, name: str, governed: Path) -> Path:
+    """A copy of ``governed`` as a developer's repository: git, and an ``npm test`` that
+    prints ``npm-tested`` (npm's update check off: no registry call)."""
+    root = tmp_path / name
+    subprocess.run(["cp", "-r", str(governed), str(root)], check=True)
+    (root / "package.json").write_text('{"scripts": {"test": "echo npm-tested"}}\n')
+    (root / ".npmrc").write_text("update-notifier=false\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def assert_same_permissions(
+    before: list[str], after: list[str], refused: Callable[[str], bool]
+) -> None:
+    """Each of :data:`DEV_COMMANDS`' results without and with intent-ls: the reads and
+    ``npm test`` ran, and every command is refused in both or in neither, but for
+    intent-ls's own refusal of a write before an intent is selected."""
+    by_command = dict(zip(DEV_COMMANDS, after, strict=True))
+    for command in ("ls src", "git status --short", "git diff", "npm test"):
+        assert not refused(by_command[command]), (command, by_command[command])
+    assert "app.py" in by_command["ls src"]
+    assert "npm-tested" in by_command["npm test"]
+    ours_only = {c for c, text in by_command.items() if "[intent-ls]" in text}
+    assert ours_only <= {"touch src/new.py"}, ours_only
+    for command, was, now in zip(DEV_COMMANDS, before, after, strict=True):
+        if command not in ours_only:
+            assert refused(was) == refused(now), (command, was, now)
 
 
 def install_hooks(agent: str, root: Path, path: str) -> None:

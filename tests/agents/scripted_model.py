@@ -49,19 +49,23 @@ def result_text(block: dict[str, Any]) -> str:
     return "".join(c.get("text", "") for c in content or () if isinstance(c, dict))
 
 
+class _Quiet(BaseHTTPRequestHandler):
+    """A scripted endpoint's handler: no request log, and a JSON answer in one call."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _json(self, value: dict[str, Any]) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 def _handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _json(self, value: dict[str, Any]) -> None:
-            data = json.dumps(value).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(_Quiet):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -189,10 +193,7 @@ def _fill(schema: dict[str, Any]) -> Any:
 
 
 def _gemini_handler(model: ScriptedGemini) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(_Quiet):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -347,10 +348,7 @@ def codex_item(turn: dict[str, Any] | str) -> dict[str, Any]:
 
 
 def _codex_handler(model: ScriptedCodex) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(_Quiet):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -429,18 +427,7 @@ def _chat_names(body: dict[str, Any]) -> set[str]:
 def _chat_handler(model: ScriptedChat) -> type[BaseHTTPRequestHandler]:
     usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _json(self, value: dict[str, Any]) -> None:
-            data = json.dumps(value).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(_Quiet):
         def do_GET(self) -> None:
             """``/models``: the one model the tests name, as a provider lists it."""
             self._json({"object": "list", "data": [{"id": "scripted", "object": "model"}]})

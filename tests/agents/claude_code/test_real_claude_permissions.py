@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from tests.agents.real_cli import CLAUDE, CLAUDES, claude_env, install_hooks, missing, run_claude
+from tests.agents.real_cli import (
+    CLAUDE,
+    CLAUDES,
+    claude_env,
+    developer_workspace,
+    install_hooks,
+    missing,
+    run_claude,
+)
 from tests.agents.scripted_model import ScriptedModel, result_text, serve, tool
 
 pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
@@ -38,10 +46,7 @@ COMMANDS = (
 
 
 def _workspace(tmp_path: Path, name: str, governed: Path) -> Path:
-    root = tmp_path / name
-    subprocess.run(["cp", "-r", str(governed), str(root)], check=True)
-    (root / "package.json").write_text('{"scripts": {"test": "echo npm-tested"}}\n')
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    root = developer_workspace(tmp_path, name, governed)
     (root / ".claude").mkdir(exist_ok=True)
     (root / ".claude" / "settings.json").write_text(
         json.dumps({"permissions": {"allow": ["Bash(npm test:*)"]}})
