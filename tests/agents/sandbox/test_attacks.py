@@ -106,6 +106,11 @@ def _unprivileged_launcher() -> list[str]:
     return ["env", f"PYTHONPATH={checkout}:{purelib}", SYSTEM_PYTHON, "-c", code]
 
 
+def _closed_to_others(path: Path) -> Path | None:
+    """The first folder above ``path`` other users cannot enter (``mktemp -d``'s 0700)."""
+    return next((p for p in (path, *path.parents) if not p.stat().st_mode & 0o001), None)
+
+
 def _users() -> list[str]:
     return ["self", "unprivileged"]
 
@@ -118,6 +123,9 @@ def box(request: pytest.FixtureRequest) -> Iterator[Box]:
             pytest.skip("an unprivileged user needs root to switch to (CI runs as root)")
         if not Path(SYSTEM_PYTHON).exists():
             pytest.skip(f"no {SYSTEM_PYTHON} for the unprivileged user to run the launcher with")
+        closed = _closed_to_others(Path(intent_ls.__file__).parent)
+        if closed is not None:
+            pytest.skip(f"the checkout is not reachable by another user ({closed} is private)")
         uid = NOBODY
     base = Path(tempfile.mkdtemp(prefix="intent-ls-attack-"))
     os.chmod(base, 0o755)
