@@ -37,8 +37,10 @@ MAX_PAYLOAD = 64 * 1024 * 1024
 ENDING_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
 
 
-class HookTimeout(Exception):
-    pass
+class HookTimeout(BaseException):
+    """A BaseException, as KeyboardInterrupt is: the alarm may fire inside any library's
+    ``except Exception`` (pathspec's glob check, an import), which must not swallow it
+    and let the hook answer from half a judgement."""
 
 
 def _root(profile: AgentProfile, event: HookEvent, workspace: Path | None) -> Path:

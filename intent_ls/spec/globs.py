@@ -47,9 +47,9 @@ def check_glob(pattern: str) -> GlobIssue | None:
     escape = _escape_reason(body)
     if escape:
         return GlobIssue(GLOB_ESCAPES, escape)
-    try:
-        import pathspec
+    import pathspec
 
+    try:
         pathspec.GitIgnoreSpec.from_lines([pattern])
     except Exception as exc:  # pathspec raises several types for malformed patterns
         return GlobIssue(INVALID_GLOB, f"not a valid gitignore glob: {exc}")

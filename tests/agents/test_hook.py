@@ -377,6 +377,38 @@ def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
     assert verdict == "deny" and "governance-error" in reason
 
 
+def test_an_overrun_inside_a_librarys_broad_except_still_refuses(
+    governed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The alarm fires wherever the hook is: inside the glob check's ``except Exception``
+    (pathspec raises several types) it must still end the judgement, not become one
+    malformed glob that the verdict is then made without."""
+    import pathspec
+
+    from intent_ls.agents.hook import HookTimeout, run
+
+    compile_glob = pathspec.GitIgnoreSpec.from_lines
+    fired: list[bool] = []
+
+    def overrun_once(*args: Any, **kwargs: Any) -> Any:  # the alarm fires once
+        if not fired:
+            fired.append(True)
+            raise HookTimeout
+        return compile_glob(*args, **kwargs)
+
+    monkeypatch.setattr(pathspec.GitIgnoreSpec, "from_lines", overrun_once)
+    payload = {
+        "session_id": "s1",
+        "cwd": str(governed),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": write(governed, "src/new.py", "x\n"),
+    }
+    answer, _ = run("claude-code", json.dumps(payload).encode())
+    verdict, reason = decision(answer)
+    assert verdict == "deny" and "took too long" in reason, reason
+
+
 def test_a_shell_call_loads_only_what_its_events_use(governed: Path) -> None:
     """What each event of a shell call leaves unloaded (each is milliseconds on every
     tool call): before it, a write the classifier sees is judged on its path, so no change
