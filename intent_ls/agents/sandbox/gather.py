@@ -84,8 +84,38 @@ def private_tmp(key: str) -> str:
         raise OSError(f"{base} is not this user's private directory")
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     tmp = base / digest
-    tmp.mkdir(mode=0o700, exist_ok=True)
+    try:
+        os.utime(tmp)  # in use: the pruning below goes by this time
+    except FileNotFoundError:
+        _remove_idle(base)
+        tmp.mkdir(mode=0o700, exist_ok=True)
     return str(tmp)
+
+
+#: A session's ``/tmp`` that no command has used for this long is removed when a new
+#: session starts: every session makes one, and ``/tmp`` may be cleaned only at boot.
+IDLE_TMP_SECONDS = 2 * 24 * 3600
+
+
+def _remove_idle(base: Path) -> None:
+    import shutil
+    import time
+
+    cutoff = time.time() - IDLE_TMP_SECONDS
+    with os.scandir(base) as entries:
+        idle = [e.path for e in entries if _older(e, cutoff)]
+    for path in idle:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _older(entry: os.DirEntry[str], cutoff: float) -> bool:
+    try:
+        return (
+            entry.is_dir(follow_symlinks=False)
+            and entry.stat(follow_symlinks=False).st_mtime < cutoff
+        )
+    except OSError:
+        return False
 
 
 def _existing(paths: list[str]) -> tuple[str, ...]:

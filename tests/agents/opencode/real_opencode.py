@@ -83,9 +83,12 @@ def run_cli(cli: Cli, root: Path, tmp_path: Path, model: ScriptedChat, path: str
     _seed(config_dir, cli.plugin_package)
     _seed(root / f".{cli.home}", cli.plugin_package)
     prefix = cli.home.upper()
+    scratch = home / "tmp"  # the CLI unpacks a 5 MB native library there on every run
+    scratch.mkdir()
     env = {
         "PATH": path,
         "HOME": str(home),
+        "TMPDIR": str(scratch),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
