@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from intent_ls.spec.model import Problem
 
 CACHE_FILE = "spec-cache.json"
-_FORMAT = 3
+_FORMAT = 4
 #: :data:`intent_ls.spec.load.MAX_SPEC_BYTES`, repeated so that a cache hit never imports the
 #: YAML parser (a test keeps the two equal).
 MAX_SPEC_BYTES = 1024 * 1024
@@ -62,6 +62,8 @@ def _encode_policy(policy: RepoPolicy) -> dict[str, Any]:
         "maxDeletedLines": policy.max_deleted_lines,
         "protectedPaths": None if protected is None else list(protected),
         "agentProtectedPaths": list(policy.agent_protected_paths),
+        "agentWritablePaths": list(policy.agent_writable_paths),
+        "agentMaxTasks": policy.agent_max_tasks,
     }
 
 
@@ -71,6 +73,8 @@ def _decode_policy(saved: dict[str, Any]) -> RepoPolicy:
         saved["maxDeletedLines"],
         None if protected is None else tuple(protected),
         tuple(saved["agentProtectedPaths"]),
+        tuple(saved["agentWritablePaths"]),
+        saved["agentMaxTasks"],
     )
 
 

@@ -33,6 +33,9 @@ from intent_ls.spec.model import (
 )
 
 MAX_SPEC_BYTES = 1024 * 1024
+#: The fewest tasks ``policy.agentMaxTasks`` may allow a command: fewer, and ordinary
+#: commands cannot start their pipelines.
+MIN_TASKS = 32
 MAX_DEPTH = 32
 MAX_ALIASES = 100
 MAX_EVENTS = 200_000
@@ -252,6 +255,21 @@ def _problem(
 
 def _fatal(code: str, message: str, span: Span | None = None) -> SpecResult:
     return SpecResult(None, (_problem(code, message, span or Span.point()),))
+
+
+def _unwritable(text: str) -> str:
+    """Why ``text`` cannot be a writable tree of ``policy.agentWritablePaths`` ("" when
+    it can)."""
+    if not (text.startswith("/") or text.startswith("~/")):
+        return "must be an absolute path or start with '~/' (the home folder)"
+    if any(ord(c) < 32 or c == "\x7f" for c in text):
+        return "must not hold control characters"
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return "must not hold '..'"
+    if parts in ([], ["~"]):
+        return "would make the whole file system or home folder writable to agents"
+    return ""
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -592,11 +610,45 @@ class _Validator:
         agent_protected: tuple[str, ...] = ()
         if "agentProtectedPaths" in fields:
             agent_protected = self.agent_protected(fields["agentProtectedPaths"][1])
+        writable: tuple[str, ...] = ()
+        if "agentWritablePaths" in fields:
+            writable = self.writable_paths(fields["agentWritablePaths"][1])
+        max_tasks = None
+        if "agentMaxTasks" in fields:
+            max_tasks = self.max_tasks(fields["agentMaxTasks"][1])
         return RepoPolicy(
             max_deleted_lines=max_deleted,
             protected_paths=protected,
             agent_protected_paths=agent_protected,
+            agent_writable_paths=writable,
+            agent_max_tasks=max_tasks,
         )
+
+    def writable_paths(self, value: yaml.Node) -> tuple[str, ...]:
+        """``policy.agentWritablePaths``: every entry usable, or none is used (a path
+        read half-way could open more than the repository asked)."""
+        field = "policy.agentWritablePaths"
+        before = len(self.problems)
+        items = self.string_list(field, value)
+        for text, node in items:
+            why = _unwritable(text)
+            if why:
+                self.add(UNSAFE_PATH, f"'{field}' entry '{text}' {why}", node)
+        if len(self.problems) != before:
+            return ()
+        return tuple(text for text, _ in items)
+
+    def max_tasks(self, node: yaml.Node) -> int | None:
+        found = self.count("policy.agentMaxTasks", node)
+        if found is not None and found < MIN_TASKS:
+            self.add(
+                WRONG_TYPE,
+                f"'policy.agentMaxTasks' must be at least {MIN_TASKS}: fewer, and ordinary "
+                "commands cannot start their pipelines",
+                node,
+            )
+            return None
+        return found
 
     def agent_protected(self, value: yaml.Node) -> tuple[str, ...]:
         """``policy.agentProtectedPaths``: every glob valid and bounded, or none is used

@@ -126,6 +126,12 @@ class RepoPolicy:
     #: Root-anchored globs no agent tool call may change (put back byte for byte, like
     #: ``.orchestration/``), added to the agents' built-in protected set.
     agent_protected_paths: tuple[str, ...] = ()
+    #: Trees outside the workspace an agent's shell command may write besides the
+    #: development caches: absolute, or ``~/`` for the home folder.
+    agent_writable_paths: tuple[str, ...] = ()
+    #: How many tasks (processes and threads) one sandboxed command may run at once;
+    #: None: the sandbox's default.
+    agent_max_tasks: int | None = None
 
 
 @attrs.frozen

@@ -97,6 +97,22 @@ POLICY_FIELDS: tuple[Field, ...] = (
         "'config/*.env', '/Makefile'); '!' lines re-include.",
         nullable=True,
     ),
+    Field(
+        "agentWritablePaths",
+        Kind.TEXT_LIST,
+        "Folders outside the workspace an agent's shell commands may write, besides the "
+        "development caches (~/.cache, ~/.npm, ~/.cargo/registry, …) and a private /tmp: "
+        "absolute paths, or '~/' for the home folder (e.g. '~/.rustup'). Everything else "
+        "outside the workspace stays read-only in the agents' sandbox.",
+        nullable=True,
+    ),
+    Field(
+        "agentMaxTasks",
+        Kind.COUNT,
+        "How many processes and threads one agent shell command may run at once in the "
+        "sandbox (default 4096, at least 32): a fork bomb stops there.",
+        nullable=True,
+    ),
 )
 
 INTENT_FIELDS: tuple[Field, ...] = (

@@ -51,6 +51,8 @@ class Facts:
     #: Whether this is a container (``/.dockerenv``, ``/run/.containerenv``, a
     #: container's cgroup).
     container: bool = False
+    #: Whether a cgroup v1 ``pids`` hierarchy is writable (how root's tasks are bounded).
+    pids_cgroup: bool = False
 
 
 @attrs.frozen
@@ -122,10 +124,18 @@ _SANDBOX_LIMITS = (
     "the writable caches can be poisoned (a package a human later installs from them)",
     "the network is open",
 )
-_NO_LIMITS = ("no resource limits: a fork bomb is held by the shell classifier, not the sandbox",)
-_ROOT = (
-    "no resource limits, and RLIMIT_NPROC would not bind root anyway: a fork bomb is "
-    "held by the shell classifier only",
+_USER_TASKS = (
+    "at most 4096 processes and threads per command (policy.agentMaxTasks), counted in "
+    "its own user namespace: a fork bomb stops there",
+)
+_ROOT_TASKS = (
+    "at most 4096 processes and threads per session as root (policy.agentMaxTasks), in a "
+    "pids cgroup: a fork bomb stops there",
+)
+_ROOT_UNBOUNDED = (
+    "no limit on processes as root: RLIMIT_NPROC does not bind root and no cgroup v1 pids "
+    "hierarchy is writable here; a fork bomb in shell is held by the classifier, one in "
+    "interpreter code is not",
 )
 _AS_ROOT = (
     "as root too: the sandbox's user namespace drops every capability and locks "
@@ -188,8 +198,10 @@ def decide(facts: Facts) -> Environment:
 def _sandbox(facts: Facts) -> Environment:
     scoped = facts.landlock_abi >= SCOPES_ABI
     root = facts.uid == 0
-    holds = _CONFINED + (_SCOPED if scoped else _PID_NAMESPACE) + _VERIFIED
-    does_not = (() if scoped else _UNSCOPED) + _SANDBOX_LIMITS + (_ROOT if root else _NO_LIMITS)
+    tasks = _ROOT_TASKS if facts.pids_cgroup else () if root else _USER_TASKS
+    holds = _CONFINED + tasks + (_SCOPED if scoped else _PID_NAMESPACE) + _VERIFIED
+    unbounded = _ROOT_UNBOUNDED if root and not facts.pids_cgroup else ()
+    does_not = (() if scoped else _UNSCOPED) + _SANDBOX_LIMITS + unbounded
     guard = "Landlock scopes" if scoped else "a PID namespace"
     if root and facts.container:
         return Environment(
@@ -240,7 +252,7 @@ def probe(works: tuple[bool, str] | None = None, with_version: bool = True) -> F
     """This machine's facts. ``works`` is bubblewrap's answer when already known (a
     session's), which spares a sandboxed ``true``; ``with_version`` runs
     ``bwrap --version``."""
-    from intent_ls.agents.sandbox import bwrap, landlock
+    from intent_ls.agents.sandbox import bwrap, landlock, limits
 
     found = bwrap.binary()
     works_here, refusal = works if works is not None else bwrap.works()
@@ -253,4 +265,5 @@ def probe(works: tuple[bool, str] | None = None, with_version: bool = True) -> F
         no_new_privs=no_new_privs(),
         uid=os.getuid(),
         container=in_container(),
+        pids_cgroup=os.getuid() == 0 and limits.writable_hierarchy() is not None,
     )

@@ -6,6 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
+from intent_ls.agents.sandbox.limits import MAX_TASKS, session_cgroup
 from intent_ls.agents.sandbox.plan import (
     CREATED_CACHES,
     DAEMON_DIRS,
@@ -72,6 +73,25 @@ def writable_extra(root: Path) -> list[str]:
     return [os.path.expanduser(p) for p in getattr(policy, "agent_writable_paths", ())]
 
 
+def max_tasks(root: Path) -> int:
+    """``policy.agentMaxTasks``, else :data:`~.limits.MAX_TASKS`."""
+    policy = _spec_policy(root, "agentMaxTasks")
+    found = getattr(policy, "agent_max_tasks", None)
+    return found if isinstance(found, int) else MAX_TASKS
+
+
+def _installation() -> list[str]:
+    """Where intent-ls runs from (its package, its environment): read-only even inside
+    a tree the policy makes writable, or a command could rewrite the hook."""
+    import sys
+
+    return [str(Path(__file__).resolve().parents[2]), sys.prefix]
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
 def private_tmp(key: str) -> str:
     """The host directory that is the commands' ``/tmp``, one per session, kept between
     its commands (an agent writes a patch to ``/tmp`` and applies it in the next)."""
@@ -82,8 +102,7 @@ def private_tmp(key: str) -> str:
     info = base.lstat()
     if base.is_symlink() or info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise OSError(f"{base} is not this user's private directory")
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    tmp = base / digest
+    tmp = base / _digest(key)
     try:
         os.utime(tmp)  # in use: the pruning below goes by this time
     except FileNotFoundError:
@@ -178,7 +197,9 @@ def build(
     home = os.path.expanduser("~")
     writable = _caches(home, list(found.get("writable", [])))
     linked = [os.path.join(home, name) for name in LINKED_CACHES]
-    readonly = _existing([*found.get("readonly", []), *linked])
+    installed = [p for p in _installation() if any(_inside(p, w) for w in writable)]
+    readonly = _existing([*found.get("readonly", []), *linked, *installed])
+    tasks = max_tasks(root)
     sockets = [p for p in DAEMON_SOCKETS if os.path.exists(p) and not os.path.isdir(p)]
     return Plan(
         root=str(root),
@@ -191,6 +212,8 @@ def build(
         masked_dirs=tuple(d for d in DAEMON_DIRS if os.path.isdir(d) and not os.path.islink(d)),
         masked_files=_existing(sockets),
         pid_namespace=pid_namespace,
+        max_tasks=tasks,
+        tasks_cgroup=session_cgroup(_digest(key), tasks),
     )
 
 

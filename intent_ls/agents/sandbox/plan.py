@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from intent_ls.agents.sandbox.limits import MAX_TASKS, bounded
+
 #: Development caches under ``$HOME`` that package managers and build tools write to
 #: during ordinary work (``npm install``, ``pip install``, ``cargo build``, ``go test``,
 #: Maven, Gradle, pnpm, Yarn, Bun). More come from the spec's
@@ -89,6 +91,10 @@ class Plan(NamedTuple):
     #: Without Landlock scopes, a PID namespace keeps signals inside (and ends what
     #: the command leaves running when it exits).
     pid_namespace: bool = False
+    #: How many tasks the command may run at once (:mod:`.limits`).
+    max_tasks: int = MAX_TASKS
+    #: As root, the ``cgroup.procs`` of the session's ``pids`` cgroup ("" for none).
+    tasks_cgroup: str = ""
 
 
 def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
@@ -121,6 +127,6 @@ def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
         "--chdir",
         plan.cwd,
         "--",
-        *command,
+        *bounded(command, plan.max_tasks),
     ]
     return out

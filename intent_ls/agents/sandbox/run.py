@@ -8,7 +8,7 @@ import signal
 import subprocess
 from collections.abc import Sequence
 
-from intent_ls.agents.sandbox import landlock
+from intent_ls.agents.sandbox import landlock, limits
 from intent_ls.agents.sandbox.plan import Plan, argv
 
 #: Signals an agent sends to stop a command; passed on to the sandbox.
@@ -21,15 +21,19 @@ def needs_pid_namespace() -> bool:
     return landlock.abi() < landlock.SCOPES_ABI
 
 
-def _scoped() -> None:
-    landlock.scope_self()
+def _before_exec(plan: Plan) -> None:
+    """In the process about to become bubblewrap: the session's cgroup, then the
+    Landlock scopes (where no PID namespace stands in for them)."""
+    limits.join(plan.tasks_cgroup)
+    if not plan.pid_namespace:
+        landlock.scope_self()
 
 
 def wait_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> int:
     """The command's exit status (128 + N when signal N ended it)."""
     child = subprocess.Popen(
         argv(bwrap, plan, command),
-        preexec_fn=None if plan.pid_namespace else _scoped,
+        preexec_fn=lambda: _before_exec(plan),
         close_fds=True,
     )
 
@@ -44,7 +48,6 @@ def wait_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> int:
 
 def exec_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> None:
     """Becomes the sandbox; returns only when ``exec`` failed (OSError raised)."""
-    if not plan.pid_namespace:
-        landlock.scope_self()
+    _before_exec(plan)
     full = argv(bwrap, plan, command)
     os.execv(full[0], full)

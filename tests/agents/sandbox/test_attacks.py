@@ -266,3 +266,64 @@ def test_host_daemons_and_processes_are_out_of_reach(box: Box) -> None:
         listener.close()
         abstract.close()
         path_socket.unlink(missing_ok=True)
+
+
+_FORK_BOMB = (
+    "import os, time\n"
+    "kids = []\n"
+    "try:\n"
+    "    while len(kids) < 400:\n"
+    "        pid = os.fork()\n"
+    "        if pid == 0:\n"
+    "            time.sleep(20)\n"
+    "            os._exit(0)\n"
+    "        kids.append(pid)\n"
+    "except OSError as e:\n"
+    "    print('refused', e.errno)\n"
+    "print('forked', len(kids))\n"
+    "for pid in kids:\n"
+    "    os.kill(pid, 9)\n"
+)
+
+
+def test_a_fork_bomb_stops_at_the_task_limit(box: Box) -> None:
+    """Interpreter code that forks until it cannot, which no classifier reads: the
+    sandbox stops it at the repository's ``policy.agentMaxTasks`` — as the user, by
+    ``RLIMIT_NPROC`` counted in the sandbox's user namespace (the user's own processes
+    elsewhere do not count), as root by the session's pids cgroup."""
+    from intent_ls.agents.sandbox import limits
+
+    if box.uid is None and os.geteuid() == 0:
+        hierarchy = limits.pids_hierarchy(
+            Path("/proc/self/mountinfo").read_text(), Path("/proc/self/cgroup").read_text()
+        )
+        if hierarchy is None or not os.access(hierarchy, os.W_OK):
+            pytest.skip("root is bounded by a cgroup v1 pids hierarchy, and none is writable")
+    spec = box.root / ".orchestration" / "active_intents.yaml"
+    spec.write_text(SPEC + "policy:\n  agentMaxTasks: 64\n")
+    done = box.run(_py(_FORK_BOMB))
+    forked = int(done.stdout.split("forked ")[1].split()[0])
+    assert "refused 11" in done.stdout, done.stdout + done.stderr  # EAGAIN
+    assert 8 < forked < 64, done.stdout
+
+    spec.write_text(SPEC)  # the default is far above what ordinary work starts
+    done = box.run(_py(_FORK_BOMB.replace("400", "200")))
+    assert "forked 200" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_policys_writable_trees_and_nothing_more(box: Box) -> None:
+    """``policy.agentWritablePaths`` opens the trees it names (a toolchain's folder in
+    ``$HOME``); one that holds intent-ls's own installation leaves that read-only."""
+    (box.home / ".rustup").mkdir()
+    (box.home / ".other").mkdir()
+    if box.uid is not None:
+        for folder in (".rustup", ".other"):
+            os.chown(box.home / folder, box.uid, box.uid)
+    spec = box.root / ".orchestration" / "active_intents.yaml"
+    spec.write_text(SPEC + f"policy:\n  agentWritablePaths: ['~/.rustup', '{sys.prefix}']\n")
+    done = box.run(
+        f"echo t > ~/.rustup/toolchain; echo o > ~/.other/x; echo p > {_q(str(PTH))}; true"
+    )
+    assert (box.home / ".rustup" / "toolchain").read_text() == "t\n", done.stderr
+    assert not (box.home / ".other" / "x").exists()
+    assert not PTH.exists()

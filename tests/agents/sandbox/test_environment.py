@@ -32,9 +32,9 @@ def test_user_namespaces_give_the_sandbox_with_landlock_scopes() -> None:
     assert _said(env.does_not, ".mcp.json, .git/commondir")
     assert _said(env.does_not, "caches can be poisoned")
     assert _said(env.does_not, "network is open")
-    assert _said(env.does_not, "fork bomb is held by the shell classifier")
+    assert _said(env.holds, "at most 4096 processes and threads per command")
     assert not _said(env.does_not, "end with the command")
-    assert not _said(env.does_not, "RLIMIT_NPROC")
+    assert not _said(env.does_not, "fork bomb")
     assert env.fix == ""
 
 
@@ -61,11 +61,15 @@ def test_root_in_a_container_still_drops_capabilities_and_locks_mounts() -> None
     assert env.kind is Kind.ROOT_CONTAINER
     assert "root in a container" in env.title
     assert _said(env.holds, "drops every capability and locks the mounts")
-    assert _said(env.does_not, "RLIMIT_NPROC would not bind root")
-    assert not _said(env.does_not, "no resource limits: a fork bomb")
+    assert _said(env.does_not, "RLIMIT_NPROC does not bind root")
+    assert not _said(env.holds, "processes and threads per")
     # Root outside a container is the sandbox, with root's limits said all the same.
     host = decide(_facts(uid=0, container=False))
     assert host.kind is Kind.SANDBOX and _said(host.does_not, "RLIMIT_NPROC")
+    # A writable cgroup v1 pids hierarchy bounds root's tasks, per session.
+    bounded = decide(_facts(uid=0, container=True, pids_cgroup=True))
+    assert _said(bounded.holds, "per session as root")
+    assert not _said(bounded.does_not, "fork bomb")
 
 
 @pytest.mark.parametrize(

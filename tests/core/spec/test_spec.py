@@ -280,6 +280,28 @@ def test_agent_protected_paths_are_bounded_globs_with_positions() -> None:
     assert escape.span.start.line + 1 == 12
 
 
+def test_the_sandboxs_writable_trees_and_task_limit_are_read_and_bounded() -> None:
+    good = load(
+        GOOD + "policy:\n  agentWritablePaths: ['~/.rustup', /opt/sdk]\n  agentMaxTasks: 64\n"
+    )
+    assert good.problems == ()
+    assert good.spec.policy.agent_writable_paths == ("~/.rustup", "/opt/sdk")
+    assert good.spec.policy.agent_max_tasks == 64
+    assert load(GOOD).spec.policy.agent_max_tasks is None  # the sandbox's default
+    result = load(GOOD + "policy:\n  agentWritablePaths:\n    - ~/.rustup\n    - ~/../etc\n")
+    problem = only(result, S.UNSAFE_PATH)
+    assert "must not hold '..'" in problem.message
+    assert (problem.span.start.line + 1, problem.span.start.column + 1) == (14, 7)
+    assert result.spec.policy.agent_writable_paths == ()  # never half-read
+    for whole in ("/", "~/", "'//'", "~/."):
+        found = only(load(GOOD + f"policy:\n  agentWritablePaths: [{whole}]\n"), S.UNSAFE_PATH)
+        assert "whole file system or home folder" in found.message
+    relative = only(load(GOOD + "policy:\n  agentWritablePaths: [build]\n"), S.UNSAFE_PATH)
+    assert "absolute path or start with '~/'" in relative.message
+    few = only(load(GOOD + "policy:\n  agentMaxTasks: 8\n"), S.WRONG_TYPE)
+    assert "at least 32" in few.message and (few.span.start.line + 1) == 12
+
+
 def test_every_code_is_exercised_by_this_module() -> None:
     """Guards the contract: a new code must come with a test here or in test_spec_input."""
     here = Path(__file__)
