@@ -47,7 +47,23 @@ def state(root: Path) -> dict[str, Any] | None:
     tips = _tips(top)
     if tips is None:
         return None
-    return {"tips": tips, "index": _index_signature(top)}
+    dirs = real_git_dir(top)
+    head_file = _ref_file(dirs[0] / "HEAD") if dirs else None
+    return {
+        "tips": tips,
+        "index": _index_signature(top),
+        "head": _head(top, tips),
+        "head_ref": head_file if head_file and head_file.startswith("ref:") else None,
+    }
+
+
+def _head(top: Path, tips: dict[str, str]) -> str | None:
+    """The commit ``HEAD`` names (None on an unborn branch), from ``tips``."""
+    dirs = real_git_dir(top)
+    value = _ref_file(dirs[0] / "HEAD") if dirs else None
+    if value is None or not value.startswith("ref:"):
+        return value if value is not None and _is_oid(value) else None
+    return tips.get(value[4:].strip())
 
 
 def _tips(top: Path) -> dict[str, str] | None:
@@ -214,9 +230,18 @@ def forged(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths
         for commit, path, oid in _entries(out or b""):
             rel = disk.rel(path)
             if _forged(disk, rel, oid, policy):
-                found.append(Forged(ref, tips_before.get(ref), commit, str(rel)))
+                found.append(Forged(ref, _was(before, ref), commit, str(rel)))
                 break
     return found
+
+
+def _was(before: dict[str, Any], ref: str) -> str | None:
+    """Where ``ref`` was before the call: a detached ``HEAD`` that was on a branch was
+    ``ref: refs/heads/…`` (deleting it would leave no repository)."""
+    tips = before.get("tips") or {}
+    if ref == "HEAD" and ref not in tips and isinstance(before.get("head_ref"), str):
+        return str(before["head_ref"])
+    return tips.get(ref)
 
 
 def _forged(disk: _Disk, rel: str | None, oid: str, policy: protected_set.PolicyPaths) -> bool:
@@ -250,6 +275,8 @@ def put_back(root: Path, found: Forged) -> bool:
         return False
     if found.old is None:
         args = ["update-ref", "-d", found.ref]
+    elif found.old.startswith("ref:"):
+        args = ["symbolic-ref", found.ref, found.old[4:].strip()]
     else:
         args = ["update-ref", "--no-deref", found.ref, found.old]
     return git(top, *args) is not None
@@ -281,3 +308,70 @@ def _listing(out: bytes | None, field: int) -> Iterator[tuple[str, str]]:
         info, tab, path = entry.partition("\t")
         if tab:
             yield path, info.split(" ")[field]
+
+
+def checked_out(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths) -> list[str]:
+    """Protected files a checkout could not write, written as git would have.
+
+    ``git switch`` (``checkout``) to a branch whose spec or ledger differs updates the
+    index and cannot replace the read-only file in the sandbox, and still succeeds: the
+    working tree would keep the old branch's ledger, which the next commit would put on
+    this branch. So when the call moved ``HEAD`` to a commit that was a branch or tag tip
+    before it (never to one the call made, which :func:`forged` judges), each protected
+    file that differs between the two commits, whose index entry git set to the new
+    commit's and which is on disk exactly as in the old one (no local change lost), is
+    written from the new commit. Returns the workspace-relative paths written."""
+    top = git_top(root)
+    old, tips_before = before.get("head"), before.get("tips")
+    if top is None or not isinstance(old, str) or not isinstance(tips_before, dict):
+        return []
+    new = _head(top, _tips(top) or {})
+    if new is None or new == old or new not in tips_before.values():
+        return []
+    disk = _Disk(root, top)
+    specs = disk.pathspecs(policy)
+    out = git(top, "diff", "--raw", "--no-abbrev", "--no-renames", "-z", old, new, "--", *specs)
+    index = dict(_listing(git(top, "ls-files", "-s", "-z", "--", *specs), 1))
+    written = []
+    for path, was, now in _changed(out or b""):
+        rel = disk.rel(path)
+        followable = rel is not None and _followable(disk, rel, was, policy)
+        if followable and index.get(path, _NULL_OID) == now and _write_blob(top, root / rel, now):
+            written.append(str(rel))
+    return written
+
+
+def _followable(disk: _Disk, rel: str, was: str, policy: protected_set.PolicyPaths) -> bool:
+    """Whether a protected path is on disk exactly as blob ``was`` (null: absent)."""
+    if not protected_set.is_protected_rel(rel, policy):
+        return False
+    return disk.oid(rel, len(was)) == (None if was in _NULL else was)
+
+
+_NULL_OID = "0" * 40
+
+
+def _changed(out: bytes) -> Iterator[tuple[str, str, str]]:
+    """(top-relative path, old blob, new blob) of each ``diff --raw -z`` entry."""
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    for meta, path in zip(tokens[::2], tokens[1::2], strict=False):
+        fields = meta.split(" ")
+        if meta.startswith(":") and len(fields) >= 4:
+            yield path, fields[2], fields[3]
+
+
+def _write_blob(top: Path, path: Path, oid: str) -> bool:
+    """``path`` as blob ``oid`` has it (removed for a null id), replaced all at once."""
+    from intent_ls.common.safe_io import write_atomic
+
+    try:
+        if oid in _NULL:
+            path.unlink()
+            return True
+        data = git(top, "cat-file", "blob", oid)
+        if data is None:
+            return False
+        write_atomic(path, data, anchor=top)
+    except OSError:
+        return False
+    return True

@@ -171,6 +171,8 @@ def _git_objects(
     for found in git_objects.forged(root, taken["refs"], policy):
         done = git_objects.put_back(root, found)
         where = f"back at {found.old[:12]}" if found.old else "removed"
+        if found.old and found.old.startswith("ref:"):
+            where = f"back on {found.old[4:].strip()}"
         told.append(
             f"{found.path}: commit {found.commit[:12]} holds it as it is not on disk; "
             + (f"{found.ref} is {where}" if done else f"{found.ref} could not be put back")
@@ -182,6 +184,8 @@ def _git_objects(
     for path in git_objects.staged(root, taken["refs"], policy):
         told.append(f"{path}: staged as it is not on disk; its index entry is HEAD's again")
         entries.append(_entry(event, path, PROTECTED_PATH, log.RESTORED, staged=True))
+    for path in git_objects.checked_out(root, taken["refs"], policy):
+        told.append(f"{path}: written as the commit checked out holds it (read-only to git)")
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:

@@ -136,3 +136,69 @@ def test_the_tips_read_from_git_files_are_what_git_lists(ws: Path) -> None:
     expected["HEAD"] = git(ws, "rev-parse", "HEAD").strip()
     state = git_objects.state(ws)
     assert state is not None and state["tips"] == expected
+
+
+def _branch_with_other_ledger(ws: Path, agent: Agent) -> str:
+    """A branch ``other`` whose commit holds a longer ledger and another spec (as a human
+    made it), and the ledger that ``main`` has committed; the session is back on main."""
+    main = git(ws, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    commit = ["commit", "-q", "--allow-empty", "-m"]
+    git(ws, "add", "-A")
+    git(ws, *commit, "main's ledger")
+    git(ws, "switch", "-qc", "other")
+    agent.shell("echo 'y = 1' > src/made.py")  # recorded: the ledger grows on other
+    (ws / SPEC).write_text((ws / SPEC).read_text() + "# other's note\n")
+    git(ws, "add", "-A")
+    git(ws, *commit, "other's work")
+    git(ws, "switch", "-q", main)
+    return main
+
+
+@sandboxed
+def test_a_switch_to_a_branch_brings_its_ledger_and_spec(ws: Path) -> None:
+    """The sandbox keeps the ledger and spec read-only, so git's own switch leaves them
+    as they were and still succeeds; the after-tool event writes them as the branch has
+    them, and this call's record goes on that ledger."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    _branch_with_other_ledger(ws, agent)
+    ledger = ".orchestration/agent_trace.jsonl"
+    _, told = agent.shell("git switch -q other")
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    assert committed_spec(ws, "other") == (ws / SPEC).read_text(), told
+    assert (ws / ledger).read_bytes().startswith(git(ws, "show", f"other:{ledger}").encode())
+    assert git(ws, "status", "--short", "--", SPEC) == "", told
+    assert f"{SPEC}: written as the commit checked out holds it" in told
+
+
+@sandboxed
+def test_a_switch_to_a_commit_the_call_made_or_over_a_local_change_writes_nothing(
+    ws: Path,
+) -> None:
+    """Only a commit that was a branch or tag tip before the call is written from (one the
+    call built is judged as forged), and only over a file as the old commit holds it."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    _branch_with_other_ledger(ws, agent)
+    forged = script(
+        f"blob=$(printf '%s' \"{WIDE}\" | git hash-object -w --stdin)\n"
+        f"git update-index --cacheinfo 100644,$blob,{SPEC}\n"
+        "tree=$(git write-tree)\n"
+        "c=$(git -c user.email=a@b -c user.name=agent commit-tree $tree -p HEAD -m x)\n"
+        "git checkout -q --detach $c"
+    )
+    spec = (ws / SPEC).read_text()
+    _, told = agent.shell(forged)
+    assert (ws / SPEC).read_text() == spec, told
+    assert "written as the commit" not in told
+    # HEAD, detached onto the forged commit, is back on the branch it was on.
+    assert git(ws, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert "HEAD is back on refs/heads/main" in told
+    assert committed_spec(ws, ":0") == spec  # and the index entry is HEAD's again
+    # The ledger on disk holds this session's records since main's commit: a checkout
+    # of another branch would lose them, so git refuses it and nothing is written.
+    agent.shell("echo 'z = 1' > src/z.py")
+    before = (ws / ".orchestration/agent_trace.jsonl").read_bytes()
+    _, told = agent.shell("git switch -q other")
+    assert "written as the commit" not in told
+    assert (ws / ".orchestration/agent_trace.jsonl").read_bytes().startswith(before)
