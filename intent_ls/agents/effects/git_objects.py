@@ -310,42 +310,36 @@ def _listing(out: bytes | None, field: int) -> Iterator[tuple[str, str]]:
             yield path, info.split(" ")[field]
 
 
-def checked_out(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths) -> list[str]:
-    """Protected files a checkout could not write, written as git would have.
+def checked_out(root: Path, before: dict[str, Any]) -> bool:
+    """Whether the ledger was written as a checkout left it in the index.
 
-    ``git switch`` (``checkout``) to a branch whose spec or ledger differs updates the
-    index and cannot replace the read-only file in the sandbox, and still succeeds: the
-    working tree would keep the old branch's ledger, which the next commit would put on
-    this branch. So when the call moved ``HEAD`` to a commit that was a branch or tag tip
-    before it (never to one the call made, which :func:`forged` judges), each protected
-    file that differs between the two commits, whose index entry git set to the new
-    commit's and which is on disk exactly as in the old one (no local change lost), is
-    written from the new commit. Returns the workspace-relative paths written."""
+    ``git switch`` (``checkout``) to a branch whose ledger differs updates the index,
+    cannot replace the read-only file in the sandbox, and still succeeds: the working
+    tree would keep the old branch's ledger, which the next commit would put on this
+    branch. So when the call moved ``HEAD`` to a commit that was a branch or tag tip
+    before it (never to one the call made, which :func:`forged` judges), a ledger that
+    differs between the two commits, whose index entry git set to the new commit's and
+    which is on disk exactly as the old commit holds it (no uncommitted record lost), is
+    written from the new commit. Only the ledger: the spec and the agents' settings of
+    another commit (an old tag's wider scope, settings without the hooks) would change
+    what governs the session, which a checkout by the agent may not."""
     top = git_top(root)
     old, tips_before = before.get("head"), before.get("tips")
     if top is None or not isinstance(old, str) or not isinstance(tips_before, dict):
-        return []
+        return False
     new = _head(top, _tips(top) or {})
     if new is None or new == old or new not in tips_before.values():
-        return []
-    disk = _Disk(root, top)
-    specs = disk.pathspecs(policy)
-    out = git(top, "diff", "--raw", "--no-abbrev", "--no-renames", "-z", old, new, "--", *specs)
-    index = dict(_listing(git(top, "ls-files", "-s", "-z", "--", *specs), 1))
-    written = []
-    for path, was, now in _changed(out or b""):
-        rel = disk.rel(path)
-        followable = rel is not None and _followable(disk, rel, was, policy)
-        if followable and index.get(path, _NULL_OID) == now and _write_blob(top, root / rel, now):
-            written.append(str(rel))
-    return written
-
-
-def _followable(disk: _Disk, rel: str, was: str, policy: protected_set.PolicyPaths) -> bool:
-    """Whether a protected path is on disk exactly as blob ``was`` (null: absent)."""
-    if not protected_set.is_protected_rel(rel, policy):
         return False
-    return disk.oid(rel, len(was)) == (None if was in _NULL else was)
+    disk = _Disk(root, top)
+    base = "" if disk.prefix == "." else disk.prefix + "/"
+    spec = [f":(top,literal){base}{protected_set.LEDGER}"]
+    out = git(top, "diff", "--raw", "--no-abbrev", "--no-renames", "-z", old, new, "--", *spec)
+    index = dict(_listing(git(top, "ls-files", "-s", "-z", "--", *spec), 1))
+    for path, was, now in _changed(out or b""):
+        on_disk = disk.oid(protected_set.LEDGER, len(was)) == (None if was in _NULL else was)
+        if on_disk and index.get(path, _NULL_OID) == now:
+            return _write_blob(top, root / protected_set.LEDGER, now)
+    return False
 
 
 _NULL_OID = "0" * 40

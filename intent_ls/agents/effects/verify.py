@@ -184,8 +184,8 @@ def _git_objects(
     for path in git_objects.staged(root, taken["refs"], policy):
         told.append(f"{path}: staged as it is not on disk; its index entry is HEAD's again")
         entries.append(_entry(event, path, PROTECTED_PATH, log.RESTORED, staged=True))
-    for path in git_objects.checked_out(root, taken["refs"], policy):
-        told.append(f"{path}: written as the commit checked out holds it (read-only to git)")
+    if git_objects.checked_out(root, taken["refs"]):
+        told.append(f"{LEDGER_REL}: written as the commit checked out holds it (read-only to git)")
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:
