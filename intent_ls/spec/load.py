@@ -33,9 +33,6 @@ from intent_ls.spec.model import (
 )
 
 MAX_SPEC_BYTES = 1024 * 1024
-#: The fewest tasks ``policy.agentMaxTasks`` may allow a command: fewer, and ordinary
-#: commands cannot start their pipelines.
-MIN_TASKS = 32
 MAX_DEPTH = 32
 MAX_ALIASES = 100
 MAX_EVENTS = 200_000
@@ -640,10 +637,10 @@ class _Validator:
 
     def max_tasks(self, node: yaml.Node) -> int | None:
         found = self.count("policy.agentMaxTasks", node)
-        if found is not None and found < MIN_TASKS:
+        if found is not None and found < shape.MIN_TASKS:
             self.add(
                 WRONG_TYPE,
-                f"'policy.agentMaxTasks' must be at least {MIN_TASKS}: fewer, and ordinary "
+                f"'policy.agentMaxTasks' must be at least {shape.MIN_TASKS}: fewer, and ordinary "
                 "commands cannot start their pipelines",
                 node,
             )

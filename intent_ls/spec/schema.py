@@ -92,7 +92,7 @@ def _value(field: shape.Field) -> dict[str, Any]:
     elif field.kind is shape.Kind.TIMESTAMP:
         schema = {"type": "string"}
     elif field.kind is shape.Kind.COUNT:
-        schema = {"type": ["integer", "null"], "minimum": 0}
+        schema = {"type": ["integer", "null"], "minimum": field.minimum}
     elif field.kind is shape.Kind.POLICY:
         schema = {
             "type": ["object", "null"],

@@ -11,6 +11,10 @@ import enum
 
 import attrs
 
+#: The fewest tasks ``policy.agentMaxTasks`` may allow a command: fewer, and ordinary
+#: commands cannot start their pipelines.
+MIN_TASKS = 32
+
 
 class Kind(enum.Enum):
     #: A string; when the field is required it must not be blank.
@@ -45,6 +49,8 @@ class Field:
     nullable: bool = False
     #: For a legacy spelling: the field it stands for when that one is absent.
     legacy_of: str | None = None
+    #: For a count: the least value it takes.
+    minimum: int = 0
 
 
 TOP_FIELDS: tuple[Field, ...] = (
@@ -112,6 +118,7 @@ POLICY_FIELDS: tuple[Field, ...] = (
         "How many processes and threads one agent shell command may run at once in the "
         "sandbox (default 4096, at least 32): a fork bomb stops there.",
         nullable=True,
+        minimum=MIN_TASKS,
     ),
 )
 

@@ -81,6 +81,7 @@ VALID = [
     intent(BASE) + "policy: {maxDeletedLines: 0, protectedPaths: []}\n",
     intent(BASE) + "policy: {maxDeletedLines: null, protectedPaths: null, other: 1}\n",
     intent(BASE) + "policy: {protectedPaths: ['../out/**']}\n",  # glob checks: validator only
+    intent(BASE) + "policy: {agentWritablePaths: ['~/.rustup'], agentMaxTasks: 32}\n",
 ]
 
 INVALID = [
@@ -114,6 +115,7 @@ INVALID = [
     intent(BASE) + "policy: {maxDeletedLines: -1}\n",
     intent(BASE) + "policy: {maxDeletedLines: 1.5}\n",
     intent(BASE) + "policy: {maxDeletedLines: '5'}\n",
+    intent(BASE) + "policy: {agentMaxTasks: 31}\n",
     intent(BASE) + "policy: {maxDeletedLines: true}\n",
     intent(BASE) + "policy: {protectedPaths: db/**}\n",
     intent(BASE) + "policy: {protectedPaths: [1]}\n",
