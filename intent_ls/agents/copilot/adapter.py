@@ -107,27 +107,16 @@ def events_log(session: str) -> str:
 
 
 def model_in_log(path: str) -> str | None:
-    """The model of the newest event that names one (read from the log's tail)."""
-    import json
+    """The model of the newest event that names one."""
+    from intent_ls.agents.jsonl_tail import newest
 
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - 256 * 1024))
-            tail = fh.read()
-    except OSError:
-        return None
-    for line in reversed(tail.splitlines()):
-        if b'"model"' not in line:
-            continue
-        try:
-            data = json.loads(line).get("data")
-        except (ValueError, AttributeError):
-            continue
-        model = data.get("model") if isinstance(data, dict) else None
-        if isinstance(model, str) and model:
-            return model
-    return None
+    return newest(path, b'"model"', _event_model)
+
+
+def _event_model(entry: Any) -> str | None:
+    data = entry.get("data") if isinstance(entry, dict) else None
+    model = data.get("model") if isinstance(data, dict) else None
+    return model if isinstance(model, str) and model else None
 
 
 def parse(payload: dict[str, Any]) -> HookEvent:

@@ -166,26 +166,14 @@ def model_of(event: HookEvent, state: dict[str, Any]) -> str | None:
 
 
 def _model_from_transcript(path: str) -> str | None:
-    """The newest ``message.model`` in a JSONL transcript (read from its tail)."""
-    import json
+    """The newest ``message.model`` in a JSONL transcript."""
+    from intent_ls.agents.jsonl_tail import newest
 
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - 256 * 1024))
-            tail = fh.read()
-    except OSError:
-        return None
-    for line in reversed(tail.splitlines()):
-        if b'"model"' not in line:
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        message = entry.get("message") if isinstance(entry, dict) else None
-        model = message.get("model") if isinstance(message, dict) else None
-        if isinstance(model, str) and model and not model.startswith("<"):
-            return model
-    return None
+    return newest(path, b'"model"', _message_model)
+
+
+def _message_model(entry: Any) -> str | None:
+    message = entry.get("message") if isinstance(entry, dict) else None
+    model = message.get("model") if isinstance(message, dict) else None
+    usable = isinstance(model, str) and model and not model.startswith("<")
+    return model if usable else None
