@@ -361,17 +361,23 @@ def test_a_warm_hook_imports_no_pathspec_and_no_ledger_decoder(governed: Path) -
     assert last == "[] False"
 
 
+def _new_file_write(governed: Path) -> bytes:
+    """A PreToolUse Write of a new in-scope file, before any intent is selected."""
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "cwd": str(governed),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": write(governed, "src/new.py", "x\n"),
+        }
+    ).encode()
+
+
 def test_an_overrun_refuses_instead_of_timing_out(governed: Path) -> None:
-    payload = {
-        "session_id": "s1",
-        "cwd": str(governed),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Write",
-        "tool_input": write(governed, "src/new.py", "x\n"),
-    }
     done = subprocess.run(
         [sys.executable, "-m", "intent_ls", "hook", "claude-code", "--budget", "0.001"],
-        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+        input=_new_file_write(governed), capture_output=True, timeout=60, check=False,
     )  # fmt: skip
     verdict, reason = decision(json.loads(done.stdout))
     assert verdict == "deny" and "governance-error" in reason
@@ -397,14 +403,7 @@ def test_an_overrun_inside_a_librarys_broad_except_still_refuses(
         return compile_glob(*args, **kwargs)
 
     monkeypatch.setattr(pathspec.GitIgnoreSpec, "from_lines", overrun_once)
-    payload = {
-        "session_id": "s1",
-        "cwd": str(governed),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Write",
-        "tool_input": write(governed, "src/new.py", "x\n"),
-    }
-    answer, _ = run("claude-code", json.dumps(payload).encode())
+    answer, _ = run("claude-code", _new_file_write(governed))
     verdict, reason = decision(answer)
     assert verdict == "deny" and "took too long" in reason, reason
 

@@ -20,6 +20,7 @@ import pytest
 from tests.agents.real_cli import (
     CLAUDE,
     CLAUDES,
+    DEV_COMMANDS,
     claude_env,
     developer_workspace,
     install_hooks,
@@ -33,12 +34,7 @@ pytestmark = pytest.mark.skipif(CLAUDE is None, reason=missing("Claude Code"))
 #: What a developer's session runs: reads and an allowed ``npm test`` (no prompt), and
 #: commands Claude Code asks about (refused in ``-p``).
 COMMANDS = (
-    "ls src",
-    "git status --short",
-    "git diff",
-    "npm test",
-    "touch src/new.py",
-    "echo hi > /tmp/note.txt",
+    *DEV_COMMANDS,
     "curl -s http://127.0.0.1:9/",
     "cd src && pwd",
     "pwd",
