@@ -178,10 +178,12 @@ def main() -> None:
             "CLAUDE_CODE_SESSION_ID": SESSION,
         }
         os.environ["XDG_STATE_HOME"] = env["XDG_STATE_HOME"]
-        plan = gather.build(root, str(root), SESSION, pid_namespace=needs_pid_namespace())
+        plan = gather.build(
+            root, str(root), SESSION, pid_namespace=needs_pid_namespace(), bwrap=found
+        )
         bare = run(["bash", "-c", "true"], root, env)
         prefix = run([str(bin_dir / "intent-ls-sandbox"), "true"], root, env)
-        alone = run(argv(found, plan, ["bash", "-c", "true"]), root, env)
+        alone = run(argv(found, plan, "bash", "true"), root, env)
         floor = [found, "--ro-bind", "/", "/", "--unshare-user", "--", "bash", "-c", "true"]
         python = run([sys.executable, "-c", "pass"], root, env)
         # The session's first hook event tries bubblewrap once and keeps the answer,
@@ -206,7 +208,7 @@ def main() -> None:
         show("(b) intent-ls-sandbox 'true' (launcher + bwrap)", results["b"])
         show("(c) bwrap + plan's arguments, bash -c true", results["c"])
         show("(c0) bwrap floor (--ro-bind / / --unshare-user)", results["c0"])
-        print(f"    the plan's {len(argv(found, plan, ['true']))} arguments")
+        print(f"    the plan's {len(argv(found, plan, 'bash', 'true'))} arguments")
         show("(d) python -c pass (interpreter start-up)", results["d"])
         med = {k: statistics.median(v) for k, v in results.items()}
         print(
@@ -215,6 +217,9 @@ def main() -> None:
             f"sandbox set-up (c)-(a) {med['c'] - med['a']:.1f} ms, launcher (b)-(c) "
             f"{med['b'] - med['c']:.1f} ms"
         )
+        # Each (c) beside the (a) of the same round: what the sandbox adds to a command.
+        added = [c - a for c, a in zip(results["c"], results["a"], strict=True)]
+        show("sandbox set-up, (c)-(a) of each round", added)
         print("(e) the launcher's costliest imports (cumulative, one run):")
         for micros, name in import_costs(sys.executable, root, env):
             print(f"    {micros / 1000:7.1f} ms  {name.strip()}")

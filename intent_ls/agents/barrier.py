@@ -91,9 +91,9 @@ def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = No
     try:
         out_files = _touched([cwd_out, jobs_out])
         plan = gather.build(
-            root, os.getcwd(), str(root), out_files, pid_namespace=needs_pid_namespace()
+            root, os.getcwd(), str(root), out_files, needs_pid_namespace(), bwrap=found
         )
-        exec_confined(found, plan, [bash, "-c", script])
+        exec_confined(found, plan, bash, script)
     except OSError as exc:
         sys.stderr.write(f"intent-ls: the sandbox could not be set up ({exc}); ")
         sys.stderr.write("the command did not run\n")

@@ -34,7 +34,7 @@ class RepairOutcome:
 
 def repair_ledger(path: Path) -> RepairOutcome:
     ledger = Ledger(path)
-    with ledger._locked():
+    with ledger.locked():
         try:
             data = path.read_bytes()
         except FileNotFoundError:

@@ -78,7 +78,8 @@ class Ledger:
         self._thread_lock = threading.Lock()
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def locked(self) -> Iterator[None]:
+        """The writers' lock: no record is appended while it is held."""
         with self._thread_lock:
             ensure_private_dir(self.lock_path.parent)
             fd = open_sidecar(self.lock_path, os.O_RDWR | os.O_CREAT)
@@ -91,7 +92,7 @@ class Ledger:
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         """Appends a copy of ``record`` with ``prev``/``digest`` set; returns that copy."""
         record = copy.deepcopy(record)
-        with self._locked():
+        with self.locked():
             fd = open_sidecar(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
             try:
                 last = self._repair_tail(fd)

@@ -96,8 +96,7 @@ def test_the_rewritten_command_runs_under_the_barrier_with_the_tools_other_argum
         check=False,
     )
     assert done.returncode == 3 and done.stdout == "ran\n"
-    assert not (governed / ".orchestration" / "new").exists()
-    assert "Read-only file system" in done.stderr
+    assert not (governed / ".orchestration" / "new").exists()  # the sidecar's copy at most
 
 
 def _as_gemini_runs_it(command: str, jobs_file: Path) -> str:

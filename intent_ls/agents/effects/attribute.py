@@ -80,7 +80,7 @@ def judge_files(
     ``status``: the ``git status`` after the call, when already started."""
     store = Store(gov.root)
     found = file_changes(store, gov.root, restored.snapshot, status)
-    effects = [e for e in found if _the_calls(gov, e, declared, restored)]
+    effects = [e for e in found if _the_calls(gov, e, declared, restored, wording)]
     if not effects:
         return []
     told: list[str] = []
@@ -112,16 +112,27 @@ def _clipped(told: list[str]) -> list[str]:
     return told
 
 
-def _the_calls(gov: Any, effect: Effect, declared: set[str], restored: Restored) -> bool:
+def _the_calls(
+    gov: Any, effect: Effect, declared: set[str], restored: Restored, wording: Wording
+) -> bool:
     """Whether the change is the call's to answer for here: governed, not declared by
-    the tool itself, not recorded by another writer during the call."""
+    the tool itself, not recorded by another writer during the call, not parked in (or
+    back from) a stash with its records."""
     rel = effect.rel
     return (
         bool(rel)
         and rel not in declared
         and rel not in restored.others
         and not (gov.scope.is_ignored(rel))
+        and not _stashed(gov, wording, effect, restored)
     )
+
+
+def _stashed(gov: Any, wording: Wording, effect: Effect, restored: Restored) -> bool:
+    """A file a ``git stash`` of the call took back (or its ``pop`` brought back) with
+    the records of its change: not the call's to answer for again, unless its path is
+    one no agent may change."""
+    return effect.rel in restored.stashed and not _path_verdicts(gov, wording.session, effect)
 
 
 def _created(effect: Effect, new_bytes: bytes | None) -> tuple[bytes, ...]:
@@ -143,7 +154,7 @@ def _judge(
     from intent_ls import workflow  # the policy's rules: only for a call that changed files
 
     rel = effect.rel or ""
-    path = workflow.judge_path(session, gov.scope, rel).blocking()
+    path = _path_verdicts(gov, session, effect)
     if path:
         return list(path[:1]), None
     if new is None:
@@ -156,6 +167,13 @@ def _judge(
     if blocking and effect.before.restorable and not moved:
         return [v for v in blocking if v.code == blocking[0].code], decision
     return [], decision
+
+
+def _path_verdicts(gov: Any, session: Any, effect: Effect) -> list[Verdict]:
+    """What blocks a change of this path whoever makes it (out of scope, ignored)."""
+    from intent_ls import workflow
+
+    return list(workflow.judge_path(session, gov.scope, effect.rel or "").blocking())
 
 
 def _told(

@@ -22,7 +22,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from intent_ls.agents.effects.store_paths import state_home, store_dir
 from intent_ls.common.safe_io import write_new
+
+__all__ = ["Store", "signature", "state_home", "store_dir"]
 
 #: Above this size a file is not copied: a change to it can be detected, not undone.
 MAX_COPY = 8 * 1024 * 1024
@@ -30,18 +33,6 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _STAT_CACHE = "stat-cache.json"
 #: Blobs kept before unreferenced ones are collected.
 _GC_AFTER = 512
-
-
-def state_home() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "intent-ls" / "effects"
-
-
-def store_dir(root: Path) -> Path:
-    digest = hashlib.sha256(os.fsencode(str(root))).hexdigest()[:20]
-    return state_home() / digest
 
 
 def signature(st: os.stat_result) -> list[int]:

@@ -41,6 +41,10 @@ class Restored:
     told: tuple[str, ...] = ()
     #: Paths other writers (an editor, another agent session) recorded during the call.
     others: frozenset[str] = frozenset()
+    #: What git did with the ledger's records (parked in a stash, back from one).
+    noted: tuple[str, ...] = ()
+    #: Files a ``git stash`` of the call took back, their records parked with them.
+    stashed: frozenset[str] = frozenset()
 
     @property
     def declared(self) -> list[str] | None:
@@ -140,12 +144,23 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
             told.append(f"{shown}: {verb}")
         entries.append(_entry(event, shown, PROTECTED_PATH, action))
     _git_objects(root, event, taken, told, entries)
+    settled = _ledger_copies(root, event)
+    told += settled.told
     problem = _log(root, entries)
     if problem:
         told.append(problem)
     _done(root, event)
     store.collect(set())
-    return Restored(taken, tuple(told), frozenset(others))
+    return Restored(taken, tuple(told), frozenset(others), settled.noted, settled.stashed)
+
+
+def _ledger_copies(root: Path, event: HookEvent) -> Any:
+    """What the call's commands did to their copies of the ledger (:mod:`.ledger_copy`)."""
+    from intent_ls.agents.effects import ledger_copy
+
+    if event.tool is None or event.tool.kind not in GIT_WRITERS:
+        return ledger_copy.Settled()
+    return ledger_copy.settle(root)
 
 
 LEDGER_REL = ".orchestration/agent_trace.jsonl"

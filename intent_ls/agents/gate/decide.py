@@ -21,7 +21,7 @@ from intent_ls.agents.gate.governance import (
     read_text,
     rel_path,
 )
-from intent_ls.agents.gate.messages import deny, effects_told
+from intent_ls.agents.gate.messages import deny, effects_told, ledger_noted
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.session import SelectionRefused, check_selectable
 from intent_ls.policy.verdicts import GOVERNANCE_ERROR
@@ -44,7 +44,8 @@ def decide(
     ``restored`` and ``status``, what :func:`.answer.answer` found and started."""
     gov = load_governance(root)
     if gov is None:
-        return Outcome(context=effects_told(restored.told if restored else ()))
+        told, noted = (restored.told, restored.noted) if restored else ((), ())
+        return Outcome(context="\n".join(filter(None, [effects_told(told), ledger_noted(noted)])))
     written: list[str] = []
     if verified and event.tool is not None and event.phase is Phase.AFTER_TOOL:
         # What the tool's input says it writes: recorded as the call's own, and not

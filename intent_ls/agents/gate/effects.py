@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Outcome
 from intent_ls.agents.gate.governance import Governance, session_of
-from intent_ls.agents.gate.messages import effects_told, words_for
+from intent_ls.agents.gate.messages import effects_told, ledger_noted, words_for
 from intent_ls.agents.gate.record import model_of
 
 if TYPE_CHECKING:
@@ -49,7 +49,9 @@ def tell_effects(
         return outcome
     found = judge_files(gov, event, restored, declared, wording(gov, event), status)
     told = [*restored.told, *found]
-    if not told:
+    if not told and not restored.noted:
         return outcome
-    context = "\n".join(filter(None, [outcome.context, effects_told(told)]))
+    context = "\n".join(
+        filter(None, [outcome.context, effects_told(told), ledger_noted(restored.noted)])
+    )
     return Outcome(outcome.decision, outcome.reason, context)

@@ -64,6 +64,11 @@ def words_for(gov: Governance, session: Session, rel: str) -> Words:
     )
 
 
+def ledger_noted(noted: Sequence[str]) -> str:
+    """What the after-tool answer tells the model about the ledger's records and git."""
+    return "\n".join(f"[intent-ls] {line}" for line in noted)
+
+
 def effects_told(told: Sequence[str]) -> str:
     """What the after-tool answer tells the model about files put back."""
     if not told:

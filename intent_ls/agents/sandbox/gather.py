@@ -190,9 +190,13 @@ def build(
     out_files: tuple[str, ...] = (),
     pid_namespace: bool = False,
     paths: dict[str, list[str]] | None = None,
+    bwrap: str | None = None,
 ) -> Plan:
     """The plan for one command; ``paths``, :func:`candidates` as the hook kept them
-    (worked out here when not given)."""
+    (worked out here when not given). With ``bwrap``, the ledger is given to git as a
+    copy where that bubblewrap can mount one (:mod:`.ledger_copy`)."""
+    from intent_ls.agents.sandbox.ledger_copy import prepare
+
     found = paths or candidates(root)
     home = os.path.expanduser("~")
     writable = _caches(home, list(found.get("writable", [])))
@@ -214,6 +218,7 @@ def build(
         pid_namespace=pid_namespace,
         max_tasks=tasks,
         tasks_cgroup=session_cgroup(_digest(key), tasks),
+        ledger_copy=prepare(root, bwrap) if bwrap else None,
     )
 
 

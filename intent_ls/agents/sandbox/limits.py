@@ -17,7 +17,6 @@ root there has no limit, and ``doctor`` says so.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 #: Enough for parallel builds and test runners (``make -j``, a JVM's threads, a browser
 #: under test), far below what exhausts a machine's process table.
@@ -25,12 +24,12 @@ MAX_TASKS = 4096
 _CGROUP_PREFIX = "intent-ls-"
 
 
-def bounded(command: Sequence[str], max_tasks: int) -> list[str]:
-    """``command`` (``bash -c SCRIPT``) behind its own bash, which first lowers
-    ``RLIMIT_NPROC`` inside the sandbox, where bubblewrap has made the user namespace.
-    A limit already lower (the user's own hard limit) stays."""
-    limit = f'ulimit -Su {max_tasks} -Hu {max_tasks} 2>/dev/null; exec "$0" "$@"'
-    return [command[0], "-c", limit, *command]
+def bounded(bash: str, script: str, max_tasks: int) -> list[str]:
+    """``bash -c SCRIPT`` that first lowers ``RLIMIT_NPROC`` inside the sandbox, where
+    bubblewrap has made the user namespace: in the command's own shell, on the script's
+    first line (its line numbers in bash's messages stay), so no second shell starts. A
+    limit already lower (the user's own hard limit) stays."""
+    return [bash, "-c", f"ulimit -Su {max_tasks} -Hu {max_tasks} 2>/dev/null; {script}"]
 
 
 def pids_hierarchy(mountinfo: str, cgroups: str) -> str | None:

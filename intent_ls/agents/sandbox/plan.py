@@ -5,14 +5,15 @@ The order of the mounts is the policy. The whole file system goes in read-only f
 then a private ``/tmp`` and an empty ``/dev``; the host's daemon sockets are masked;
 the writable trees (the workspace, the caches) are bound over it; and the protected
 paths inside them are bound read-only last, so nothing a writable tree holds can
-reopen them. Whatever was not named stays read-only by construction — the hook's
-installation, the dotfiles and agents' settings in ``$HOME``, git's global config, the
-agents' rule files, shell start-up files.
+reopen them (the sidecar's ledger is then given to git as a copy, :mod:`.ledger_copy`,
+and the sidecar's other entries are bound read-only over it once more). Whatever was
+not named stays read-only by construction — the hook's installation, the dotfiles and
+agents' settings in ``$HOME``, git's global config, the agents' rule files, shell
+start-up files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from intent_ls.agents.sandbox.limits import MAX_TASKS, bounded
@@ -66,6 +67,20 @@ DAEMON_SOCKETS = (
 DAEMON_VARS = ("TMUX", "TMUX_PANE", "STY", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
 
 
+class LedgerCopy(NamedTuple):
+    """The sidecar as an overlay for one command (:mod:`.ledger_copy`)."""
+
+    #: The workspace's ``.orchestration/``.
+    sidecar: str
+    #: Where the command's writes there go, and the overlay's own work folder.
+    upper: str
+    work: str
+    #: The sidecar's existing entries other than the ledger, bound read-only again.
+    kept: tuple[str, ...]
+    #: The descriptor holding the copy folder's lock, for the command to inherit.
+    lock_fd: int
+
+
 class Plan(NamedTuple):
     """One command's sandbox (a ``NamedTuple`` rather than an attrs class: the launcher
     builds it before every shell command, and importing attrs would cost it more than
@@ -95,9 +110,11 @@ class Plan(NamedTuple):
     max_tasks: int = MAX_TASKS
     #: As root, the ``cgroup.procs`` of the session's ``pids`` cgroup ("" for none).
     tasks_cgroup: str = ""
+    #: The ledger git may rewrite, in a copy (None: the sidecar is read-only whole).
+    ledger_copy: LedgerCopy | None = None
 
 
-def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
+def argv(bwrap: str, plan: Plan, bash: str, script: str) -> list[str]:
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
     if plan.pid_namespace:
         out += ["--unshare-pid", "--proc", "/proc"]
@@ -112,6 +129,11 @@ def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
         out += ["--bind", path, path]
     for path in plan.readonly:
         out += ["--ro-bind", path, path]
+    copy = plan.ledger_copy
+    if copy is not None:
+        out += ["--overlay-src", copy.sidecar, "--overlay", copy.upper, copy.work, copy.sidecar]
+        for path in copy.kept:
+            out += ["--ro-bind", path, path]
     for name in DAEMON_VARS:
         out += ["--unsetenv", name]
     for name, value in SET_VARS:
@@ -127,6 +149,6 @@ def argv(bwrap: str, plan: Plan, command: Sequence[str]) -> list[str]:
         "--chdir",
         plan.cwd,
         "--",
-        *bounded(command, plan.max_tasks),
+        *bounded(bash, script, plan.max_tasks),
     ]
     return out

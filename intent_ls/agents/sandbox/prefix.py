@@ -100,12 +100,12 @@ def _confined(
 
     try:
         pid_ns = needs_pid_namespace()
-        plan = gather.build(root, os.getcwd(), key, pid_namespace=pid_ns, paths=paths)
+        plan = gather.build(root, os.getcwd(), key, pid_namespace=pid_ns, paths=paths, bwrap=bwrap)
     except OSError as exc:
         sys.stderr.write(f"intent-ls: the sandbox could not be planned ({exc}); ")
         sys.stderr.write("the command did not run\n")
         return 126
-    status = wait_confined(bwrap, plan, [bash, "-c", script])
+    status = wait_confined(bwrap, plan, bash, script)
     _copy_cwd_file(script, plan.tmp)
     return status
 

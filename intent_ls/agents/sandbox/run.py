@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Sequence
 
 from intent_ls.agents.sandbox import landlock, limits
 from intent_ls.agents.sandbox.plan import Plan, argv
@@ -29,13 +28,25 @@ def _before_exec(plan: Plan) -> None:
         landlock.scope_self()
 
 
-def wait_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> int:
+def _hold(plan: Plan) -> tuple[int, ...]:
+    """The lock on the command's ledger copy, for all it starts to inherit."""
+    if plan.ledger_copy is None:
+        return ()
+    os.set_inheritable(plan.ledger_copy.lock_fd, True)
+    return (plan.ledger_copy.lock_fd,)
+
+
+def wait_confined(bwrap: str, plan: Plan, bash: str, script: str) -> int:
     """The command's exit status (128 + N when signal N ended it)."""
+    held = _hold(plan)
     child = subprocess.Popen(
-        argv(bwrap, plan, command),
+        argv(bwrap, plan, bash, script),
         preexec_fn=lambda: _before_exec(plan),
         close_fds=True,
+        pass_fds=held,
     )
+    for fd in held:  # the sandbox holds the lock now, for as long as any of it lives
+        os.close(fd)
 
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)
@@ -46,8 +57,9 @@ def wait_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> int:
     return 128 - status if status < 0 else status
 
 
-def exec_confined(bwrap: str, plan: Plan, command: Sequence[str]) -> None:
+def exec_confined(bwrap: str, plan: Plan, bash: str, script: str) -> None:
     """Becomes the sandbox; returns only when ``exec`` failed (OSError raised)."""
     _before_exec(plan)
-    full = argv(bwrap, plan, command)
+    _hold(plan)
+    full = argv(bwrap, plan, bash, script)
     os.execv(full[0], full)

@@ -85,7 +85,10 @@ class Box:
         for path in sorted(self.base.rglob("*")):
             rel = str(path.relative_to(self.base))
             skipped = ("ws/src", "home/.cache/tool", "tmp", "home/.npm")
-            if path.is_file() and not rel.startswith(skipped):
+            # The commands' own copies of the ledger, judged by the after-tool event
+            # (tests/agents/effects/test_ledger_copy.py), and the overlay probe's answer.
+            ours = "/ledger-copies/" in rel or rel.endswith("/ledger-copy-probe")
+            if path.is_file() and not rel.startswith(skipped) and not ours:
                 seen[rel] = path.read_bytes()
         for extra in (PTH, Path("/etc/intent-ls-attack"), Path("/usr/local/bin/intent-ls-attack")):
             seen[str(extra)] = extra.read_bytes() if extra.exists() else None

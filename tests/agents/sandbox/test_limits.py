@@ -3,6 +3,8 @@ and where this process's cgroup is in a cgroup v1 ``pids`` hierarchy."""
 
 from __future__ import annotations
 
+import subprocess
+
 from intent_ls.agents.sandbox.limits import bounded, pids_hierarchy
 
 _MOUNTS = (
@@ -14,13 +16,19 @@ _MOUNTS = (
 
 
 def test_the_limit_is_set_by_the_commands_own_bash_before_the_command() -> None:
-    command = ["/bin/bash", "-c", "make -j"]
-    assert bounded(command, 64) == [
+    assert bounded("/bin/bash", "make -j", 64) == [
         "/bin/bash",
         "-c",
-        'ulimit -Su 64 -Hu 64 2>/dev/null; exec "$0" "$@"',
-        *command,
+        "ulimit -Su 64 -Hu 64 2>/dev/null; make -j",
     ]
+
+
+def test_the_scripts_own_lines_keep_their_numbers_in_bashs_messages() -> None:
+    """The limit shares the script's first line, so an agent reading bash's syntax
+    error is pointed at its own line, not one after it."""
+    done = subprocess.run(bounded("bash", "true\nif then", 64), capture_output=True)
+    assert done.returncode == 2
+    assert b"line 2:" in done.stderr
 
 
 def test_the_pids_cgroup_of_this_process_under_the_hierarchys_mount() -> None:

@@ -17,20 +17,20 @@ def _after(args: list[str], first: list[str], then: list[str]) -> bool:
 
 
 def test_everything_is_read_only_before_anything_is_writable() -> None:
-    command = ["bash", "-c", "ls"]
-    args = argv("bwrap", _plan(writable=("/h/.cache",), readonly=("/w/.git/config",)), command)
+    args = argv("bwrap", _plan(writable=("/h/.cache",), readonly=("/w/.git/config",)), "bash", "ls")
     assert args[:5] == ["bwrap", "--ro-bind", "/", "/", "--dev"]
     assert _after(args, ["--bind", "/w", "/w"], ["--ro-bind", "/w/.git/config", "/w/.git/config"])
     assert _after(args, ["--bind", "/t/s1", "/tmp"], ["--bind", "/w", "/w"])
     assert args[args.index("/h/.cache") - 1 :][:3] == ["--bind", "/h/.cache", "/h/.cache"]
-    assert args[-3:] == command
+    assert args[-3:-1] == ["bash", "-c"] and args[-1].endswith("; ls")
 
 
 def test_no_capabilities_no_host_daemons_and_the_command_last() -> None:
     args = argv(
         "bwrap",
         _plan(masked_dirs=("/run/dbus",), masked_files=("/run/docker.sock",), max_tasks=99),
-        ["bash", "-c", "b"],
+        "bash",
+        "b",
     )
     for flag in ("--unshare-user", "--unshare-ipc", "--new-session"):
         assert flag in args
@@ -44,11 +44,11 @@ def test_no_capabilities_no_host_daemons_and_the_command_last() -> None:
     assert "TMUX" in args and "DBUS_SESSION_BUS_ADDRESS" in args
     assert args[args.index("--chdir") + 1] == "/w/src"
     end = args.index("--")
-    assert args[end + 1 : end + 3] == ["bash", "-c"] and "ulimit -Su 99" in args[end + 3]
-    assert args[-3:] == ["bash", "-c", "b"]  # the command last, as the agent wrote it
+    # The command last, as the agent wrote it, after the task limit on its first line.
+    assert args[end + 1 :] == ["bash", "-c", "ulimit -Su 99 -Hu 99 2>/dev/null; b"]
 
 
 def test_a_pid_namespace_only_without_landlock_scopes() -> None:
-    assert "--unshare-pid" not in argv("bwrap", _plan(), ["x"])
-    args = argv("bwrap", _plan(pid_namespace=True), ["x"])
+    assert "--unshare-pid" not in argv("bwrap", _plan(), "bash", "x")
+    args = argv("bwrap", _plan(pid_namespace=True), "bash", "x")
     assert args[args.index("--unshare-pid") :][:3] == ["--unshare-pid", "--proc", "/proc"]

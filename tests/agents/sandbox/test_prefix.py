@@ -93,8 +93,9 @@ def test_the_sessions_pinned_root_is_the_writable_one(tmp_path: Path, monkeypatc
     done = _run(decoy, "echo x > ../sibling.txt", CLAUDE_CODE_SESSION_ID="s1")
     assert done.returncode == 0, done.stderr
     assert (root / "src" / "sibling.txt").read_text() == "x\n"
-    refused = _run(decoy, "echo x > ../../.orchestration/forged.yaml", CLAUDE_CODE_SESSION_ID="s1")
-    assert refused.returncode != 0 and not (root / ".orchestration" / "forged.yaml").exists()
+    # Into the command's own copy of the sidecar at most (dropped after the call).
+    _run(decoy, "echo x > ../../.orchestration/forged.yaml", CLAUDE_CODE_SESSION_ID="s1")
+    assert not (root / ".orchestration" / "forged.yaml").exists()
 
 
 def test_the_hook_keeps_the_plans_paths_for_the_prefix(governed: Path) -> None:

@@ -1,0 +1,295 @@
+"""What git did to the ledger's copy in the sandbox, judged after the call.
+
+A command in the sandbox writes the ledger only through its own copy
+(:mod:`intent_ls.agents.sandbox.ledger_copy`). When it has ended (nothing it started
+holds the copy's lock any more), its copy is taken into the workspace only as one of
+two moves git makes with records, and never loses or invents one:
+
+- **records parked in a stash**: the copy is the ledger cut back to one of its earlier
+  lengths (``git stash`` resets it to ``HEAD``'s), and the stash git keeps holds the
+  ledger whole. The ledger's digest is remembered as parked.
+- **parked records back**: the copy is the ledger with lines after it, and is exactly a
+  ledger this workspace parked (``git stash pop`` or ``apply`` of that stash).
+
+The ledger's map (``intent_map.md``, derived from it and tracked beside it) is taken
+with them only as the commit git took the records from holds it.
+
+Anything else (``git checkout -- ledger`` or ``reset --hard`` dropping records that no
+stash holds, records from a commit or stash the agent made, ``echo >>``, conflict
+markers) is refused: the ledger stays as it is and the agent is told why. Only a stash
+intent-ls saw parked can bring records back, so a stash the agent forged (``git stash
+store`` of a commit it wrote) brings none. New files the command made in the sidecar
+are dropped with the copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import stat
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from intent_ls.agents.effects.git import git, git_top
+from intent_ls.agents.sandbox.ledger_copy import LEDGER_NAME, MAP_NAME, SIDECAR, calls_dir
+
+LEDGER_REL = f"{SIDECAR}/{LEDGER_NAME}"
+#: The parked ledgers remembered, newest last (a stash list longer than this is rare).
+MAX_PARKED = 256
+_PARKED_FILE = "parked-ledgers"
+
+SAME = "same"
+PARKED = "parked"
+RETURNED = "returned"
+REFUSED = "refused"
+
+
+class Judged(NamedTuple):
+    outcome: str
+    #: The digest to remember as parked (for :data:`PARKED`).
+    park: str | None = None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def judge(
+    ledger: bytes | None,
+    copy: bytes | None,
+    stashed: Collection[bytes],
+    parked: Collection[str],
+) -> Judged:
+    """The ledger on disk (None: absent), its copy as the command left it (None:
+    removed), the ledgers the stash holds now, the digests parked before."""
+    if copy == ledger:
+        return Judged(SAME)
+    now, new = ledger or b"", copy or b""
+    whole_lines = not new or new.endswith(b"\n")
+    if whole_lines and now.startswith(new) and now in stashed:
+        return Judged(PARKED, digest(now))
+    if copy is not None and whole_lines and new.startswith(now) and digest(new) in parked:
+        return Judged(RETURNED)
+    return Judged(REFUSED)
+
+
+def finished(root: Path) -> Iterator[Path]:
+    """Each command's copy folder that nothing it started holds any more."""
+    try:
+        names = sorted(os.listdir(calls_dir(root)))
+    except OSError:
+        return
+    for name in names:
+        folder = calls_dir(root) / name
+        try:
+            fd = os.open(folder / "lock", os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # still running: a later after-tool event judges it
+        try:
+            yield folder
+        finally:
+            os.close(fd)
+
+
+class Settled(NamedTuple):
+    #: Changes not kept, for the agent, with the files put back.
+    told: tuple[str, ...] = ()
+    #: Records parked or back, for the agent.
+    noted: tuple[str, ...] = ()
+    #: Workspace-relative files a stash took back to ``HEAD``'s, their records parked
+    #: with them: not judged or recorded again as the call's changes.
+    stashed: frozenset[str] = frozenset()
+
+
+def settle(root: Path) -> Settled:
+    """Judges and removes every finished copy."""
+    told: list[str] = []
+    noted: list[str] = []
+    stashed: set[str] = set()
+    for folder in finished(root):
+        one = _settle_one(root, folder)
+        _remove(folder)
+        told += one.told
+        noted += one.noted
+        stashed |= one.stashed
+    return Settled(tuple(told), tuple(noted), frozenset(stashed))
+
+
+def _settle_one(root: Path, folder: Path) -> Settled:
+    upper = folder / "upper"
+    try:
+        names = sorted(os.listdir(upper))
+    except OSError:
+        return Settled()
+    ledger, tree = _ledger(root, upper / LEDGER_NAME) if LEDGER_NAME in names else (Settled(), "")
+    told = [
+        f"{SIDECAR}/{name}: made or changed in the sandbox's copy of {SIDECAR}/, not kept"
+        for name in names
+        if name != LEDGER_NAME and not (name == MAP_NAME and _map(root, upper / name, tree))
+    ]
+    return Settled((*told, *ledger.told), ledger.noted, ledger.stashed)
+
+
+def _map(root: Path, copy_path: Path, tree: str) -> bool:
+    """Whether the ledger's map, derived from it, was taken as git wrote it along with
+    the ledger's records: only as the commit git took the records from holds it."""
+    copy = _copy_of(copy_path)
+    top = git_top(root)
+    if not tree or copy is False or top is None:
+        return False
+    rel = os.path.relpath(root / SIDECAR / MAP_NAME, top).replace(os.sep, "/")
+    if copy != git(top, "cat-file", "blob", f"{tree}:{rel}"):
+        return False
+    _write(root, root / SIDECAR / MAP_NAME, copy)
+    return True
+
+
+def _ledger(root: Path, copy_path: Path) -> tuple[Settled, str]:
+    """What the copy's ledger settled as, and the commit whose files git wrote with it
+    ("" when none was taken)."""
+    copy = _copy_of(copy_path)
+    if copy is False:
+        told = f"{LEDGER_REL}: the command left something other than a file; not kept"
+        return Settled((told,)), ""
+    from intent_ls.ledger.store import Ledger
+
+    path = root / LEDGER_REL
+    with Ledger(path).locked():
+        ledger = _read(path)
+        parked = _parked(root)
+        cut = copy != ledger and (copy is None or (ledger or b"").startswith(copy))
+        judged = judge(ledger, copy, _stashed(root) if cut else (), parked)
+        if judged.outcome in (SAME, REFUSED):
+            return Settled(() if judged.outcome == SAME else (_REFUSED,)), ""
+        _write(root, path, copy)
+        if judged.park is not None:
+            parked[judged.park] = _stash_commit(root)
+            _remember(root, parked)
+    if judged.park is not None:
+        said = f"{LEDGER_REL}: its records since the last commit went into the stash with the work"
+        stash = parked[judged.park]
+        return Settled(noted=(said,), stashed=_as_in(root, stash, "^1")), f"{stash}^1"
+    said = f"{LEDGER_REL}: the records parked in the stash are back"
+    stash = parked[digest(copy or b"")]
+    return Settled(noted=(said,), stashed=_as_in(root, stash, "")), stash
+
+
+_REFUSED = (
+    f"{LEDGER_REL}: git's change to it was not kept (records leave it only into a "
+    "stash, and come back only from a stash they went into); it is as it was, so git "
+    "may now show it modified"
+)
+
+
+def _copy_of(path: Path) -> bytes | bool | None:
+    """The copy's bytes; None for overlayfs's mark of a removed file; False for
+    anything else that is not a regular file."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    try:
+        return path.read_bytes()
+    except OSError:
+        return False
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _stashed(root: Path) -> list[bytes]:
+    """The ledger as the newest stash holds it: in its tree, or in its untracked files'
+    commit (``stash -u``)."""
+    top = git_top(root)
+    if top is None:
+        return []
+    rel = os.path.relpath(root / LEDGER_REL, top).replace(os.sep, "/")
+    found = []
+    for commit in ("refs/stash", "refs/stash^3"):
+        data = git(top, "cat-file", "blob", f"{commit}:{rel}")
+        if data is not None:
+            found.append(data)
+    return found
+
+
+def _stash_commit(root: Path) -> str:
+    top = git_top(root)
+    out = git(top, "rev-parse", "-q", "--verify", "refs/stash") if top is not None else None
+    return (out or b"").decode().strip()
+
+
+def _as_in(root: Path, stash: str, side: str) -> frozenset[str]:
+    """The workspace's files ``stash`` (a stash commit) holds changes of that are now as
+    its base has them (``side`` ``^1``: the stash took them back) or as it has them
+    (``""``: the stash brought them back): their records went or came with the ledger."""
+    top = git_top(root)
+    if top is None or not stash:
+        return frozenset()
+    names = _names(git(top, "diff", "--name-only", "-z", f"{stash}^1", stash))
+    untracked = _names(git(top, "ls-tree", "-r", "--name-only", "-z", f"{stash}^3"))
+    tree = f"{stash}{side}" if side else stash
+    differ = _names(git(top, "diff", "--name-only", "-z", tree, "--", *names)) if names else set()
+    found = set(names - differ)
+    for name in untracked:
+        if os.path.lexists(top / name) == (not side):
+            found.add(name)
+    rels = (os.path.relpath(top / n, root).replace(os.sep, "/") for n in found)
+    return frozenset(r for r in rels if not r.startswith("../"))
+
+
+def _names(out: bytes | None) -> set[str]:
+    return {n for n in (out or b"").decode("utf-8", "surrogateescape").split("\0") if n}
+
+
+def _write(root: Path, path: Path, copy: bytes | None) -> None:
+    from intent_ls.common.safe_io import write_atomic
+
+    if copy is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_atomic(path, copy, anchor=root, fsync=True)
+
+
+def _parked_path(root: Path) -> Path:
+    return calls_dir(root).parent / _PARKED_FILE
+
+
+def _parked(root: Path) -> dict[str, str]:
+    """Each parked ledger's digest, and the stash commit it went into."""
+    try:
+        lines = _parked_path(root).read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split(" ", 1) for line in lines if " " in line)
+
+
+def _remember(root: Path, parked: dict[str, str]) -> None:
+    from intent_ls.common.safe_io import write_atomic
+
+    kept = list(parked.items())[-MAX_PARKED:]
+    write_atomic(_parked_path(root), "".join(f"{d} {c}\n" for d, c in kept).encode())
+
+
+def _remove(folder: Path) -> None:
+    """The copy folder, with overlayfs's own work folder (made without permissions)."""
+    import shutil
+
+    with contextlib.suppress(OSError):
+        os.chmod(folder / "work" / "work", 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
