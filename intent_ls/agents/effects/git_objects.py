@@ -54,7 +54,21 @@ def state(root: Path) -> dict[str, Any] | None:
         "index": _index_signature(top),
         "head": _head(top, tips),
         "head_ref": head_file if head_file and head_file.startswith("ref:") else None,
+        "stash": _stash_tip(top, dirs[1]) if dirs else None,
     }
+
+
+def _stash_tip(top: Path, common: Path) -> str | None:
+    """The newest stash's commit (a ``stash pop`` whose ledger is not taken puts it back:
+    :mod:`.ledger_copy`)."""
+    if os.path.isdir(common / "reftable"):
+        out = git(top, "rev-parse", "-q", "--verify", "refs/stash")
+        value = out.decode().strip() if out else None
+    else:
+        value = _ref_file(common / "refs" / "stash") or _packed(common / "packed-refs").get(
+            "refs/stash"
+        )
+    return value if value is not None and _is_oid(value) else None
 
 
 def _head(top: Path, tips: dict[str, str]) -> str | None:

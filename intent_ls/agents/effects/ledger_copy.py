@@ -16,7 +16,8 @@ with them only as the commit git took the records from holds it.
 
 Anything else (``git checkout -- ledger`` or ``reset --hard`` dropping records that no
 stash holds, records from a commit or stash the agent made, ``echo >>``, conflict
-markers) is refused: the ledger stays as it is and the agent is told why. Only a stash
+markers) is refused: the ledger stays as it is and the agent is told why; a stash the
+call popped whose ledger was refused goes back on the stash list, with its records. Only a stash
 intent-ls saw parked can bring records back, so a stash the agent forged (``git stash
 store`` of a commit it wrote) brings none. New files the command made in the sidecar
 are dropped with the copy.
@@ -109,13 +110,15 @@ class Settled(NamedTuple):
     stashed: frozenset[str] = frozenset()
 
 
-def settle(root: Path) -> Settled:
-    """Judges and removes every finished copy."""
+def settle(root: Path, stash_before: str | None = None) -> Settled:
+    """Judges and removes every finished copy. ``stash_before``: the newest stash before
+    the call, put back when the call popped it and its ledger was not taken (the stash
+    then still holds the records)."""
     told: list[str] = []
     noted: list[str] = []
     stashed: set[str] = set()
     for folder in finished(root):
-        one = _settle_one(root, folder)
+        one = _settle_one(root, folder, stash_before)
         _remove(folder)
         told += one.told
         noted += one.noted
@@ -123,13 +126,15 @@ def settle(root: Path) -> Settled:
     return Settled(tuple(told), tuple(noted), frozenset(stashed))
 
 
-def _settle_one(root: Path, folder: Path) -> Settled:
+def _settle_one(root: Path, folder: Path, stash_before: str | None) -> Settled:
     upper = folder / "upper"
     try:
         names = sorted(os.listdir(upper))
     except OSError:
         return Settled()
-    ledger, tree = _ledger(root, upper / LEDGER_NAME) if LEDGER_NAME in names else (Settled(), "")
+    ledger, tree = (Settled(), "")
+    if LEDGER_NAME in names:
+        ledger, tree = _ledger(root, upper / LEDGER_NAME, stash_before)
     told = [
         f"{SIDECAR}/{name}: made or changed in the sandbox's copy of {SIDECAR}/, not kept"
         for name in names
@@ -152,7 +157,7 @@ def _map(root: Path, copy_path: Path, tree: str) -> bool:
     return True
 
 
-def _ledger(root: Path, copy_path: Path) -> tuple[Settled, str]:
+def _ledger(root: Path, copy_path: Path, stash_before: str | None) -> tuple[Settled, str]:
     """What the copy's ledger settled as, and the commit whose files git wrote with it
     ("" when none was taken)."""
     copy = _copy_of(copy_path)
@@ -167,8 +172,10 @@ def _ledger(root: Path, copy_path: Path) -> tuple[Settled, str]:
         parked = _parked(root)
         cut = copy != ledger and (copy is None or (ledger or b"").startswith(copy))
         judged = judge(ledger, copy, _stashed(root) if cut else (), parked)
-        if judged.outcome in (SAME, REFUSED):
-            return Settled(() if judged.outcome == SAME else (_REFUSED,)), ""
+        if judged.outcome == SAME:
+            return Settled(), ""
+        if judged.outcome == REFUSED:
+            return Settled((_REFUSED, *_keep_stash(root, stash_before, copy))), ""
         _write(root, path, copy)
         if judged.park is not None:
             parked[judged.park] = _stash_commit(root)
@@ -226,6 +233,22 @@ def _stashed(root: Path) -> list[bytes]:
         if data is not None:
             found.append(data)
     return found
+
+
+def _keep_stash(root: Path, stash: str | None, copy: bytes | None) -> tuple[str, ...]:
+    """Puts ``stash`` back on the stash list when the call popped it (it is no longer
+    listed) and its ledger is the one not taken: its records are not lost with it."""
+    top = git_top(root)
+    if top is None or stash is None or copy is None:
+        return ()
+    rel = os.path.relpath(root / LEDGER_REL, top).replace(os.sep, "/")
+    listed = _names(git(top, "log", "-g", "-z", "--format=%H", "refs/stash"))
+    if stash in listed or git(top, "cat-file", "blob", f"{stash}:{rel}") != copy:
+        return ()
+    subject = (git(top, "log", "-1", "--format=%s", stash) or b"").decode().strip()
+    if git(top, "stash", "store", "-m", subject or "kept by intent-ls", stash) is None:
+        return ()
+    return (f"the stash it came from ({stash[:12]}) is on the stash list again",)
 
 
 def _stash_commit(root: Path) -> str:

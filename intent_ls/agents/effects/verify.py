@@ -144,7 +144,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
             told.append(f"{shown}: {verb}")
         entries.append(_entry(event, shown, PROTECTED_PATH, action))
     _git_objects(root, event, taken, told, entries)
-    settled = _ledger_copies(root, event)
+    settled = _ledger_copies(root, event, taken)
     told += settled.told
     problem = _log(root, entries)
     if problem:
@@ -154,13 +154,15 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     return Restored(taken, tuple(told), frozenset(others), settled.noted, settled.stashed)
 
 
-def _ledger_copies(root: Path, event: HookEvent) -> Any:
+def _ledger_copies(root: Path, event: HookEvent, taken: dict[str, Any]) -> Any:
     """What the call's commands did to their copies of the ledger (:mod:`.ledger_copy`)."""
     from intent_ls.agents.effects import ledger_copy
 
     if event.tool is None or event.tool.kind not in GIT_WRITERS:
         return ledger_copy.Settled()
-    return ledger_copy.settle(root)
+    refs = taken.get("refs")
+    stash = refs.get("stash") if isinstance(refs, dict) else None
+    return ledger_copy.settle(root, stash if isinstance(stash, str) else None)
 
 
 LEDGER_REL = ".orchestration/agent_trace.jsonl"

@@ -25,8 +25,8 @@ def _session(root: Path) -> ScriptedChat:
             tool(1, "create", path=str(root / "src/new.py"), file_text="x = 1\n"),
             tool(2, SELECT, intent_id="INT-APP"),
             tool(3, "create", path=str(root / "src/new.py"), file_text="x = 1\n"),
-            tool(4, "bash", command="python3 -c \"open('.orchestration/x', 'w')\"; "
-                 "printf 'y = 2\\n' > src/shell.py", description="step"),
+            tool(4, "bash", description="step", command="python3 -c \"open('.orchestration/' "
+                 "+ 'active_intents.yaml', 'a')\"; printf 'y = 2\\n' > src/shell.py"),
             "finished",
         ],
         main_tool="create",
@@ -38,6 +38,7 @@ def test_claude_codes_hook_under_copilot(
     own_hook: bool, governed: Path, tmp_path: Path, agent_path: str
 ) -> None:
     assert COPILOT is not None
+    spec = (governed / ".orchestration/active_intents.yaml").read_text()
     git(governed, "init", "-q")
     install_hooks("claude-code", governed, agent_path)
     if own_hook:
@@ -48,7 +49,7 @@ def test_claude_codes_hook_under_copilot(
     assert results["toolu_03"].startswith("Created file")
     # The shell command ran in the sandbox: the protected write failed, the other landed.
     assert "Read-only file system" in results["toolu_04"]
-    assert not (root / ".orchestration/x").exists()
+    assert (root / ".orchestration/active_intents.yaml").read_text() == spec
     assert (root / "src/shell.py").read_text() == "y = 2\n"
     written = [f["path"] for r in records(root) for f in r["files"]]
     assert sorted(written) == ["src/new.py", "src/shell.py"]

@@ -156,3 +156,21 @@ def test_the_sidecars_other_files_stay_and_new_or_forged_ones_are_dropped(ws: Pa
     assert ".orchestration/extra.yaml: made or changed in the sandbox's copy" in told
     assert not (ws / MAP).exists()  # taken only with records git moved, as git holds it
     assert ".orchestration/intent_map.md: made or changed in the sandbox's copy" in told
+
+
+@sandboxed
+def test_a_stash_not_seen_parked_stays_listed_when_its_ledger_is_not_taken(ws: Path) -> None:
+    """A stash a human made in a terminal (or before this intent-ls): popped by the
+    agent, its records are not taken, and the stash goes back on the list so that they
+    are not lost with it."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    ledger = _edited(ws, agent)
+    git(ws, "stash")
+    stash = git(ws, "rev-parse", "refs/stash").strip()
+    _, told = agent.shell("git stash pop")
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    assert "git's change to it was not kept" in told
+    assert f"the stash it came from ({stash[:12]}) is on the stash list again" in told
+    assert git(ws, "rev-parse", "refs/stash").strip() == stash
+    assert git(ws, "show", f"refs/stash:{LEDGER}").encode() == ledger
