@@ -293,8 +293,10 @@ def reload_buffer(ls: Hub, doc: TrackedDocument, disk_text: str) -> types.Worksp
 
 
 def fixes(ls: Hub, doc: TrackedDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
-    """Quick fixes of a ``stale-file`` diagnostic."""
+    """Quick fixes of a ``stale-file`` diagnostic, from the disk as it is now: the
+    poller may have read the file between another writer's truncation and its write."""
     actions = []
+    disk_changed(ls, doc)
     disk = doc.disk
     if disk is not None and disk.changed and disk.current_text is not None:
         reload = types.CodeAction(

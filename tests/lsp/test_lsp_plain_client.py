@@ -152,6 +152,24 @@ async def test_reload_from_disk_is_right_whether_or_not_the_client_reverted(
     await plain.wait_diagnostics(JWT, lambda d: d == [], "the reload clears everything")
 
 
+async def test_the_reload_is_the_disk_as_it_is_when_asked(plain: Editor) -> None:
+    """The poller read the file between a writer's truncation and its write (``>`` in a
+    shell): the quick fix asked for after the write reloads the written text, not the
+    empty file the poller saw."""
+    await plain.execute("intent.select", "INT-001")
+    uri = plain.open(JWT)
+    plain.insert(uri, 0, 0, "# mine\n")
+    await plain.settled()
+    theirs = (plain.root / JWT).read_text().replace('"""JSON Web', '"""Their JSON Web')
+    plain.write_file(plain.root / JWT, "")
+    diags = await plain.wait_diagnostics(JWT, lambda d: bool(stale_of(d)), "stale-file")
+    [diag] = stale_of(diags)
+    (plain.root / JWT).write_text(theirs, encoding="utf-8")  # no poll has seen it yet
+    [reload, *_] = await plain.code_actions(uri, [diag])
+    assert reload.edit is not None
+    assert apply_as_eglot(plain, uri, plain.versions[uri], reload.edit) == theirs
+
+
 async def test_other_edits_stay_pinned_to_the_version_the_client_sent(plain: Editor) -> None:
     uri, diag = await delete_verify_token(plain)
     actions = await plain.code_actions(uri, [diag])
