@@ -38,6 +38,8 @@ from intent_ls.agents.effects.git import git, git_top
 from intent_ls.agents.sandbox.ledger_copy import LEDGER_NAME, MAP_NAME, SIDECAR, calls_dir
 
 LEDGER_REL = f"{SIDECAR}/{LEDGER_NAME}"
+#: How much larger than the ledger its copy may be (records a stash brings back).
+MAX_GROWTH = 64 * 1024 * 1024
 #: The parked ledgers remembered, newest last (a stash list longer than this is rare).
 MAX_PARKED = 256
 _PARKED_FILE = "parked-ledgers"
@@ -146,7 +148,7 @@ def _settle_one(root: Path, folder: Path, stash_before: str | None) -> Settled:
 def _map(root: Path, copy_path: Path, tree: str) -> bool:
     """Whether the ledger's map, derived from it, was taken as git wrote it along with
     the ledger's records: only as the commit git took the records from holds it."""
-    copy = _copy_of(copy_path)
+    copy = _copy_of(copy_path, root / SIDECAR / MAP_NAME)
     top = git_top(root)
     if not tree or copy is False or top is None:
         return False
@@ -160,9 +162,9 @@ def _map(root: Path, copy_path: Path, tree: str) -> bool:
 def _ledger(root: Path, copy_path: Path, stash_before: str | None) -> tuple[Settled, str]:
     """What the copy's ledger settled as, and the commit whose files git wrote with it
     ("" when none was taken)."""
-    copy = _copy_of(copy_path)
+    copy = _copy_of(copy_path, root / LEDGER_REL)
     if copy is False:
-        told = f"{LEDGER_REL}: the command left something other than a file; not kept"
+        told = f"{LEDGER_REL}: the command left no file git could have written there; not kept"
         return Settled((told,)), ""
     from intent_ls.ledger.store import Ledger
 
@@ -196,21 +198,29 @@ _REFUSED = (
 )
 
 
-def _copy_of(path: Path) -> bytes | bool | None:
+def _copy_of(path: Path, beside: Path) -> bytes | bool | None:
     """The copy's bytes; None for overlayfs's mark of a removed file; False for
-    anything else that is not a regular file."""
+    anything else that is not a regular file, or one far larger than the file it copies
+    (``beside``), which no move of git's makes and which is not read into memory."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
     if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
         return None
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or st.st_size > _size(beside) + MAX_GROWTH:
         return False
     try:
         return path.read_bytes()
     except OSError:
         return False
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _read(path: Path) -> bytes | None:

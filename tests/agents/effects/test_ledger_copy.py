@@ -119,6 +119,7 @@ FORGED_STASH = script(
         pytest.param("git reset -q --hard", id="reset-drops-records"),
         pytest.param(script(f"git checkout -q HEAD -- {LEDGER}"), id="checkout-drops-records"),
         pytest.param(script(f"rm -f {LEDGER}"), id="removed"),
+        pytest.param(script(f"ln -sf /etc/hostname {LEDGER}"), id="symlinked"),
     ],
 )
 def test_a_ledger_git_or_a_script_rewrote_otherwise_stays_as_it_was(ws: Path, attack: str) -> None:
@@ -133,7 +134,8 @@ def test_a_ledger_git_or_a_script_rewrote_otherwise_stays_as_it_was(ws: Path, at
     now = (ws / LEDGER).read_bytes()
     assert now.startswith(ledger), told  # records after it: the call's own, recorded
     assert b"forged" not in now and b"made-up" not in now
-    assert "git's change to it was not kept" in told
+    assert (ws / LEDGER).is_file() and not (ws / LEDGER).is_symlink()
+    assert f"{LEDGER}: " in told and "not kept" in told
 
 
 @sandboxed
