@@ -53,6 +53,8 @@ class Facts:
     container: bool = False
     #: Whether a cgroup v1 ``pids`` hierarchy is writable (how root's tasks are bounded).
     pids_cgroup: bool = False
+    #: Whether git may rewrite the ledger in a copy of its own (an overlay, :mod:`.ledger_copy`).
+    ledger_copy: bool = False
 
 
 @attrs.frozen
@@ -84,6 +86,7 @@ class Environment:
             "bubblewrap": facts.bwrap if facts else None,
             "bubblewrap_version": facts.bwrap_version if facts else "",
             "landlock_abi": facts.landlock_abi if facts else 0,
+            "ledger_copy": facts.ledger_copy if facts else False,
         }
 
 
@@ -136,6 +139,15 @@ _ROOT_UNBOUNDED = (
     "no limit on processes as root: RLIMIT_NPROC does not bind root and no cgroup v1 pids "
     "hierarchy is writable here; a fork bomb in shell is held by the classifier, one in "
     "interpreter code is not",
+)
+_LEDGER_COPY = (
+    "git may rewrite the ledger (stash, stash pop) in a copy of its own, taken in only "
+    "when its records went into a stash or came back from one",
+)
+_NO_LEDGER_COPY = (
+    "git cannot rewrite the ledger: stash, stash pop or reset --hard over records since "
+    "the last commit fail on it (no overlay in a user namespace here: Linux before 5.11, "
+    "or the state folder on an overlay file system)",
 )
 _AS_ROOT = (
     "as root too: the sandbox's user namespace drops every capability and locks "
@@ -202,6 +214,10 @@ def _sandbox(facts: Facts) -> Environment:
     holds = _CONFINED + tasks + (_SCOPED if scoped else _PID_NAMESPACE) + _VERIFIED
     unbounded = _ROOT_UNBOUNDED if root and not facts.pids_cgroup else ()
     does_not = (() if scoped else _UNSCOPED) + _SANDBOX_LIMITS + unbounded
+    if facts.ledger_copy:
+        holds += _LEDGER_COPY
+    else:
+        does_not += _NO_LEDGER_COPY
     guard = "Landlock scopes" if scoped else "a PID namespace"
     if root and facts.container:
         return Environment(
@@ -252,10 +268,11 @@ def probe(works: tuple[bool, str] | None = None, with_version: bool = True) -> F
     """This machine's facts. ``works`` is bubblewrap's answer when already known (a
     session's), which spares a sandboxed ``true``; ``with_version`` runs
     ``bwrap --version``."""
-    from intent_ls.agents.sandbox import bwrap, landlock, limits
+    from intent_ls.agents.sandbox import bwrap, landlock, ledger_copy, limits
 
     found = bwrap.binary()
     works_here, refusal = works if works is not None else bwrap.works()
+    copies = bool(found and works_here and ledger_copy.works(found, keep=False))
     return Facts(
         bwrap=found,
         works=works_here,
@@ -266,4 +283,5 @@ def probe(works: tuple[bool, str] | None = None, with_version: bool = True) -> F
         uid=os.getuid(),
         container=in_container(),
         pids_cgroup=os.getuid() == 0 and limits.writable_hierarchy() is not None,
+        ledger_copy=copies,
     )

@@ -65,9 +65,11 @@ def prepare(root: Path, bwrap: str) -> LedgerCopy | None:
     return LedgerCopy(str(sidecar), str(call / "upper"), str(call / "work"), kept, fd)
 
 
-def works(bwrap: str) -> bool:
+def works(bwrap: str, keep: bool = True) -> bool:
     """Whether bubblewrap can mount an overlay with its upper folder where the copies
-    go; kept per bubblewrap and kernel, so it is tried once (~10 ms)."""
+    go; kept per bubblewrap and kernel, so it is tried once (~10 ms). Without ``keep``
+    (``doctor``, which writes nothing) an answer not kept yet is tried in the system's
+    temporary folder and not kept."""
     home = state_home()
     key = f"{bwrap}\0{os.uname().release}\0{home}\n"
     probe = home / _PROBE_FILE
@@ -77,6 +79,10 @@ def works(bwrap: str) -> bool:
         known = ""
     if known.startswith(key):
         return known[len(key) :].strip() == "yes"
+    if not keep:
+        import tempfile
+
+        return _try(bwrap, Path(tempfile.gettempdir()))
     found = _try(bwrap, home)
     with contextlib.suppress(OSError):
         probe.write_text(key + ("yes" if found else "no") + "\n")

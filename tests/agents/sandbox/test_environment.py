@@ -115,3 +115,12 @@ def test_the_facts_probed_here_are_this_machines() -> None:
     # A session's known answer is taken as it is, and the version is asked only on request.
     assert probe((False, "said no"), with_version=False).refusal == "said no"
     assert probe((True, ""), with_version=False).bwrap_version == ""
+
+
+def test_whether_git_may_rewrite_the_ledger_is_said_either_way() -> None:
+    copies = decide(_facts(ledger_copy=True))
+    assert _said(copies.holds, "rewrite the ledger (stash, stash pop) in a copy")
+    assert copies.to_dict()["ledger_copy"] is True
+    read_only = decide(_facts(ledger_copy=False))
+    assert _said(read_only.does_not, "git cannot rewrite the ledger")
+    assert not _said(read_only.holds, "in a copy of its own")
