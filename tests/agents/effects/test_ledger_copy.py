@@ -4,6 +4,8 @@ back from one, never when one would be lost or made up."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,6 +83,10 @@ def test_stash_and_pop_carry_the_ledgers_records_and_lose_none(ws: Path, name: s
     assert (ws / MAP).read_text().endswith("src/app.py\n")
     assert (ws / "src" / "app.py").read_text().endswith("# more\n")
     assert git(ws, "stash", "list") == ""
+    # Nothing was put back, held or taken as changed between the calls.
+    check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(ws)]
+    done = subprocess.run(check, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def script(body: str) -> str:
