@@ -17,10 +17,10 @@ with them only as the commit git took the records from holds it.
 Anything else (``git checkout -- ledger`` or ``reset --hard`` dropping records that no
 stash holds, records from a commit or stash the agent made, ``echo >>``, conflict
 markers) is refused: the ledger stays as it is and the agent is told why; a stash the
-call popped whose ledger was refused goes back on the stash list, with its records. Only a stash
-intent-ls saw parked can bring records back, so a stash the agent forged (``git stash
-store`` of a commit it wrote) brings none. New files the command made in the sidecar
-are dropped with the copy.
+call popped whose ledger was refused goes back on the stash list, with its records.
+Only a stash intent-ls saw parked can bring records back, so a stash the agent forged
+(``git stash store`` of a commit it wrote) brings none. New files the command made in
+the sidecar are dropped with the copy.
 """
 
 from __future__ import annotations
@@ -277,7 +277,10 @@ def _as_in(root: Path, stash: str, side: str) -> frozenset[str]:
     names = _names(git(top, "diff", "--name-only", "-z", f"{stash}^1", stash))
     untracked = _names(git(top, "ls-tree", "-r", "--name-only", "-z", f"{stash}^3"))
     tree = f"{stash}{side}" if side else stash
-    differ = _names(git(top, "diff", "--name-only", "-z", tree, "--", *names)) if names else set()
+    differ = set()
+    if names:  # file names as they are, never as globs
+        out = git(top, "--literal-pathspecs", "diff", "--name-only", "-z", tree, "--", *names)
+        differ = _names(out)
     found = set(names - differ)
     for name in untracked:
         if os.path.lexists(top / name) == (not side):
