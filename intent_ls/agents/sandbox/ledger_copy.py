@@ -9,9 +9,9 @@ file``) and ``git stash pop`` fail on the ledger. So ``.orchestration/`` is an o
 in the sandbox: what a command writes there goes to a folder of its own (the overlay's
 upper folder) and never to the workspace; every other existing entry of the sidecar
 (the spec, ``.local/``) is bound read-only over it again, so only the ledger, its map
-and new names can be written at all. Each command gets its own folder, locked (``flock``) from
-its making by the launcher, then by everything the command starts for as long as any
-of it lives.
+and new names can be written at all. Each command gets its own folder, locked
+(``flock``) from its making by the launcher, then by everything the command starts for
+as long as any of it lives.
 
 Overlay mounts in a user namespace need Linux 5.11 and an upper folder on a file system
 that takes one (not an overlay itself, as ``$HOME`` is in many containers): tried once
@@ -61,7 +61,9 @@ def prepare(root: Path, bwrap: str) -> LedgerCopy | None:
     (call / "upper").mkdir()
     (call / "work").mkdir()
     with os.scandir(sidecar) as entries:
-        kept = tuple(sorted(e.path for e in entries if e.name not in COPIED))
+        # A symlink is not bound (a dangling one would stop bubblewrap): replaced, it
+        # is replaced in the copy; written through, its target is judged as any path.
+        kept = tuple(sorted(e.path for e in entries if e.name not in COPIED and not e.is_symlink()))
     return LedgerCopy(str(sidecar), str(call / "upper"), str(call / "work"), kept, fd)
 
 

@@ -36,6 +36,7 @@ def test_a_copy_per_command_its_lock_held_until_the_command_and_its_children_end
     tmp_path: Path,
 ) -> None:
     root = _workspace(tmp_path)
+    (root / ".orchestration" / "gone").symlink_to(tmp_path / "nothing")  # never bound
     assert found is not None
     copy = ledger_copy.prepare(root, found)
     assert copy is not None
