@@ -13,14 +13,15 @@ from intent_ls.agents.sandbox import bwrap, ledger_copy
 from intent_ls.agents.sandbox.plan import Plan, argv
 
 found = bwrap.binary()
-overlays = pytest.mark.skipif(
-    found is None or not ledger_copy.works(found), reason="no overlay in a sandbox here"
-)
 
 
-@pytest.fixture(autouse=True)
-def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+@pytest.fixture
+def overlay_bwrap() -> str:
+    """bubblewrap, where it can mount the overlay (tried in the test's own state folder,
+    which tests/conftest.py sets for every test)."""
+    if found is None or not ledger_copy.works(found):
+        pytest.skip("no overlay in a sandbox here")
+    return found
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -31,14 +32,12 @@ def _workspace(tmp_path: Path) -> Path:
     return root
 
 
-@overlays
 def test_a_copy_per_command_its_lock_held_until_the_command_and_its_children_end(
-    tmp_path: Path,
+    tmp_path: Path, overlay_bwrap: str
 ) -> None:
     root = _workspace(tmp_path)
     (root / ".orchestration" / "gone").symlink_to(tmp_path / "nothing")  # never bound
-    assert found is not None
-    copy = ledger_copy.prepare(root, found)
+    copy = ledger_copy.prepare(root, overlay_bwrap)
     assert copy is not None
     assert copy.kept == (
         str(root / ".orchestration" / ".local"),
