@@ -9,6 +9,7 @@ fails there instead of skipping).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,42 @@ def test_claude_code_fails_closed(
     [denied] = model.tool_results()
     assert denied.get("is_error") and "governance-error" in result_text(denied)
     assert not (governed / "src" / "fresh.py").exists()
+
+
+@pytest.mark.parametrize("claude", CLAUDES)
+def test_git_stash_and_pop_carry_the_ledgers_records_in_claude_code(
+    governed: Path, tmp_path: Path, agent_path: str, claude: str
+) -> None:
+    """Through Claude Code's own shell prefix: with a committed ledger and a record since,
+    ``git stash`` and ``git stash pop`` succeed in the sandbox, the records go into the
+    stash with the edit and come back with it, and nothing is put back or held."""
+    git = ["-c", "user.name=agent", "-c", "user.email=agent@example.com"]
+    subprocess.run(["git", "init", "-q"], cwd=governed, check=True)
+    install_hooks("claude-code", governed, agent_path)
+    commit = " ".join(["git", *git, "commit", "-qm", "base"])
+    model = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
+            tool(2, "Bash", command="echo 'x = 1' > src/made.py", description="made"),
+            tool(3, "Bash", command=f"git add -A && {commit}", description="commit"),
+            tool(4, "Bash", command="echo '# more' >> src/app.py", description="edit"),
+            tool(5, "Bash", command="git stash && git status --short", description="stash"),
+            tool(6, "Bash", command="git stash pop", description="pop"),
+            "finished",
+        ]
+    )
+    run_claude(governed, tmp_path, model, agent_path, "--allowedTools", "Bash", claude=claude)
+    results = {r["tool_use_id"]: r for r in model.tool_results()}
+    for call in ("toolu_03", "toolu_04", "toolu_05", "toolu_06"):
+        assert not results[call].get("is_error"), result_text(results[call])
+    told = json.dumps(model.main_requests[-1])  # the after-tool events' words, as the model saw
+    assert "went into the stash with the work" in told
+    assert "parked in the stash are back" in told and "put them back" not in told
+    assert (governed / "src" / "app.py").read_text() == APP + "# more\n"
+    assert [f["path"] for r in records(governed) for f in r["files"]][-1] == "src/app.py"
+    stashes = subprocess.run(["git", "stash", "list"], cwd=governed, capture_output=True, text=True)
+    assert stashes.stdout == ""
+    check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed)]
+    done = subprocess.run(check, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
