@@ -27,6 +27,7 @@ from intent_ls.workspace import effects_log as log
 
 if TYPE_CHECKING:  # the after-tool end's modules, not loaded by the before-tool end
     from intent_ls.agents.effects.compare import Effect
+    from intent_ls.agents.effects.ledger_copy import Settled
 
 LEDGER_APPEND = "ledger-append"
 EFFECTS_STORE = "effects-store"
@@ -154,7 +155,7 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     return Restored(taken, tuple(told), frozenset(others), settled.noted, settled.stashed)
 
 
-def _ledger_copies(root: Path, event: HookEvent, taken: dict[str, Any]) -> Any:
+def _ledger_copies(root: Path, event: HookEvent, taken: dict[str, Any]) -> Settled:
     """What the call's commands did to their copies of the ledger (:mod:`.ledger_copy`)."""
     from intent_ls.agents.effects import ledger_copy
 
