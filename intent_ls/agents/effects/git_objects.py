@@ -54,13 +54,17 @@ def state(root: Path) -> dict[str, Any] | None:
         "index": _index_signature(top),
         "head": _head(top, tips),
         "head_ref": head_file if head_file and head_file.startswith("ref:") else None,
-        "stash": _stash_tip(top, dirs[1]) if dirs else None,
+        "stash": stash_tip(top),
     }
 
 
-def _stash_tip(top: Path, common: Path) -> str | None:
-    """The newest stash's commit (a ``stash pop`` whose ledger is not taken puts it back:
-    :mod:`.ledger_copy`)."""
+def stash_tip(top: Path) -> str | None:
+    """The newest stash's commit, from the file git keeps it in (a ``stash pop`` whose
+    ledger is not taken puts it back: :mod:`.ledger_copy`)."""
+    dirs = real_git_dir(top)
+    if dirs is None:
+        return None
+    common = dirs[1]
     if os.path.isdir(common / "reftable"):
         out = git(top, "rev-parse", "-q", "--verify", "refs/stash")
         value = out.decode().strip() if out else None

@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from intent_ls.agents.effects.git import git, git_top
+from intent_ls.agents.effects.git_objects import stash_tip
+from intent_ls.agents.effects.protected_set import LEDGER as LEDGER_REL
 from intent_ls.agents.sandbox.ledger_copy import LEDGER_NAME, MAP_NAME, SIDECAR, calls_dir
 
-LEDGER_REL = f"{SIDECAR}/{LEDGER_NAME}"
 #: How much larger than the ledger its copy may be (records a stash brings back).
 MAX_GROWTH = 64 * 1024 * 1024
 #: The parked ledgers remembered, newest last (a stash list longer than this is rare).
@@ -152,8 +153,7 @@ def _map(root: Path, copy_path: Path, tree: str) -> bool:
     top = git_top(root)
     if not tree or copy is False or top is None:
         return False
-    rel = os.path.relpath(root / SIDECAR / MAP_NAME, top).replace(os.sep, "/")
-    if copy != git(top, "cat-file", "blob", f"{tree}:{rel}"):
+    if copy != git(top, "cat-file", "blob", f"{tree}:{_top_rel(top, root / SIDECAR / MAP_NAME)}"):
         return False
     _write(root, root / SIDECAR / MAP_NAME, copy)
     return True
@@ -180,7 +180,8 @@ def _ledger(root: Path, copy_path: Path, stash_before: str | None) -> tuple[Sett
             return Settled((_REFUSED, *_keep_stash(root, stash_before, copy))), ""
         _write(root, path, copy)
         if judged.park is not None:
-            parked[judged.park] = _stash_commit(root)
+            top = git_top(root)
+            parked[judged.park] = (stash_tip(top) if top is not None else None) or ""
             _remember(root, parked)
     if judged.park is not None:
         said = f"{LEDGER_REL}: its records since the last commit went into the stash with the work"
@@ -236,7 +237,7 @@ def _stashed(root: Path) -> list[bytes]:
     top = git_top(root)
     if top is None:
         return []
-    rel = os.path.relpath(root / LEDGER_REL, top).replace(os.sep, "/")
+    rel = _top_rel(top, root / LEDGER_REL)
     found = []
     for commit in ("refs/stash", "refs/stash^3"):
         data = git(top, "cat-file", "blob", f"{commit}:{rel}")
@@ -251,7 +252,7 @@ def _keep_stash(root: Path, stash: str | None, copy: bytes | None) -> tuple[str,
     top = git_top(root)
     if top is None or stash is None or copy is None:
         return ()
-    rel = os.path.relpath(root / LEDGER_REL, top).replace(os.sep, "/")
+    rel = _top_rel(top, root / LEDGER_REL)
     listed = _names(git(top, "log", "-g", "-z", "--format=%H", "refs/stash"))
     if stash in listed or git(top, "cat-file", "blob", f"{stash}:{rel}") != copy:
         return ()
@@ -261,10 +262,9 @@ def _keep_stash(root: Path, stash: str | None, copy: bytes | None) -> tuple[str,
     return (f"the stash it came from ({stash[:12]}) is on the stash list again",)
 
 
-def _stash_commit(root: Path) -> str:
-    top = git_top(root)
-    out = git(top, "rev-parse", "-q", "--verify", "refs/stash") if top is not None else None
-    return (out or b"").decode().strip()
+def _top_rel(top: Path, path: Path) -> str:
+    """``path`` as git names it in the repository at ``top``."""
+    return os.path.relpath(path, top).replace(os.sep, "/")
 
 
 def _as_in(root: Path, stash: str, side: str) -> frozenset[str]:
@@ -285,7 +285,7 @@ def _as_in(root: Path, stash: str, side: str) -> frozenset[str]:
     for name in untracked:
         if os.path.lexists(top / name) == (not side):
             found.add(name)
-    rels = (os.path.relpath(top / n, root).replace(os.sep, "/") for n in found)
+    rels = (_top_rel(root, top / n) for n in found)
     return frozenset(r for r in rels if not r.startswith("../"))
 
 

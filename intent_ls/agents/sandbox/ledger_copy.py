@@ -25,13 +25,13 @@ import fcntl
 import os
 from pathlib import Path
 
+from intent_ls.agents.effects.protected_set import LEDGER, SIDECAR
 from intent_ls.agents.effects.store_paths import state_home, store_dir
 from intent_ls.agents.sandbox.plan import LedgerCopy
 
-__all__ = ["LedgerCopy", "calls_dir", "prepare", "works"]
+__all__ = ["SIDECAR", "LedgerCopy", "calls_dir", "prepare", "works"]
 
-SIDECAR = ".orchestration"
-LEDGER_NAME = "agent_trace.jsonl"
+LEDGER_NAME = LEDGER.rsplit("/", 1)[1]
 #: The map derived from the ledger, tracked beside it: git rewrites it with the ledger.
 MAP_NAME = "intent_map.md"
 #: What git may write in the copy; the sidecar's other entries stay read-only.
