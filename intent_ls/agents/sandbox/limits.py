@@ -22,6 +22,8 @@ import os
 #: under test), far below what exhausts a machine's process table.
 MAX_TASKS = 4096
 _CGROUP_PREFIX = "intent-ls-"
+#: Joins of a session's cgroup tried while other sessions' clean-ups remove it.
+_JOIN_TRIES = 3
 
 
 def bounded(bash: str, script: str, max_tasks: int) -> list[str]:
@@ -81,12 +83,17 @@ def session_cgroup(key_digest: str, max_tasks: int) -> str:
     try:
         if not os.path.isdir(folder):
             _remove_empty(parent)
-            os.mkdir(folder)
-        with open(os.path.join(folder, "pids.max"), "w") as fh:
-            fh.write(str(max_tasks))
+        _make(folder, max_tasks)
     except OSError:
         return ""
     return os.path.join(folder, "cgroup.procs")
+
+
+def _make(folder: str, max_tasks: int) -> None:
+    if not os.path.isdir(folder):
+        os.mkdir(folder)
+    with open(os.path.join(folder, "pids.max"), "w") as fh:
+        fh.write(str(max_tasks))
 
 
 def _remove_empty(parent: str) -> None:
@@ -99,13 +106,30 @@ def _remove_empty(parent: str) -> None:
             continue
 
 
-def join(procs: str) -> None:
+def join(procs: str, max_tasks: int) -> None:
     """Puts the calling process (about to become bubblewrap) in the session's cgroup;
-    every process it starts is counted there."""
-    if not procs:
-        return
+    every process it starts is counted there.
+
+    Until a process is in it, another session's first command may remove the cgroup as
+    empty: it is made again, with its limit, and joined.
+    """
+    for _ in range(_JOIN_TRIES):
+        if not procs:
+            return
+        try:
+            with open(procs, "w") as fh:
+                fh.write(str(os.getpid()))
+            return
+        except FileNotFoundError:
+            procs = _remade(procs, max_tasks)
+        except OSError:
+            return  # the command runs without the limit, as root on cgroup v2 does
+
+
+def _remade(procs: str, max_tasks: int) -> str:
+    """``procs`` once its cgroup is made again, "" where it cannot be."""
     try:
-        with open(procs, "w") as fh:
-            fh.write(str(os.getpid()))
+        _make(os.path.dirname(procs), max_tasks)
     except OSError:
-        return  # the command runs without the limit, as root on cgroup v2 does
+        return ""
+    return procs

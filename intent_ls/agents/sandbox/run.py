@@ -23,7 +23,7 @@ def needs_pid_namespace() -> bool:
 def _before_exec(plan: Plan) -> None:
     """In the process about to become bubblewrap: the session's cgroup, then the
     Landlock scopes (where no PID namespace stands in for them)."""
-    limits.join(plan.tasks_cgroup)
+    limits.join(plan.tasks_cgroup, plan.max_tasks)
     if not plan.pid_namespace:
         landlock.scope_self()
 
