@@ -44,8 +44,13 @@ from intent_ls.server.trees import LiveTree
 from intent_ls.server.workers import Workers
 from intent_ls.spec.load import SpecResult, load_spec_text
 from intent_ls.syntax.languages import GRAMMARS, language_for
+from intent_ls.workspace.discover import EMPTY_SETTLE_NS
 
 logger = logging.getLogger(__name__)
+
+#: When a spec read too freshly emptied to govern is read again: a client that watches
+#: files for us sends no second event when the file stays empty.
+SETTLE_SECONDS = EMPTY_SETTLE_NS / 1e9 + 0.1
 
 
 class IntentLanguageServer(LanguageServer):
@@ -215,6 +220,8 @@ class IntentLanguageServer(LanguageServer):
     def refresh(self, folder: Folder, force: bool = False) -> None:
         """Reloads ``folder``'s spec and ignores; on any change re-evaluates everything."""
         changed, dropped = folder.refresh()
+        if folder.workspace.settling:  # an empty spec read: look again, as a poll would
+            self.spawn(self._look_again(folder))
         if not (changed or force):
             return
         if dropped:
@@ -228,6 +235,10 @@ class IntentLanguageServer(LanguageServer):
         folder.session.settle(blocked)
         self.analyzer.schedule_folder(folder, delay=0)
         self.send_status(folder)
+
+    async def _look_again(self, folder: Folder) -> None:
+        await asyncio.sleep(SETTLE_SECONDS)
+        self.refresh(folder)
 
     def refresh_all(self) -> None:
         for folder in self.folders:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 from pathlib import Path
-
-import attrs
+from typing import NamedTuple
 
 from intent_ls.common.safe_io import read_regular
 from intent_ls.scope.conflicts import with_scope_conflicts
@@ -22,6 +22,9 @@ from intent_ls.spec.model import Spec
 
 INTENTIGNORE = ".intentignore"
 MAX_IGNORE_BYTES = 256 * 1024
+#: How long an emptied spec file waits before it governs: a writer between truncating and
+#: writing it takes microseconds, unless a loaded machine takes its processor away.
+EMPTY_SETTLE_NS = 1_000_000_000
 
 
 class PathKind(enum.StrEnum):
@@ -31,8 +34,7 @@ class PathKind(enum.StrEnum):
     OUTSIDE = "outside"  # not under the workspace (possibly through a symlink)
 
 
-@attrs.frozen
-class PathInfo:
+class PathInfo(NamedTuple):
     kind: PathKind
     rel: str | None
     reason: str
@@ -52,6 +54,8 @@ class Workspace:
         self._scope_key: object = None
         self._scope: ScopeIndex | None = None
         self._spec_override: str | None = None
+        #: Whether the spec just read empty and the last one is kept for another look.
+        self.settling = False
         self.extra_ignores: tuple[str, ...] = ()
 
     @property
@@ -76,13 +80,35 @@ class Workspace:
             key: object = ("buffer", hash(self._spec_override))
         else:
             key = _file_key(self.spec_path)
+        self.settling = False
         if key != self._spec_key or self._spec_result is None:
+            held = self._held(key) if self._spec_override is None else None
+            if held is not None:
+                return held
             if self._spec_override is not None:
                 self._spec_result = with_scope_conflicts(load_spec_text(self._spec_override))
             else:
                 self._spec_result = with_scope_conflicts(load_spec_file(self.spec_path))
             self._spec_key = key
         return self._spec_result
+
+    def _held(self, key: object) -> SpecResult | None:
+        """The last spec, while the spec file is empty and was changed a moment ago.
+
+        Git and editors that write in place truncate the file before they write it: a
+        read between the two found a valid, empty spec, and every session's selection was
+        dropped. An empty file younger than :data:`EMPTY_SETTLE_NS` where intents were
+        does not govern yet (``settling``: look again); one left empty does.
+        """
+        last = self._spec_result
+        if not isinstance(key, tuple) or key[1] != 0:
+            return None
+        if not 0 <= time.time_ns() - key[0] < EMPTY_SETTLE_NS:
+            return None
+        if last is None or last.spec is None or not last.spec.intents:
+            return None
+        self.settling = True
+        return last
 
     def spec(self) -> Spec:
         """The current spec; an unusable file yields an empty spec (its problems say why)."""

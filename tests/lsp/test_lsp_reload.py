@@ -72,6 +72,20 @@ async def test_active_intent_completed_on_disk_drops_the_selection(editor: Edito
     )
 
 
+async def test_a_spec_left_empty_governs_once_it_stays_empty(editor: Editor) -> None:
+    """An emptied spec waits a moment (a writer may be between truncating and writing
+    it), then governs: with VS Code's watchers no second event comes, so the server looks
+    again by itself."""
+    await editor.execute("intent.select", "INT-001")
+    seen = len(editor.statuses)
+    editor.write_file(editor.root / SPEC, "")
+    status = await editor.wait_status(
+        lambda s: s["spec"]["intents"] == 0, "the empty spec governing", since=seen
+    )
+    assert status["intent"] is None and status["state"] == "AWAITING_INTENT_SELECTION"
+    assert all(s["intent"] is not None for s in editor.statuses[seen:] if s["spec"]["intents"])
+
+
 async def test_broken_spec_on_disk_keeps_the_last_valid_one(editor: Editor) -> None:
     await editor.execute("intent.select", "INT-001")
     uri = editor.open(ROUTES)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from intent_ls.workspace.discover import PathKind, Workspace, find_workspace_root
+from intent_ls.workspace.discover import (
+    EMPTY_SETTLE_NS,
+    PathKind,
+    Workspace,
+    find_workspace_root,
+)
 
 
 def test_governed_and_owned(workspace: Path) -> None:
@@ -61,6 +66,34 @@ def test_spec_and_ignore_reload_when_files_change(workspace: Path) -> None:
     assert ws.scope().owners("src/auth/jwt.py") == ()
     (workspace / ".intentignore").write_text("src/\n")
     assert ws.classify(workspace / "src/api/routes.py").kind is PathKind.IGNORED
+
+
+def test_a_spec_read_between_truncation_and_write_keeps_the_intents(workspace: Path) -> None:
+    """Git and editors writing in place truncate the spec first: the file just emptied
+    does not govern yet, so what the writer then writes does, never the gap."""
+    ws = Workspace(workspace)
+    text = ws.spec_path.read_text()
+    assert len(ws.spec().intents) == 4
+    with ws.spec_path.open("r+") as f:
+        f.truncate(0)
+        f.flush()
+        held = ws.spec_result()
+        assert ws.settling and held.problems == ()
+        assert len(ws.spec().intents) == 4 and ws.settling  # however often it is read
+        f.write(text.replace("src/auth/**", "src/authn/**"))
+    assert len(ws.spec().intents) == 4 and not ws.settling
+    assert ws.scope().owners("src/authn/jwt.py") != ()
+
+
+def test_a_spec_left_empty_governs(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    assert len(ws.spec().intents) == 4
+    ws.spec_path.write_text("")
+    assert len(ws.spec().intents) == 4 and ws.settling
+    emptied = ws.spec_path.stat().st_mtime_ns - EMPTY_SETTLE_NS
+    os.utime(ws.spec_path, ns=(emptied, emptied))  # as when it was emptied that long ago
+    assert ws.spec().intents == () and not ws.settling
+    assert [p.code for p in ws.spec_result().problems] == ["empty-spec"]
 
 
 def test_live_buffer_overrides_disk(workspace: Path) -> None:
