@@ -32,9 +32,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from intent_ls.policy.approvals import Approval, ApprovalSet, Contributor, verdict_approval
 from intent_ls.policy.judge import Change, FileOperation, PolicyConfig, Verdict, evaluate
@@ -48,8 +46,7 @@ if TYPE_CHECKING:  # the record's side loads when a record is built: judging nee
     from intent_ls.syntax.document import DocumentSyntax
 
 
-@attrs.frozen
-class WriteDecision:
+class WriteDecision(NamedTuple):
     """The verdicts of one write and the approvals that cover some of them."""
 
     rel: str
@@ -230,16 +227,14 @@ def record(
     return None if built is None else ledger.append(built)
 
 
-@attrs.frozen
-class BuiltWrite:
+class BuiltWrite(NamedTuple):
     """A write's decision and its record (None when the text did not change)."""
 
     decision: WriteDecision
     record: dict[str, Any] | None
 
 
-@attrs.frozen
-class Trees:
+class Trees(NamedTuple):
     """Live syntax trees a door keeps, so nothing is reparsed: of the new text, of the
     record's old side, and of the governance baseline the change is judged against."""
 
@@ -248,8 +243,7 @@ class Trees:
     baseline: DocumentSyntax | None = None
 
 
-@attrs.frozen
-class Write:
+class Write(NamedTuple):
     """One write's inputs: what changes, who writes it, and what the door already has.
 
     ``baseline`` is what the change is judged against when it differs from the record's

@@ -9,9 +9,11 @@ a thin adapter per agent turns it into a :class:`HookEvent` and turns the gate's
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
-import attrs
+from intent_ls.common.equality import compared_without
 
 
 def text_of(value: object) -> str | None:
@@ -39,8 +41,7 @@ class ToolKind(enum.StrEnum):
     OTHER = "other"
 
 
-@attrs.frozen
-class FileChange:
+class FileChange(NamedTuple):
     """One file a tool call writes. ``new_text`` is the whole proposed content when the
     adapter can compute it (None: unknown, judged on the path alone); ``delete`` and
     ``move_to`` describe file operations (Codex patches)."""
@@ -49,20 +50,21 @@ class FileChange:
     new_text: str | None = None
     #: For an edit (a string replacement, a patch hunk): the new text computed from the
     #: text on disk (None when it does not apply). The gate calls it just before judging.
-    transform: Callable[[str | None], str | None] | None = attrs.field(default=None, eq=False)
+    transform: Callable[[str | None], str | None] | None = None
     delete: bool = False
     move_to: str | None = None
 
+    __eq__, __ne__, __hash__ = compared_without("transform")
 
-@attrs.frozen
-class ToolCall:
+
+class ToolCall(NamedTuple):
     kind: ToolKind
     name: str
     files: tuple[FileChange, ...] = ()
     command: str | None = None
     #: For OWN_MCP: the tool's own name and arguments.
     mcp_tool: str | None = None
-    arguments: dict[str, object] = attrs.field(factory=dict)
+    arguments: Mapping[str, object] = MappingProxyType({})
     #: The tool's result as the agent reported it (after-tool only).
     failed: bool = False
     #: The shell tool's own working directory argument (Gemini ``dir_path``/``directory``,
@@ -73,8 +75,7 @@ class ToolCall:
     problem: str | None = None
 
 
-@attrs.frozen
-class HookEvent:
+class HookEvent(NamedTuple):
     agent: str
     phase: Phase
     session_id: str
@@ -99,8 +100,7 @@ class Decision(enum.StrEnum):
     DENY = "deny"
 
 
-@attrs.frozen
-class Outcome:
+class Outcome(NamedTuple):
     decision: Decision = Decision.PASS
     reason: str = ""
     #: Text the agent adds to the model's context (session start, prompt, after a tool).

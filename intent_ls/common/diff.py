@@ -10,12 +10,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
-import attrs
 
-
-@attrs.frozen
-class Hunk:
+class Hunk(NamedTuple):
     """One changed block; half-open, 0-based line indices on both sides."""
 
     old_start: int
@@ -32,8 +30,7 @@ class Hunk:
         return self.old_end - self.old_start
 
 
-@attrs.frozen
-class LineSpan:
+class LineSpan(NamedTuple):
     """Inclusive 1-based line span, the unit Agent Trace ranges use."""
 
     start: int

@@ -29,12 +29,12 @@ found again (destructive ones are: they are keyed on what was destroyed).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Any
-
-import attrs
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from intent_ls.common.diff import LineSpan
+from intent_ls.common.equality import compared_without
 from intent_ls.common.hashing import content_hash, text_hash
 from intent_ls.ledger.records import approvals_from_records, intent_meta
 from intent_ls.policy.approvals import (
@@ -52,18 +52,18 @@ from intent_ls.policy.rules.rule import Anchor
 SEARCH_BUDGET = 300_000
 
 
-@attrs.frozen
-class CarriedRange:
+class CarriedRange(NamedTuple):
     """A record's range found in the current text: ``span`` now, ``recorded`` as saved."""
 
     span: LineSpan
     recorded: LineSpan
     content_hash: str
-    record: dict[str, Any] = attrs.field(eq=False, repr=False)
+    record: dict[str, Any]
+
+    __eq__, __ne__, __hash__ = compared_without("record")
 
 
-@attrs.frozen
-class OpenVerdict:
+class OpenVerdict(NamedTuple):
     """A recorded verdict still open, placed on the current text (1-based lines)."""
 
     code: str
@@ -71,10 +71,12 @@ class OpenVerdict:
     span: LineSpan
     #: The approval that resolves it: ``verdict_code``, ``path``, ``start_line``,
     #: ``end_line``, ``content_hash`` (what ``intent.approve`` records).
-    approval: dict[str, Any] = attrs.field(eq=False)
+    approval: dict[str, Any]
     record_id: str
     timestamp: str | None
-    details: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    details: Mapping[str, Any] = MappingProxyType({})
+
+    __eq__, __ne__, __hash__ = compared_without("approval", "details")
 
 
 class Locator:

@@ -11,8 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-import attrs
+from typing import NamedTuple
 
 from intent_ls.common.safe_io import FileTooLargeError, read_sidecar, write_atomic
 from intent_ls.ledger.index import SummaryRow, TraceIndex
@@ -24,8 +23,7 @@ _MAX_COMPARE_BYTES = 64 * 1024 * 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-@attrs.frozen
-class IntentInfo:
+class IntentInfo(NamedTuple):
     name: str
     status: str
     owned_scope: tuple[str, ...] = ()

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.ledger.records import METADATA_KEY
 
@@ -26,8 +24,7 @@ _PREV = re.compile(rb'"prev":"([^"]*)"')
 _MERGE_FIELDS = (b'"parents":', b'"absent":')
 
 
-@attrs.frozen
-class Links:
+class Links(NamedTuple):
     prev: str | None
     parents: tuple[str, ...] = ()
     absent: tuple[str, ...] = ()

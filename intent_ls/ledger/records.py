@@ -9,11 +9,10 @@ writer holding the lock knows the previous line.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
-
-import attrs
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from intent_ls import __version__
 from intent_ls.common.diff import (
@@ -50,8 +49,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@attrs.frozen
-class RecordedVerdict:
+class RecordedVerdict(NamedTuple):
     """A governance verdict present at save time, as the ledger keeps it.
 
     The policy module owns the live verdict type; the ledger stores this plain copy so
@@ -60,10 +58,10 @@ class RecordedVerdict:
 
     code: str
     message: str
-    details: dict[str, Any] = attrs.field(factory=dict)
+    details: Mapping[str, Any] = MappingProxyType({})
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "details": self.details}
+        return {"code": self.code, "message": self.message, "details": dict(self.details)}
 
 
 def relative_posix(root: Path, path: Path | str) -> str:

@@ -20,24 +20,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import attrs
-
 from intent_ls.common.safe_io import open_sidecar_reader
 from intent_ls.ledger.index import json_rows
 
 _BLOCK = 1024 * 1024
 
 
-@attrs.define
 class TailScan:
     """Candidate lines of one backwards read, and how far it got: ``complete`` once the
     first line of the ledger was reached, ``scanned`` bytes from the end otherwise."""
 
-    ledger: Path
-    needle: bytes
-    max_bytes: int | None = None
-    scanned: int = 0
-    complete: bool = False
+    __slots__ = ("complete", "ledger", "max_bytes", "needle", "scanned")
+
+    def __init__(self, ledger: Path, needle: bytes, max_bytes: int | None = None) -> None:
+        self.ledger = ledger
+        self.needle = needle
+        self.max_bytes = max_bytes
+        self.scanned = 0
+        self.complete = False
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
         """(offset, line) of the complete candidate lines, newest first. A torn last

@@ -57,9 +57,7 @@ hooks' permission prompt records are the same dictionary.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any, Literal
-
-import attrs
+from typing import Any, Literal, NamedTuple
 
 from intent_ls.common.hashing import text_hash
 from intent_ls.policy.rules import rule_of
@@ -69,8 +67,7 @@ ContributorType = Literal["human", "ai", "mixed", "unknown"]
 COMMAND_PATH = "."
 
 
-@attrs.frozen
-class Contributor:
+class Contributor(NamedTuple):
     """Who made a change or gave an approval, as Agent Trace names it."""
 
     type: ContributorType = "unknown"
@@ -83,8 +80,7 @@ class Contributor:
         return out
 
 
-@attrs.frozen
-class Approval:
+class Approval(NamedTuple):
     """A human's approval of one verdict for one range (from the ``intent.approve`` action)."""
 
     verdict_code: str

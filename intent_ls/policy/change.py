@@ -9,10 +9,9 @@ rule.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-import attrs
-
+from intent_ls.common.equality import compared_without
 from intent_ls.scope.protected import DEFAULT_PROTECTED, ProtectedPaths
 
 if TYPE_CHECKING:
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_MAX_DELETED_LINES = 20
 
 
-@attrs.frozen
-class PolicyConfig:
+class PolicyConfig(NamedTuple):
     """The tunable parts of the rules.
 
     They come from the repository (:meth:`of`, the spec's ``policy:`` section), so the
@@ -62,15 +60,14 @@ class PolicyConfig:
         if max_deleted_lines is not None:
             limit = min(limit, max_deleted_lines)
         extra = (*self.extra_protected, *(protected_paths or ()))
-        return attrs.evolve(self, max_deleted_lines=limit, extra_protected=extra)
+        return self._replace(max_deleted_lines=limit, extra_protected=extra)
 
     @property
     def protected(self) -> ProtectedPaths:
         return ProtectedPaths(self.protected_paths, self.extra_protected)
 
 
-@attrs.frozen
-class Change:
+class Change(NamedTuple):
     """A pending change of one file's text: from its baseline (the text at open or last
     save, or on disk before an agent's write) to the buffer (or the proposed text)."""
 
@@ -81,12 +78,13 @@ class Change:
     #: What the front door read of the disk, for optimistic locking; None skips it.
     disk: DiskState | None = None
     #: Live trees matching the texts, so nothing is reparsed (see ``classify_change``).
-    old_syntax: DocumentSyntax | None = attrs.field(default=None, eq=False, repr=False)
-    new_syntax: DocumentSyntax | None = attrs.field(default=None, eq=False, repr=False)
+    old_syntax: DocumentSyntax | None = None
+    new_syntax: DocumentSyntax | None = None
+
+    __eq__, __ne__, __hash__ = compared_without("old_syntax", "new_syntax")
 
 
-@attrs.frozen
-class FileOperation:
+class FileOperation(NamedTuple):
     """Deleting (``new_rel`` None) or renaming the evaluated path; ``text`` is its
     content when the front door read it, which keys approvals on content."""
 

@@ -37,9 +37,7 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from intent_ls.common.diff import Hunk, LineSpan, changed_spans, diff_lines, split_lines
 from intent_ls.common.hashing import content_hash, text_hash
@@ -64,8 +62,7 @@ _LISTED_RANGES = 3
 Position = tuple[int, int]
 
 
-@attrs.frozen
-class TextEdit:
+class TextEdit(NamedTuple):
     """Replace the new text between ``start`` and ``end`` with ``text``; positions are
     0-based (line, column in code points) in the new text."""
 
@@ -74,8 +71,7 @@ class TextEdit:
     text: str
 
 
-@attrs.frozen
-class Finding:
+class Finding(NamedTuple):
     """One destructive effect of a change; ``kind`` is a stable identifier."""
 
     kind: str

@@ -15,11 +15,9 @@ context (the seed's "if intent changes, re-checkout").
 from __future__ import annotations
 
 import enum
-import uuid
+import os
 from collections.abc import Sequence
 from typing import Protocol
-
-import attrs
 
 from intent_ls.spec.model import Intent, Spec, Status
 
@@ -93,11 +91,39 @@ def check_selectable(spec: Spec, intent_id: str) -> Intent:
     return intent
 
 
-@attrs.define
 class Session:
-    id: str = attrs.field(factory=lambda: uuid.uuid4().hex)
-    state: TurnState = TurnState.AWAITING_INTENT_SELECTION
-    intent_id: str | None = None
+    """One session's turn: its id, state and selected intent.
+
+    A plain class, mutable as a state machine is: every agent hook process builds one,
+    where attrs' import would cost it tens of milliseconds. The id is 128 random bits in
+    hex, as a UUID4's would be.
+    """
+
+    __slots__ = ("id", "intent_id", "state")
+
+    def __init__(
+        self,
+        id: str | None = None,
+        state: TurnState = TurnState.AWAITING_INTENT_SELECTION,
+        intent_id: str | None = None,
+    ) -> None:
+        self.id = os.urandom(16).hex() if id is None else id
+        self.state = state
+        self.intent_id = intent_id
+
+    def __repr__(self) -> str:
+        return f"Session(id={self.id!r}, state={self.state!r}, intent_id={self.intent_id!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Session):
+            return NotImplemented
+        return (self.id, self.state, self.intent_id) == (other.id, other.state, other.intent_id)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> Session:
+        """A session of its own in the same turn (a save judged apart from the live one)."""
+        return Session(self.id, self.state, self.intent_id)
 
     def _fire(self, event: Event) -> None:
         target = TRANSITIONS.get((self.state, event))

@@ -22,9 +22,7 @@ re-check are the rule's (:mod:`intent_ls.policy.rules.stale_file`).
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.common.diff import split_lines
 from intent_ls.common.hashing import text_hash
@@ -35,8 +33,7 @@ ABSENT_HASH = text_hash("")
 _FRACTION = re.compile(r"\.\d+Z$")
 
 
-@attrs.frozen
-class Changer:
+class Changer(NamedTuple):
     """Who wrote the disk content, as the ledger knows it."""
 
     contributor: str | None
@@ -63,8 +60,7 @@ class Changer:
         }
 
 
-@attrs.frozen
-class DiskState:
+class DiskState(NamedTuple):
     """What the front door read of the file on disk; None hashes mean "no such file"."""
 
     #: Disk content hash when the baseline was taken (at open / after the last save).
@@ -78,8 +74,7 @@ class DiskState:
     since: str = "opened"
 
 
-@attrs.frozen
-class StaleFile:
+class StaleFile(NamedTuple):
     """A finding: the buffer would overwrite disk content it has never seen."""
 
     path: str

@@ -8,8 +8,6 @@ asks for :func:`with_scope_conflicts`.
 
 from __future__ import annotations
 
-import attrs
-
 from intent_ls.scope.index import ScopeIndex
 from intent_ls.scope.overlap import overlapping_pairs
 from intent_ls.spec.load import SCOPE_CONFLICT, SpecResult
@@ -49,4 +47,4 @@ def with_scope_conflicts(result: SpecResult) -> SpecResult:
     if result.spec is None:
         return result
     found = scope_conflicts(result.spec.intents)
-    return attrs.evolve(result, problems=(*result.problems, *found)) if found else result
+    return result._replace(problems=(*result.problems, *found)) if found else result

@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from itertools import chain, islice
-
-import attrs
+from typing import NamedTuple
 
 _WILDCARD = re.compile(r"[*?\[\\]")
 _FILLERS = ("w", "v")
@@ -32,8 +31,7 @@ _FILLERS = ("w", "v")
 _MAX_WALKS = 8
 
 
-@attrs.frozen
-class Shape:
+class Shape(NamedTuple):
     """A positive glob as anchored segments: ``**`` matches any number of directories;
     matching any leading part of a path owns the whole path (gitignore's directory rule)."""
 

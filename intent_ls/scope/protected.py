@@ -7,7 +7,7 @@ paths (the same engine as ``owned_scope``), so ``!`` re-includes work as users e
 
 from __future__ import annotations
 
-import attrs
+from typing import NamedTuple
 
 from intent_ls.scope.index import compile_matcher
 
@@ -32,8 +32,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
 )
 
 
-@attrs.frozen
-class ProtectedPaths:
+class ProtectedPaths(NamedTuple):
     """A compiled view of a protected-globs list (matchers are cached per glob tuple).
 
     ``extra`` is a second list matched on its own: what a front door protects on top of

@@ -129,7 +129,7 @@ class Analyzer:
             tree=tree,
             batch=tree.take() if tree is not None else None,
             disk=doc.disk.state() if with_disk and doc.disk is not None else None,
-            session=attrs.evolve(session),
+            session=session.copy(),
             scope=folder.scope,
             config=self.ls.config.policy(folder.scope.spec),
             history=history,

@@ -239,7 +239,7 @@ def on_save(ls: Hub, doc: TrackedDocument) -> None:
         baseline=baseline,
         language=doc.language,
         intent_id=folder.session.intent_id,
-        session=attrs.evolve(folder.session),
+        session=folder.session.copy(),
         scope=folder.scope,
         config=ls.config.policy(folder.scope.spec),
         contributor=ls.config.contributor.author(),

@@ -33,7 +33,6 @@ content as its new baseline, so another writer's lines are not flagged as your e
 
 from __future__ import annotations
 
-import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
@@ -204,7 +203,7 @@ def stale_of(context: SaveContext | None, changer: Changer | None) -> Verdict | 
     """The save's stale-file verdict (approved or not), naming who wrote the disk."""
     if context is None or context.check.stale is None:
         return None
-    stale = attrs.evolve(context.check.stale, changed_by=changer or context.check.stale.changed_by)
+    stale = context.check.stale._replace(changed_by=changer or context.check.stale.changed_by)
     return stale_verdict(stale)
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-import attrs
+from typing import NamedTuple
 
 INVALID_GLOB = "invalid-glob"
 GLOB_ESCAPES = "glob-escapes-workspace"
@@ -22,8 +21,7 @@ _ABSOLUTE_ROOTS = frozenset(
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
-@attrs.frozen
-class GlobIssue:
+class GlobIssue(NamedTuple):
     code: str
     message: str
 

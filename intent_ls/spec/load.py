@@ -13,8 +13,8 @@ import difflib
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
-import attrs
 import yaml
 
 from intent_ls.common.safe_io import FileTooLargeError, UnsafePathError, read_sidecar
@@ -90,8 +90,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-@attrs.frozen
-class SpecResult:
+class SpecResult(NamedTuple):
     spec: Spec | None
     problems: tuple[Problem, ...]
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from typing import NamedTuple
 
-import attrs
+from intent_ls.common.equality import compared_without
 
 
 class Status(enum.StrEnum):
@@ -26,14 +27,12 @@ class Severity(enum.StrEnum):
     INFO = "info"
 
 
-@attrs.frozen(order=True)
-class Position:
+class Position(NamedTuple):
     line: int
     column: int
 
 
-@attrs.frozen(order=True)
-class Span:
+class Span(NamedTuple):
     start: Position
     end: Position
 
@@ -42,8 +41,7 @@ class Span:
         return cls(Position(line, column), Position(line, column))
 
 
-@attrs.frozen
-class Problem:
+class Problem(NamedTuple):
     """A spec problem. ``code`` is a stable identifier tools and editors key on."""
 
     code: str
@@ -64,16 +62,14 @@ class Problem:
         }
 
 
-@attrs.frozen
-class Glob:
+class Glob(NamedTuple):
     """One ``owned_scope`` entry and where it is written."""
 
     pattern: str
     span: Span
 
 
-@attrs.frozen
-class Intent:
+class Intent(NamedTuple):
     id: str
     name: str
     status: Status
@@ -88,8 +84,10 @@ class Intent:
     source: str | None = None
     #: Where the intent's mapping starts and where its ``owned_scope`` value sits, so
     #: editors can point at it and code actions can edit it in place.
-    span: Span = attrs.field(factory=Span.point, eq=False)
-    scope_span: Span | None = attrs.field(default=None, eq=False)
+    span: Span = Span.point()
+    scope_span: Span | None = None
+
+    __eq__, __ne__, __hash__ = compared_without("span", "scope_span")
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -110,8 +108,7 @@ def labels(intents: Iterable[Intent]) -> str:
     return ", ".join(i.label for i in intents)
 
 
-@attrs.frozen
-class RepoPolicy:
+class RepoPolicy(NamedTuple):
     """The ``policy:`` section: the tunables of the rules as the repository sets them.
 
     They live with the spec so that every front door (editor, agent hooks, ``record``,
@@ -134,8 +131,7 @@ class RepoPolicy:
     agent_max_tasks: int | None = None
 
 
-@attrs.frozen
-class Spec:
+class Spec(NamedTuple):
     """A loaded ``active_intents.yaml``: the intents, the repository's policy settings,
     plus the legacy selection if any."""
 

@@ -8,8 +8,7 @@ field added here is known to the validator and offered by YAML editors at once.
 from __future__ import annotations
 
 import enum
-
-import attrs
+from typing import NamedTuple
 
 #: The fewest tasks ``policy.agentMaxTasks`` may allow a command: fewer, and ordinary
 #: commands cannot start their pipelines.
@@ -39,8 +38,7 @@ class Kind(enum.Enum):
     ANY = "any"
 
 
-@attrs.frozen
-class Field:
+class Field(NamedTuple):
     name: str
     kind: Kind
     description: str

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 
-@attrs.frozen
-class AstNode:
+class AstNode(NamedTuple):
     """A named definition: ``name`` is qualified by enclosing definitions (``Class.method``);
     lines are 1-based inclusive; ``content_hash`` hashes the node's text by the ledger's
     line rule, so it matches wherever the definition moves."""

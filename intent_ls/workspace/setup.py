@@ -21,8 +21,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-
-import attrs
+from typing import NamedTuple
 
 from intent_ls.spec.load import SPEC_RELPATH
 from intent_ls.workspace.discover import INTENTIGNORE
@@ -96,14 +95,12 @@ ATTRIBUTES_TEXT = (
 )
 
 
-@attrs.frozen
-class Step:
+class Step(NamedTuple):
     path: str  # what was created or changed, as shown to the user
     action: str  # "created", "updated", "configured"
 
 
-@attrs.frozen
-class InitResult:
+class InitResult(NamedTuple):
     steps: tuple[Step, ...]
     repository: Path | None  # the git work tree, None outside git
     map_tracked: bool  # intent_map.md is still in the git index

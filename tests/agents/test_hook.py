@@ -332,20 +332,22 @@ def _pre_tool(governed: Path, session: str, tool: str, tool_input: object) -> di
 
 
 def test_hook_path_never_imports_pygls(governed: Path) -> None:
-    """Nor the YAML parser once the spec is compiled (the first call compiles it)."""
+    """Nor the YAML parser once the spec is compiled (the first call compiles it), nor
+    attrs: its import and class building were about 70 ms of every hook process."""
     Hook(governed)("PreToolUse", "Bash", {"command": "ls"})
     _, last = _probe(
         governed,
         _pre_tool(governed, "s", "Bash", {"command": "ls"}),
-        "[m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'yaml')]",
+        "[m for m in sys.modules if m.split('.')[0] in "
+        "('pygls', 'lsprotocol', 'yaml', 'attr', 'attrs')]",
     )
     assert last == "[]"
 
 
 def test_a_warm_hook_imports_no_pathspec_and_no_ledger_decoder(governed: Path) -> None:
     """The biggest import costs a hook had: pathspec (its translations are cached per
-    workspace), msgspec for the trace index's fast path (only worth it for a long catch-up)
-    and argparse, here on the path that consults the index: a destructive edit."""
+    workspace), msgspec for the trace index's fast path (only worth it for a long catch-up),
+    argparse and attrs, here on the path that consults the index: a destructive edit."""
     hook = Hook(governed)
     hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
     (governed / ".intentignore").write_text("*.log\n!keep.log\n")
@@ -354,11 +356,31 @@ def test_a_warm_hook_imports_no_pathspec_and_no_ledger_decoder(governed: Path) -
     out, last = _probe(
         governed,
         _pre_tool(governed, "s1", "Write", destroy),
-        "sorted(m for m in sys.modules if m.split('.')[0] in ('pathspec', 'argparse')), "
-        "'msgspec' in sys.modules",
+        "sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pathspec', 'argparse', 'attr', 'attrs')), 'msgspec' in sys.modules",
     )
     assert '"permissionDecision": "ask"' in out, last
     assert last == "[] False"
+
+
+def test_the_events_that_record_and_start_a_session_import_no_attrs(governed: Path) -> None:
+    """The after-tool event that records a write, and the session start, build the most
+    records of any event; none of them is an attrs class (its import alone was about
+    50 ms of a hook process)."""
+    hook = Hook(governed)
+    hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    args = write(governed, "src/new.py", "x = 1\n")
+    assert hook("PreToolUse", "Write", args) == {}
+    (governed / "src" / "new.py").write_text("x = 1\n")
+    shown = "sorted(m for m in sys.modules if m.split('.')[0] in ('attr', 'attrs'))"
+    after = {**_pre_tool(governed, "s1", "Write", args), "hook_event_name": "PostToolUse"}
+    out, loaded = _probe(governed, after, shown)
+    assert json.loads(out) == {} and len(records(governed)) == 1, out
+    assert loaded == "[]"
+    start = {"session_id": "s2", "cwd": str(governed), "hook_event_name": "SessionStart"}
+    out, loaded = _probe(governed, start, shown)
+    assert "INT-APP" in out
+    assert loaded == "[]"
 
 
 def _new_file_write(governed: Path) -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 
 from intent_ls import workflow
@@ -235,5 +234,5 @@ def test_a_writes_inputs_are_one_value(selected: tuple[Workspace, Session]) -> N
     assert [v.code for v in built.decision.open] == ["destructive-edit"]
     assert built.record is not None
     assert built.record["metadata"]["intent_ls"]["session_id"] == session.id
-    judged = workflow.build_write(attrs.evolve(write, judged=()))
+    judged = workflow.build_write(write._replace(judged=()))
     assert judged.decision.verdicts == ()

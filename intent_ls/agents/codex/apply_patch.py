@@ -10,7 +10,7 @@ its path alone), since Codex itself will refuse it.
 
 from __future__ import annotations
 
-import attrs
+from typing import NamedTuple
 
 BEGIN, END = "*** Begin Patch", "*** End Patch"
 ADD, DELETE = "*** Add File: ", "*** Delete File: "
@@ -22,15 +22,13 @@ class PatchError(ValueError):
     """The text is not an apply_patch envelope."""
 
 
-@attrs.frozen
-class Hunk:
+class Hunk(NamedTuple):
     context: str
     old: tuple[str, ...]
     new: tuple[str, ...]
 
 
-@attrs.frozen
-class PatchedFile:
+class PatchedFile(NamedTuple):
     path: str
     op: str  # "add" | "delete" | "update"
     #: An added file's lines; empty otherwise.

@@ -29,8 +29,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import attrs
-
 from intent_ls.agents import MCP_SERVER, hook_json
 from intent_ls.agents.events import (
     FileChange,
@@ -127,7 +125,7 @@ def parse(payload: dict[str, Any]) -> HookEvent:
     if event.phase is not Phase.AFTER_TOOL or event.tool is None:
         return event
     model = os.environ.get("COPILOT_MODEL") or model_in_log(events_log(event.session_id))
-    return attrs.evolve(event, model=model, tool=attrs.evolve(event.tool, failed=failed))
+    return event._replace(model=model, tool=event.tool._replace(failed=failed))
 
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:

@@ -18,9 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents.effects.compare import Effect, file_changes
 from intent_ls.agents.effects.git import GitStatus
@@ -35,8 +33,7 @@ from intent_ls.workspace import effects_log as log
 _MAX_TOLD = 20
 
 
-@attrs.frozen
-class Wording:
+class Wording(NamedTuple):
     """What the gate knows and words for the agent, handed in so this module needs no
     import of the gate: the session's selection, its model id, and the next steps."""
 

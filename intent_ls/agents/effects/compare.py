@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents.effects import hidden, protected_set
 from intent_ls.agents.effects.git import GitStatus, git
@@ -14,8 +12,7 @@ from intent_ls.agents.effects.snapshot import tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
 
-@attrs.frozen
-class Before:
+class Before(NamedTuple):
     """A path as it was before the call."""
 
     exists: bool
@@ -34,8 +31,7 @@ class Before:
         return not self.exists or self.cache or self.blob is not None or self.link is not None
 
 
-@attrs.frozen
-class Effect:
+class Effect(NamedTuple):
     path: str
     before: Before
     #: Workspace-relative POSIX path, None outside the workspace.

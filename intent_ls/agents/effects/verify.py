@@ -14,9 +14,7 @@ import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.git import GitStatus
@@ -33,8 +31,7 @@ LEDGER_APPEND = "ledger-append"
 EFFECTS_STORE = "effects-store"
 
 
-@attrs.frozen
-class Restored:
+class Restored(NamedTuple):
     """The after-tool event's view of the call once protected paths are as they were."""
 
     snapshot: dict[str, Any]

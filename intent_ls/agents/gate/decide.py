@@ -10,8 +10,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from intent_ls.agents import SELECT_TOOL, registry, sessions
 from intent_ls.agents.events import Decision, HookEvent, Outcome, Phase, ToolCall, ToolKind
 from intent_ls.agents.gate.governance import (
@@ -93,7 +91,7 @@ def _between_calls(
     if not appeared:
         return outcome
     told = between.hold(gov.root, event, appeared)
-    return attrs.evolve(outcome, context="\n".join(filter(None, [outcome.context, told])))
+    return outcome._replace(context="\n".join(filter(None, [outcome.context, told])))
 
 
 def _declared(

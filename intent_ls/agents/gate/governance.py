@@ -6,9 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents.events import HookEvent, ToolCall
 from intent_ls.policy.session import SelectionRefused, Session
@@ -22,8 +20,7 @@ INTENTIGNORE = ".intentignore"
 MAX_IGNORE_BYTES = 256 * 1024
 
 
-@attrs.frozen
-class Governance:
+class Governance(NamedTuple):
     """The workspace as one hook process sees it."""
 
     root: Path

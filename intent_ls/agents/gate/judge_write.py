@@ -7,9 +7,7 @@ approve command)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents import SELECT_TOOL
 from intent_ls.agents.events import Decision, FileChange, HookEvent, Outcome
@@ -29,8 +27,7 @@ from intent_ls.policy.verdicts import GOVERNANCE_ERROR, PROTECTED_PATH
 from intent_ls.scope.index import is_sidecar
 
 
-@attrs.frozen
-class Judged:
+class Judged(NamedTuple):
     outcome: Outcome
     #: (rel, content before the write) of every governed file the call may write.
     pending: tuple[tuple[str, str | None], ...] = ()

@@ -4,10 +4,9 @@ where the agent lets a hook rewrite it; elsewhere it is verified after it ran, o
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import attrs
 
 from intent_ls.agents import registry, rules_pin
 from intent_ls.agents.events import Decision, HookEvent, Outcome, ToolCall, ToolKind
@@ -51,7 +50,7 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
     from intent_ls.agents import barrier
 
     wrapped = barrier.wrap(sys.executable, gov.root, tool.command, profile.jobs_var)
-    rewritten = attrs.evolve(outcome, updated_input={**tool.arguments, "command": wrapped})
+    rewritten = outcome._replace(updated_input={**tool.arguments, "command": wrapped})
     if not pinned:
         return _rules_changed(gov, profile, tool, rewritten)
     return rewritten
@@ -106,19 +105,19 @@ def _rules_changed(
     that note where the agent cannot ask)."""
     if not _own_rule(gov, profile, tool):
         return rewritten
-    return attrs.evolve(
-        rewritten, decision=Decision.ASK, reason=rules_pin.changed_note(profile, tool.command or "")
+    return rewritten._replace(
+        decision=Decision.ASK, reason=rules_pin.changed_note(profile, tool.command or "")
     )
 
 
-def _as_judged(outcome: Outcome, command: str, arguments: dict[str, object]) -> Outcome:
+def _as_judged(outcome: Outcome, command: str, arguments: Mapping[str, object]) -> Outcome:
     """The command left as written. An agent that sent a barrier line of its own was
     judged on the command inside it (:func:`intent_ls.agents.barrier.unwrap`), so that
     command is what runs: its interpreter and root are not intent-ls's to trust."""
     raw = arguments.get("command")
     if not isinstance(raw, str) or raw == command:
         return outcome
-    return attrs.evolve(outcome, updated_input={**arguments, "command": command})
+    return outcome._replace(updated_input={**arguments, "command": command})
 
 
 def barrier_note(root: Path, event: HookEvent) -> str:

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from intent_ls.agents import hook_json
 from intent_ls.agents.events import HookEvent, Outcome, Phase, ToolCall, ToolKind, text_of
 
@@ -71,7 +69,7 @@ def tool_call(name: str, args: dict[str, Any]) -> ToolCall:
         if call.problem:
             key = "notebook_path" if name == "notebook_edit" else "file_path"
             return hook_json.unreadable(name, args, (key,))
-        return attrs.evolve(call, name=name)
+        return call._replace(name=name)
     if name in _READ_ONLY:
         return ToolCall(ToolKind.READ, name)
     return hook_json.tool_call(name, args)
@@ -82,11 +80,11 @@ def parse(payload: dict[str, Any]) -> HookEvent:
     if name == PROMPT and not text_of(payload.get("prompt")):
         # Qwen runs it before every model call, a tool's result sent on with an empty
         # prompt: the context is said once per prompt a human wrote, not per tool call.
-        return attrs.evolve(hook_json.parse(payload, AGENT, tool_call), phase=Phase.OTHER)
+        return hook_json.parse(payload, AGENT, tool_call)._replace(phase=Phase.OTHER)
     if name != FAILED:
         return hook_json.parse(payload, AGENT, tool_call)
     event = hook_json.parse({**payload, "hook_event_name": "PostToolUse"}, AGENT, tool_call)
-    return attrs.evolve(event, tool=event.tool and attrs.evolve(event.tool, failed=True))
+    return event._replace(tool=event.tool and event.tool._replace(failed=True))
 
 
 def render(event_name: str, outcome: Outcome) -> dict[str, Any]:

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import enum
 import os
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents.sandbox.landlock import SCOPES_ABI
 
@@ -32,8 +30,7 @@ class Kind(enum.StrEnum):
     VERIFICATION_ONLY = "verification-only"
 
 
-@attrs.frozen
-class Facts:
+class Facts(NamedTuple):
     """What this machine and process are, as probed."""
 
     #: bubblewrap's path, None when there is none.
@@ -57,8 +54,7 @@ class Facts:
     ledger_copy: bool = False
 
 
-@attrs.frozen
-class Environment:
+class Environment(NamedTuple):
     kind: Kind
     #: A few words for the session start and doctor's line.
     title: str

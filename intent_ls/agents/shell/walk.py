@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.agents.sandbox.plan import HOME_CACHES
 from intent_ls.agents.shell.model import Word
@@ -38,8 +36,7 @@ def in_home_cache(path: str) -> bool:
     return any(rel == cache or rel.startswith(cache + "/") for cache in HOME_CACHES)
 
 
-@attrs.frozen
-class Classification:
+class Classification(NamedTuple):
     klass: str
     writes: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()

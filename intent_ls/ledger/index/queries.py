@@ -10,9 +10,7 @@ import json
 import sqlite3
 from collections.abc import Collection, Sequence
 from operator import itemgetter
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from intent_ls.common.hashing import hash_key
 from intent_ls.common.safe_io import open_sidecar_reader
@@ -81,8 +79,7 @@ def _newest_walked(cursors: list[sqlite3.Cursor], limit: int) -> list[tuple[Any,
     return rows[:limit]
 
 
-@attrs.frozen
-class RecordRef:
+class RecordRef(NamedTuple):
     """One ledger record as the index knows it; ``offset`` locates its line."""
 
     seq: int
@@ -95,8 +92,7 @@ class RecordRef:
     kind: str | None
 
 
-@attrs.frozen
-class BlameEntry:
+class BlameEntry(NamedTuple):
     """One record behind a line or definition; ``via`` says how it matched: "definition"
     (same path and qualified name), "content" (same content hash, wherever it was)."""
 
@@ -106,15 +102,13 @@ class BlameEntry:
     via: str
 
 
-@attrs.frozen
-class DefinitionStats:
+class DefinitionStats(NamedTuple):
     changes: int
     intents: tuple[str, ...]
     last_timestamp: str | None
 
 
-@attrs.frozen
-class SummaryRow:
+class SummaryRow(NamedTuple):
     """Per (intent, path, definition) aggregate for the intent map; ``name`` None is the
     file-level row (records that touched the file at all)."""
 

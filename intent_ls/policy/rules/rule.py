@@ -17,10 +17,10 @@ from __future__ import annotations
 import enum
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-import attrs
-
+from intent_ls.common.equality import compared_without
 from intent_ls.spec.model import Severity
 
 if TYPE_CHECKING:
@@ -88,16 +88,17 @@ class Approvals(Protocol):
     def find(self, code: str, path: str, content_hash: str | None) -> Any: ...
 
 
-@attrs.frozen
-class Verdict:
+class Verdict(NamedTuple):
     code: str
     message: str
     owners: tuple[str, ...] = ()
-    details: dict[str, Any] = attrs.field(factory=dict, hash=False)
+    details: Mapping[str, Any] = MappingProxyType({})
     blocking: bool = True
     #: The typed finding behind a change rule's verdict, for front doors that need more
     #: than ``details`` (the anchor to mark, the "Restore" edits).
-    finding: Any = attrs.field(default=None, eq=False, repr=False)
+    finding: Any = None
+
+    __eq__, __ne__, __hash__ = compared_without("finding", unhashed=("details",))
 
     @property
     def severity(self) -> Severity:
@@ -112,8 +113,7 @@ class Verdict:
         return {"code": self.code, "message": self.message, "details": dict(self.details)}
 
 
-@attrs.frozen
-class Subject:
+class Subject(NamedTuple):
     """What is judged: who acts (``session``), what governs (``scope``), the path, and
     how it changes (None: the path alone)."""
 
@@ -144,8 +144,7 @@ class Subject:
         return (self.rel,)
 
 
-@attrs.frozen
-class Words:
+class Words(NamedTuple):
     """What a door knows to word a verdict for a model (an agent's hook answer, a file
     put back after a tool call)."""
 
@@ -188,8 +187,7 @@ def _put_back(rule: Rule, verdicts: Sequence[Verdict], words: Words) -> str:
     return f"{what}; next step: leave it alone, or ask the human"
 
 
-@attrs.frozen
-class Rule:
+class Rule(NamedTuple):
     """One verdict code and everything every door needs to know about it."""
 
     code: str
@@ -218,9 +216,7 @@ class Rule:
     reads_disk: bool = False
     #: The judgement: the verdicts for a subject (None: judged by a door of its own,
     #: e.g. the agents' shell gate, or ``check``).
-    judge: Callable[[Subject], Iterable[Verdict]] | None = attrs.field(
-        default=None, eq=False, repr=False
-    )
+    judge: Callable[[Subject], Iterable[Verdict]] | None = None
     anchor: Anchor = Anchor.FINDING
     #: What a verdict of it is called in a sentence ("destructive edit").
     noun: str = ""
@@ -228,13 +224,11 @@ class Rule:
     #: The title of the editor's quick fix that approves it.
     quick_fix: str = "Approve"
     #: The hook's answer to a model for this rule's blocking verdicts.
-    tell_model: Callable[[Rule, Sequence[Verdict], Words], str] = attrs.field(
-        default=_tell, eq=False, repr=False
-    )
+    tell_model: Callable[[Rule, Sequence[Verdict], Words], str] = _tell
     #: Why a file a tool call changed was put back, for this rule's verdicts.
-    tell_put_back: Callable[[Rule, Sequence[Verdict], Words], str] = attrs.field(
-        default=_put_back, eq=False, repr=False
-    )
+    tell_put_back: Callable[[Rule, Sequence[Verdict], Words], str] = _put_back
+
+    __eq__, __ne__, __hash__ = compared_without("judge", "tell_model", "tell_put_back")
 
     @property
     def called(self) -> str:

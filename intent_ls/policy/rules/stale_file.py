@@ -9,9 +9,7 @@ for an agent: it must re-read the file before writing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
-
-import attrs
+from typing import TYPE_CHECKING, NamedTuple
 
 from intent_ls.policy.rules.rule import (
     Anchor,
@@ -59,8 +57,7 @@ def judge(subject: Subject) -> Iterator[Verdict]:
         yield stale_verdict(stale)
 
 
-@attrs.frozen
-class SaveCheck:
+class SaveCheck(NamedTuple):
     """The willSave re-check: whether to ask the user before writing, and what the
     save's trace record must carry (the finding, approved or not, and its approval)."""
 

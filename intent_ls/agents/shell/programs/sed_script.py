@@ -11,13 +11,12 @@ whose delimited parts may hold anything.
 
 from __future__ import annotations
 
-import attrs
+from typing import NamedTuple
 
 _ADDRESS_CHARS = frozenset("0123456789$,~+!")
 
 
-@attrs.frozen
-class SedScript:
+class SedScript(NamedTuple):
     #: The shell commands ``e`` runs, as written.
     runs: tuple[str, ...] = ()
     #: Whether a ``s///e`` runs text only known at run time.
