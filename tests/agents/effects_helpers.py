@@ -8,10 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agents.conftest import Hook, decision, rewritten
 from tests.support import committed
 
 SELECT = "mcp__intent-ls__select_active_intent"
+LEDGER = ".orchestration/agent_trace.jsonl"
 
 
 def git_workspace(root: Path) -> Path:
@@ -92,3 +95,41 @@ class Agent:
         post = self.hook(after, tool, args, env=self.env, **extra)
         spec = post.get("hookSpecificOutput") or {}
         return pre, str(spec.get("additionalContext") or "")
+
+
+def script(body: str) -> str:
+    """The command as a script written in scope, then run: no classifier reads it."""
+    return f"cat > src/do.sh <<'EOF'\n{body}\nEOF\nbash src/do.sh; rm src/do.sh"
+
+
+#: A stash git never made: the ledger with a record nobody wrote, stored as a stash.
+FORGED_STASH = script(
+    "f=$(mktemp); cat .orchestration/agent_trace.jsonl > $f\n"
+    'echo \'{"id":"forged","approvals":["human"]}\' >> $f\n'
+    "blob=$(git hash-object -w $f)\n"
+    "export GIT_INDEX_FILE=$(mktemp -u)\n"
+    "git read-tree HEAD\n"
+    f"git update-index --cacheinfo 100644,$blob,{LEDGER}\n"
+    "t=$(git write-tree)\n"
+    "g='-c user.name=a -c user.email=a@b'\n"
+    "i=$(git $g commit-tree $t -p HEAD -m index)\n"
+    "s=$(git $g commit-tree $t -p HEAD -p $i -m 'WIP on main: x')\n"
+    "git stash store -m forged $s"
+)
+
+
+#: What a command may do to the ledger's copy that the after-tool event must not take in
+#: (tests/agents/effects/test_ledger_copy.py as root, tests/agents/sandbox/test_attacks.py
+#: as root and as an unprivileged user).
+LEDGER_REWRITES = [
+    pytest.param(
+        "git -c user.name=a -c user.email=a@b commit -qam c; " + FORGED_STASH + "; git stash pop",
+        id="forged-stash-popped",
+    ),
+    pytest.param(script(f'echo \'{{"id":"made-up"}}\' >> {LEDGER}'), id="appended"),
+    pytest.param(script(f"head -n 1 {LEDGER} > x && cat x > {LEDGER}"), id="cut"),
+    pytest.param("git reset -q --hard", id="reset-drops-records"),
+    pytest.param(script(f"git checkout -q HEAD -- {LEDGER}"), id="checkout-drops-records"),
+    pytest.param(script(f"rm -f {LEDGER}"), id="removed"),
+    pytest.param(script(f"ln -sf /etc/hostname {LEDGER}"), id="symlinked"),
+]

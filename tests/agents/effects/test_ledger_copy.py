@@ -12,10 +12,9 @@ import pytest
 
 from intent_ls.agents.effects.ledger_copy import PARKED, REFUSED, RETURNED, SAME, digest, judge
 from intent_ls.agents.sandbox import bwrap
-from tests.agents.effects_helpers import Agent, git_workspace
+from tests.agents.effects_helpers import LEDGER, LEDGER_REWRITES, Agent, git_workspace, script
 from tests.support import git
 
-LEDGER = ".orchestration/agent_trace.jsonl"
 MAP = ".orchestration/intent_map.md"
 sandboxed = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
 
@@ -89,45 +88,8 @@ def test_stash_and_pop_carry_the_ledgers_records_and_lose_none(ws: Path, name: s
     assert done.returncode == 0, done.stderr
 
 
-def script(body: str) -> str:
-    """The command as a script written in scope, then run: no classifier reads it."""
-    return f"cat > src/do.sh <<'EOF'\n{body}\nEOF\nbash src/do.sh; rm src/do.sh"
-
-
-#: A stash git never made: the ledger with a record nobody wrote, stored as a stash.
-FORGED_STASH = script(
-    "f=$(mktemp); cat .orchestration/agent_trace.jsonl > $f\n"
-    'echo \'{"id":"forged","approvals":["human"]}\' >> $f\n'
-    "blob=$(git hash-object -w $f)\n"
-    "export GIT_INDEX_FILE=$(mktemp -u)\n"
-    "git read-tree HEAD\n"
-    f"git update-index --cacheinfo 100644,$blob,{LEDGER}\n"
-    "t=$(git write-tree)\n"
-    "g='-c user.name=a -c user.email=a@b'\n"
-    "i=$(git $g commit-tree $t -p HEAD -m index)\n"
-    "s=$(git $g commit-tree $t -p HEAD -p $i -m 'WIP on main: x')\n"
-    "git stash store -m forged $s"
-)
-
-
 @sandboxed
-@pytest.mark.parametrize(
-    "attack",
-    [
-        pytest.param(
-            "git -c user.name=a -c user.email=a@b commit -qam c; "
-            + FORGED_STASH
-            + "; git stash pop",
-            id="forged-stash-popped",
-        ),
-        pytest.param(script(f'echo \'{{"id":"made-up"}}\' >> {LEDGER}'), id="appended"),
-        pytest.param(script(f"head -n 1 {LEDGER} > x && cat x > {LEDGER}"), id="cut"),
-        pytest.param("git reset -q --hard", id="reset-drops-records"),
-        pytest.param(script(f"git checkout -q HEAD -- {LEDGER}"), id="checkout-drops-records"),
-        pytest.param(script(f"rm -f {LEDGER}"), id="removed"),
-        pytest.param(script(f"ln -sf /etc/hostname {LEDGER}"), id="symlinked"),
-    ],
-)
+@pytest.mark.parametrize("attack", LEDGER_REWRITES)
 def test_a_ledger_git_or_a_script_rewrote_otherwise_stays_as_it_was(ws: Path, attack: str) -> None:
     """Records leave the ledger only into a stash that holds them and come back only
     from a stash intent-ls saw them go into: a record made up (by hand, or in a stash

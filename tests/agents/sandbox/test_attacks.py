@@ -6,11 +6,14 @@ agent command may change: the spec and the sidecar, the agents' settings (existi
 not yet created, in the workspace and in ``$HOME``), git's config and hooks, the hook's
 own installation (a ``.pth`` file), the agents' rule files, shell start-up files, the
 system. Then ordinary work must still work: in-scope files, caches, ``/tmp`` kept
-between commands.
+between commands. And the ledger's copy, which git may rewrite in the sandbox, is attacked
+through whole calls (the hook's events run as the same user): what the after-tool event
+must not take in.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -21,11 +24,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import intent_ls
 from intent_ls.agents.sandbox import bwrap, landlock
+from tests.agents.conftest import decision
+from tests.agents.effects_helpers import LEDGER, LEDGER_REWRITES, SELECT
 from tests.support import SPEC
 
 pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
@@ -36,6 +42,7 @@ SANDBOX = str(Path(sys.executable).parent / "intent-ls-sandbox")
 SYSTEM_PYTHON = "/usr/bin/python3"
 PY = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else sys.executable
 NOBODY = 65534
+SESSION = "attacks"
 PTH = Path(sysconfig.get_paths()["purelib"]) / "zz-intent-ls-attack.pth"
 
 
@@ -44,6 +51,7 @@ class Box:
 
     def __init__(self, base: Path, uid: int | None) -> None:
         self.base, self.uid = base, uid
+        self.calls = 0
         self.root, self.home = base / "ws", base / "home"
         for folder in ("src", ".orchestration", ".claude"):
             (self.root / folder).mkdir(parents=True)
@@ -60,23 +68,55 @@ class Box:
         if uid is not None:
             subprocess.run(["chown", "-R", f"{uid}:{uid}", str(base)], check=True)
 
-    def run(self, command: str) -> subprocess.CompletedProcess[str]:
-        env = {
+    def _env(self) -> dict[str, str]:
+        (self.base / "tmp").mkdir(exist_ok=True)
+        if self.uid is not None:
+            os.chown(self.base / "tmp", self.uid, self.uid)
+        return {
             "PATH": os.environ["PATH"],
             "HOME": str(self.home),
             "XDG_STATE_HOME": str(self.base / "state"),
             "TMPDIR": str(self.base / "tmp"),
+            "CLAUDE_CODE_SESSION_ID": SESSION,
         }
-        (self.base / "tmp").mkdir(exist_ok=True)
-        if self.uid is not None:
-            os.chown(self.base / "tmp", self.uid, self.uid)
-        argv = [SANDBOX, command]
-        if self.uid is not None:
-            user = [f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
-            argv = ["setpriv", *user, *_unprivileged_launcher(), command]
+
+    def _as_user(self, argv: list[str]) -> list[str]:
+        if self.uid is None:
+            return argv
+        user = [f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
+        return ["setpriv", *user, *argv]
+
+    def run(self, command: str) -> subprocess.CompletedProcess[str]:
+        launcher = [SANDBOX] if self.uid is None else _unprivileged_launcher()
         return subprocess.run(
-            argv, cwd=self.root, env=env, capture_output=True, text=True, timeout=60, check=False
-        )
+            self._as_user([*launcher, command]), cwd=self.root, env=self._env(),
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+
+    def hook(self, event: str, tool: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        """Claude Code's hook, run as the box's user (as the agent's own process is)."""
+        payload = {"session_id": SESSION, "cwd": str(self.root), "hook_event_name": event}
+        payload |= {"tool_name": tool, "tool_input": args, **extra}
+        python = [sys.executable] if self.uid is None else _unprivileged_python()
+        done = subprocess.run(
+            self._as_user([*python, "-m", "intent_ls", "hook", "claude-code"]),
+            input=json.dumps(payload), cwd=self.root, env=self._env(),
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        answer: dict[str, Any] = json.loads(done.stdout)
+        return answer
+
+    def call(self, command: str) -> str:
+        """One shell call as Claude Code makes it: the before-tool event, the command
+        through its shell prefix (run whatever the answer, as a human who said yes), the
+        after-tool event; what that event told the model."""
+        self.calls += 1
+        ids = {"tool_use_id": f"call-{self.calls}"}
+        self.hook("PreToolUse", "Bash", {"command": command}, **ids)
+        self.run(command)
+        after = self.hook("PostToolUse", "Bash", {"command": command}, **ids)
+        return str((after.get("hookSpecificOutput") or {}).get("additionalContext") or "")
 
     def state(self) -> dict[str, bytes | None]:
         """Every file of the base (but the workspace's src/ and the caches), and the
@@ -95,18 +135,22 @@ class Box:
         return seen
 
 
-def _unprivileged_launcher() -> list[str]:
-    """The launcher as another user can run it: the system's Python on this checkout and
-    the environment's pure-Python packages (an interpreter built under /root, as pyenv's,
-    is out of that user's reach)."""
+def _unprivileged_python() -> list[str]:
+    """intent-ls as another user can run it: the system's Python on this checkout and the
+    environment's packages (an interpreter built under /root, as pyenv's, is out of that
+    user's reach)."""
     purelib = sysconfig.get_paths()["purelib"]
     checkout = str(Path(intent_ls.__file__).parent.parent)
+    return ["env", f"PYTHONPATH={checkout}:{purelib}", SYSTEM_PYTHON]
+
+
+def _unprivileged_launcher() -> list[str]:
     code = (
         "import sys; sys.argv[0] = 'intent-ls-sandbox'\n"
         "from intent_ls.agents.claude_code.shell_prefix import main\n"
         "sys.exit(main())"
     )
-    return ["env", f"PYTHONPATH={checkout}:{purelib}", SYSTEM_PYTHON, "-c", code]
+    return [*_unprivileged_python(), "-c", code]
 
 
 def _closed_to_others(path: Path) -> Path | None:
@@ -330,3 +374,22 @@ def test_the_policys_writable_trees_and_nothing_more(box: Box) -> None:
     assert (box.home / ".rustup" / "toolchain").read_text() == "t\n", done.stderr
     assert not (box.home / ".other" / "x").exists()
     assert not PTH.exists()
+
+
+@pytest.mark.parametrize("attack", LEDGER_REWRITES)
+def test_a_ledger_rewritten_in_the_sandbox_is_not_taken(box: Box, attack: str) -> None:
+    """The ledger's copy git may rewrite, attacked as the user the agent runs as: records
+    made up or dropped without a stash holding them never reach the ledger."""
+    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    assert decision(answer)[0] == "allow", answer
+    box.call("echo 'x = 2' > src/made.py")
+    box.call("git add -A && git -c user.name=a -c user.email=a@b commit -qm 'ledger committed'")
+    box.call("echo '# more' >> src/app.py")
+    ledger = (box.root / LEDGER).read_bytes()
+    assert ledger.count(b"\n") == 2, ledger  # a record since the ledger was committed
+    told = box.call(attack)
+    now = (box.root / LEDGER).read_bytes()
+    assert now.startswith(ledger), told
+    assert b"forged" not in now and b"made-up" not in now
+    assert (box.root / LEDGER).is_file() and not (box.root / LEDGER).is_symlink()
+    assert f"{LEDGER}: " in told and "not kept" in told
