@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape, quoteattr
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from intent_ls.spec.model import Glob, Intent, Span, Status
-from intent_ls.workspace.context import context_json, context_xml
+from intent_ls.workspace.context import _INVALID_XML, _attr, _text, context_json, context_xml
 
 
 def make(name: str = "Auth", constraint: str = "no <script> & 'quotes'") -> Intent:
@@ -52,6 +53,16 @@ def test_any_text_yields_well_formed_xml(name: str, constraint: str) -> None:
         len(parsed) == len(constraint.replace("\r\n", "\n").replace("\r", "\n"))
         or "\r" in constraint
     )
+
+
+@given(st.text())
+def test_the_escaping_is_the_standard_librarys_to_the_character(value: str) -> None:
+    """Written out so that a prompt's hook does not import ``urllib.request``; the same
+    text as ``xml.sax.saxutils`` gives, and an attribute parses back to the value."""
+    clean = _INVALID_XML.sub("\ufffd", value)
+    assert _text(value) == escape(clean)
+    assert _attr(value) == quoteattr(clean)
+    assert ET.fromstring(f"<x a={_attr(value)}>{_text(value)}</x>").get("a") == clean
 
 
 def test_an_incomplete_history_says_so() -> None:
