@@ -104,7 +104,7 @@ def plan_import(root: Path, tool: Tool, rel: str | None, spec_text: str) -> Impo
                 f"{intent.id}: its tasks and design name no file, so it is imported as "
                 "DRAFT (an IN_PROGRESS intent must own paths); add owned_scope globs"
             )
-            intent = intent._replace(status=Status.DRAFT)
+            intent = attrs.evolve(intent, status=Status.DRAFT)
         ready.append(intent)
     ids, sources = existing_keys(spec_text)
     added = [i for i in ready if i.id not in ids and i.source not in sources]
