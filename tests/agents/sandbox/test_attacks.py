@@ -13,6 +13,8 @@ must not take in.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import shutil
@@ -135,22 +137,42 @@ class Box:
         return seen
 
 
-def _unprivileged_python() -> list[str]:
-    """intent-ls as another user can run it: the system's Python on this checkout and the
-    environment's packages (an interpreter built under /root, as pyenv's, is out of that
-    user's reach)."""
+def _on_this_checkout() -> str:
+    """PYTHONPATH for another user: this checkout and the environment's packages."""
     purelib = sysconfig.get_paths()["purelib"]
-    checkout = str(Path(intent_ls.__file__).parent.parent)
-    return ["env", f"PYTHONPATH={checkout}:{purelib}", SYSTEM_PYTHON]
+    return f"PYTHONPATH={Path(intent_ls.__file__).parent.parent}:{purelib}"
 
 
 def _unprivileged_launcher() -> list[str]:
+    """The launcher as another user can run it: the system's Python on this checkout (an
+    interpreter built under /root, as pyenv's, is out of that user's reach). It imports
+    no compiled package, so any Python 3 runs it."""
     code = (
         "import sys; sys.argv[0] = 'intent-ls-sandbox'\n"
         "from intent_ls.agents.claude_code.shell_prefix import main\n"
         "sys.exit(main())"
     )
-    return [*_unprivileged_python(), "-c", code]
+    return ["env", _on_this_checkout(), SYSTEM_PYTHON, "-c", code]
+
+
+@functools.cache
+def _unprivileged_python() -> list[str]:
+    """This interpreter where another user can run it, for the hook, whose compiled
+    packages (tree-sitter, PyYAML) are built for this Python's version: its binary, its
+    shared library and its standard library (not the tests) copied out of /root."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = Path(sys.base_prefix)
+    dest = Path(tempfile.mkdtemp(prefix="intent-ls-python-"))
+    os.chmod(dest, 0o755)
+    atexit.register(shutil.rmtree, dest, True)
+    (dest / "bin").mkdir()
+    shutil.copy2(os.path.realpath(sys.executable), dest / "bin" / version)
+    skipped = shutil.ignore_patterns("test", "site-packages", "idlelib", "tkinter", "turtledemo")
+    shutil.copytree(base / "lib" / version, dest / "lib" / version, ignore=skipped)
+    for shared in (base / "lib").glob(f"lib{version}*.so*"):
+        shutil.copy2(shared, dest / "lib" / shared.name)
+    env = [f"LD_LIBRARY_PATH={dest / 'lib'}", _on_this_checkout()]
+    return ["env", *env, str(dest / "bin" / version)]
 
 
 def _closed_to_others(path: Path) -> Path | None:
