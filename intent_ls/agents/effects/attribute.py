@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from intent_ls.agents.effects.compare import Effect, file_changes
+from intent_ls.agents.effects.compare import Change, Effect, file_changes
 from intent_ls.agents.effects.git import GitStatus
 from intent_ls.agents.effects.restore import Unrestorable, put_back
 from intent_ls.agents.effects.store import Store
@@ -250,3 +250,63 @@ def _record(
                 continue
             recorded[rel] = digest
     return problems
+
+
+def judge_between(
+    gov: Any, event: HookEvent, changes: list[Change], others: set[str], wording: Wording
+) -> list[str]:
+    """Judges the changes made between the session's calls while a process of it was
+    alive (:mod:`.lingering`): recorded when they may stay, held when they may not
+    (kept as they are, logged for the human); returns lines for the agent."""
+    told: list[str] = []
+    entries: list[dict[str, Any]] = []
+    to_record: list[tuple[str, str, str, Any]] = []
+    store = Store(gov.root)
+    for change in changes:
+        rel = _workspace_rel(gov.root, change.path)
+        if rel is None or rel in others or gov.scope.is_ignored(rel):
+            continue
+        effect = Effect(change.path, change.before, rel)
+        old, new = _text(change.old) or "", _text(change.new)
+        blocking, decision = _judge(gov, wording.session, effect, old, new)
+        if blocking:
+            told.append(_held(store, effect, change, event, blocking, entries))
+            continue
+        to_record.append((rel, old, new or "", decision))
+    problem = _log(gov.root, entries)
+    if problem:
+        told.append(problem)
+    recorded = [rel for rel, *_ in to_record]
+    told += _record(gov, event, wording, to_record)
+    if recorded:
+        told.append(f"{', '.join(recorded)}: recorded as this session's change")
+    return _clipped(told)
+
+
+def _workspace_rel(root: Path, path: str) -> str | None:
+    prefix = str(root) + os.sep
+    return path[len(prefix) :].replace(os.sep, "/") if path.startswith(prefix) else None
+
+
+def _held(
+    store: Store,
+    effect: Effect,
+    change: Change,
+    event: HookEvent,
+    verdicts: list[Verdict],
+    entries: list[dict[str, Any]],
+) -> str:
+    """Logs a change that may not stay, which a human may have made, for the human:
+    where its former bytes are kept, so that they can put it back."""
+    code = verdicts[0].rule.code
+    kept = store.keep_held(change.old) if change.old is not None else None
+    where = f"; its former content is kept in {kept}" if kept else ""
+    detail = f"{HELD_WHY}{where}"
+    entries.append(_entry(event, effect.rel or "", code, log.UNRESTORABLE, detail=detail))
+    return f"{effect.rel}: {code}, held — {HELD_WHY}"
+
+
+HELD_WHY = (
+    "changed between this session's tool calls while a process it started was alive; "
+    "a human may have made the change instead, so it was neither put back nor taken"
+)

@@ -232,3 +232,63 @@ def ledger_appended(path: str, before: Before) -> bytes | None:
     with open(path, "rb") as fh:
         fh.seek(before.size)
         return fh.read()
+
+
+def between(store: Store, settled: dict[str, Any], now: dict[str, Any]) -> list[Change]:
+    """What changed from one git view of the workspace (:func:`.snapshot.files`) to a
+    later one, both kept: a file dirty in either whose identity differs, with its
+    content as each view holds it (a file clean in a view is as that view's ``HEAD``
+    has it). Files whose bytes are the same (a commit, a ``touch``) are left out."""
+    top = Path(now["top"])
+    if settled.get("top") != now["top"]:
+        return []
+    old_dirty: dict[str, Any] = settled.get("dirty") or {}
+    new_dirty: dict[str, Any] = now.get("dirty") or {}
+    rels = _differing(old_dirty, new_dirty)
+    old_head = _head_blobs(store, top, settled.get("head"), [r for r in rels if r not in old_dirty])
+    new_head = _head_blobs(store, top, now.get("head"), [r for r in rels if r not in new_dirty])
+    found = []
+    for rel in rels:
+        before = _side(store, old_dirty.get(rel), old_head.get(rel))
+        after = _side(store, new_dirty.get(rel), new_head.get(rel))
+        if before is None or after is None or before[1] == after[1]:
+            continue
+        found.append(Change(str(top / rel), rel, before[0], before[1], after[1]))
+    return found
+
+
+def _differing(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The paths dirty in either view whose identity is not the same in both."""
+    return sorted(
+        rel
+        for rel in set(old) | set(new)
+        if (old.get(rel) or {}).get("sig", 0) != (new.get(rel) or {}).get("sig", 0)
+    )
+
+
+class Change(NamedTuple):
+    """A file changed between two kept views: its bytes in each (None: absent)."""
+
+    path: str
+    #: Relative to the repository's top.
+    rel: str
+    before: Before
+    old: bytes | None
+    new: bytes | None
+
+
+def _side(
+    store: Store, entry: dict[str, Any] | None, committed: tuple[str, int] | None
+) -> tuple[Before, bytes | None] | None:
+    """A file as a view holds it; None when its bytes were not kept (too large, a
+    symbolic link, a special file)."""
+    if entry is None:
+        if committed is None:
+            return Before(False), None
+        data = store.get(committed[0])
+        return None if data is None else (Before(True, blob=committed[0], mode=committed[1]), data)
+    if entry.get("sig") is None:
+        return Before(False), None
+    blob = entry.get("blob")
+    data = store.get(blob) if isinstance(blob, str) else None
+    return None if data is None or entry.get("link") else (_before(entry), data)

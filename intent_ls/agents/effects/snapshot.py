@@ -96,32 +96,41 @@ def take(
         "protected": protected_state(store, root, policy),
         "agentProtected": list(policy.globs) if policy is not None else [],
     }
-    started = time.time_ns()
-    run = status or start_status(root)
-    if run is not None:
-        found = run.result()
-        if found is not None:
-            head, entries = found
-            dirty: dict[str, Any] = {}
-            for rel, xy in entries.items():
-                dirty[rel] = file_entry(store, run.top, rel, xy)
-            hidden = watched(store, run.top, run.prefix)
-            for rel in hidden or ():
-                if rel not in dirty and os.path.lexists(run.top / rel):
-                    dirty[rel] = file_entry(store, run.top, rel, "..")
-            for rel in human_files(store, run.top, run.prefix):
-                if rel not in dirty:
-                    dirty[rel] = file_entry(store, run.top, rel, "!!")
-            snapshot["git"] = {
-                "top": str(run.top),
-                "prefix": run.prefix,
-                "head": head,
-                "dirty": dirty,
-                "flagged": hidden,
-                "started": started,
-            }
+    found = files(store, root, status)
+    if found is not None:
+        snapshot["git"] = found
     store.save_cache()
     return snapshot
+
+
+def files(store: Store, root: Path, status: GitStatus | None = None) -> dict[str, Any] | None:
+    """What git sees of the workspace: ``HEAD`` and every file that differs from the
+    index (copied), with the human's ignored files (:mod:`.human_files`); None outside
+    a git repository."""
+    started = time.time_ns()
+    run = status or start_status(root)
+    found = run.result() if run is not None else None
+    if run is None or found is None:
+        return None
+    head, entries = found
+    dirty: dict[str, Any] = {}
+    for rel, xy in entries.items():
+        dirty[rel] = file_entry(store, run.top, rel, xy)
+    hidden = watched(store, run.top, run.prefix)
+    for rel in hidden or ():
+        if rel not in dirty and os.path.lexists(run.top / rel):
+            dirty[rel] = file_entry(store, run.top, rel, "..")
+    for rel in human_files(store, run.top, run.prefix):
+        if rel not in dirty:
+            dirty[rel] = file_entry(store, run.top, rel, "!!")
+    return {
+        "top": str(run.top),
+        "prefix": run.prefix,
+        "head": head,
+        "dirty": dirty,
+        "flagged": hidden,
+        "started": started,
+    }
 
 
 def file_entry(store: Store, top: Path, rel: str, xy: str) -> dict[str, Any]:

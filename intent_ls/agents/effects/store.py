@@ -72,6 +72,13 @@ class Store:
             _write(path, data)
         return digest
 
+    def keep_held(self, data: bytes) -> Path:
+        """A file's former bytes for a human to put back (``held/``, never collected)."""
+        path = _private_dir(self.dir / "held") / hashlib.sha256(data).hexdigest()
+        if not path.exists():
+            _write(path, data)
+        return path
+
     def get(self, digest: str) -> bytes | None:
         """The blob's bytes, or None when it is missing or no longer hashes to its name."""
         try:

@@ -83,11 +83,13 @@ def _between_calls(
 ) -> Outcome:
     """Protected paths that appeared since the session's last verified call, before this
     one started (:mod:`intent_ls.agents.effects.between`), told; then what exists now is
-    the session's settled state."""
-    from intent_ls.agents.effects import between
+    the session's settled state, and what git sees is kept while a process of the
+    session lives on (:mod:`intent_ls.agents.effects.lingering`)."""
+    from intent_ls.agents.effects import between, lingering
 
     appeared = between.appeared(gov.root, event, restored.snapshot)
     between.settle(gov.root, event)
+    lingering.keep(gov.root, event)
     if not appeared:
         return outcome
     told = between.hold(gov.root, event, appeared)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Outcome
 from intent_ls.agents.gate.governance import Governance, session_of
-from intent_ls.agents.gate.messages import effects_told, ledger_noted, words_for
+from intent_ls.agents.gate.messages import between_told, effects_told, ledger_noted, words_for
 from intent_ls.agents.gate.record import model_of
 
 if TYPE_CHECKING:
@@ -43,15 +43,17 @@ def tell_effects(
     """The after-tool answer, with what the call changed and was put back (or recorded).
     ``declared``: what the tool's input says it writes (recorded by the gate itself);
     ``status``: the ``git status`` after the call, when already started."""
-    from intent_ls.agents.effects.attribute import judge_files
+    from intent_ls.agents.effects import lingering
+    from intent_ls.agents.effects.attribute import judge_between, judge_files
 
     if event.tool is None:
         return outcome
-    found = judge_files(gov, event, restored, declared, wording(gov, event), status)
+    words = wording(gov, event)
+    changed, others = lingering.changes(gov.root, event, restored.snapshot)
+    held = judge_between(gov, event, changed, others, words) if changed else []
+    found = judge_files(gov, event, restored, declared, words, status)
     told = [*restored.told, *found]
-    if not told and not restored.noted:
+    if not told and not held and not restored.noted:
         return outcome
-    context = "\n".join(
-        filter(None, [outcome.context, effects_told(told), ledger_noted(restored.noted)])
-    )
-    return Outcome(outcome.decision, outcome.reason, context)
+    parts = [outcome.context, between_told(held), effects_told(told), ledger_noted(restored.noted)]
+    return Outcome(outcome.decision, outcome.reason, "\n".join(filter(None, parts)))

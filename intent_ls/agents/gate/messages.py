@@ -69,6 +69,22 @@ def ledger_noted(noted: Sequence[str]) -> str:
     return "\n".join(f"[intent-ls] {line}" for line in noted)
 
 
+def between_told(told: Sequence[str]) -> str:
+    """What the after-tool answer tells the model about files changed between its calls
+    while a process it started ran (:mod:`intent_ls.agents.effects.lingering`)."""
+    if not told:
+        return ""
+    return (
+        "[intent-ls] Between this session's tool calls, while a process one of its "
+        "commands started was still running, files changed; each was judged as this "
+        "session's change:\n"
+        + "\n".join(f"- {line}" for line in told)
+        + "\nA held file stays as it is, its former content kept, and `intent-ls check` "
+        "fails on it until a human has looked. Next step: tell the human; if the process "
+        "is yours, stop it (`kill`), and make changes through your own tool calls."
+    )
+
+
 def effects_told(told: Sequence[str]) -> str:
     """What the after-tool answer tells the model about files put back."""
     if not told:

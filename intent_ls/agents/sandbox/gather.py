@@ -219,6 +219,7 @@ def build(
         max_tasks=tasks,
         tasks_cgroup=session_cgroup(_digest(key), tasks),
         ledger_copy=prepare(root, bwrap) if bwrap else None,
+        key=key,
     )
 
 

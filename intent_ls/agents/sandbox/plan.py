@@ -112,9 +112,15 @@ class Plan(NamedTuple):
     tasks_cgroup: str = ""
     #: The ledger git may rewrite, in a copy (None: the sidecar is read-only whole).
     ledger_copy: LedgerCopy | None = None
+    #: Whose command it is, for :mod:`.liveness` (a session id, or the workspace).
+    key: str = ""
 
 
-def argv(bwrap: str, plan: Plan, bash: str, script: str) -> list[str]:
+def argv(
+    bwrap: str, plan: Plan, bash: str, script: str, watched: tuple[str, ...] = ()
+) -> list[str]:
+    """bubblewrap's arguments; ``watched``, those that report the command's process
+    and hold it until its namespace is noted (:mod:`.liveness`)."""
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
     if plan.pid_namespace:
         out += ["--unshare-pid", "--proc", "/proc"]
@@ -146,6 +152,7 @@ def argv(bwrap: str, plan: Plan, bash: str, script: str) -> list[str]:
         "--cap-drop",
         "ALL",
         "--new-session",
+        *watched,
         "--chdir",
         plan.cwd,
         "--",

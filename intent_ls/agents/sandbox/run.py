@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 
-from intent_ls.agents.sandbox import landlock, limits
+from intent_ls.agents.sandbox import landlock, limits, liveness
 from intent_ls.agents.sandbox.plan import Plan, argv
 
 #: Signals an agent sends to stop a command; passed on to the sandbox.
@@ -39,14 +39,22 @@ def _hold(plan: Plan) -> tuple[int, ...]:
 def wait_confined(bwrap: str, plan: Plan, bash: str, script: str) -> int:
     """The command's exit status (128 + N when signal N ended it)."""
     held = _hold(plan)
-    child = subprocess.Popen(
-        argv(bwrap, plan, bash, script),
-        preexec_fn=lambda: _before_exec(plan),
-        close_fds=True,
-        pass_fds=held,
-    )
-    for fd in held:  # the sandbox holds the lock now, for as long as any of it lives
-        os.close(fd)
+    watched = liveness.watch(plan.root, plan.key)
+    try:
+        child = subprocess.Popen(
+            argv(bwrap, plan, bash, script, tuple(watched.argv())),
+            preexec_fn=lambda: _before_exec(plan),
+            close_fds=True,
+            pass_fds=(*held, *watched.for_bwrap()),
+        )
+    except OSError:
+        liveness.close_all(watched)
+        raise
+    finally:
+        for fd in held:  # the sandbox holds the lock now, for as long as any of it lives
+            os.close(fd)
+    liveness.close_bwrap_ends(watched)
+    liveness.release(watched)
 
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)
@@ -59,7 +67,11 @@ def wait_confined(bwrap: str, plan: Plan, bash: str, script: str) -> int:
 
 def exec_confined(bwrap: str, plan: Plan, bash: str, script: str) -> None:
     """Becomes the sandbox; returns only when ``exec`` failed (OSError raised)."""
+    watched = liveness.watch(plan.root, plan.key)
+    liveness.release_from_helper(watched)
+    for fd in watched.for_bwrap():
+        os.set_inheritable(fd, True)
     _before_exec(plan)
     _hold(plan)
-    full = argv(bwrap, plan, bash, script)
+    full = argv(bwrap, plan, bash, script, tuple(watched.argv()))
     os.execv(full[0], full)

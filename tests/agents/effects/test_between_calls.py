@@ -4,6 +4,7 @@ taken silently as the new normal."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 from intent_ls.agents.sandbox import bwrap
 from intent_ls.workspace import effects_log
 from tests.agents.effects_helpers import Agent, git_workspace
+from tests.support import records
 
 
 @pytest.fixture
@@ -81,3 +83,101 @@ def test_a_process_a_call_left_running_cannot_plant_one_silently(ws: Path) -> No
     _, told = agent.shell("true")
     assert ".mcp.json" in told
     assert _check(ws).returncode != 0
+
+
+def _lingering(*writes: tuple[str, str]) -> str:
+    """A command that leaves a process running (its own session, descriptors closed):
+    on the test's go it writes each (path, text), then ``src/late-done``."""
+    body = "".join(f"    open({path!r}, 'w').write({text!r})\n" for path, text in writes)
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); os.closerange(0, 1024)\n"
+        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
+        f"{body}"
+        "    open('src/late-done', 'w').write('1')\n"
+        "    time.sleep(1)\n"
+    )
+    return f"{sys.executable} -c {shlex.quote(code)}"
+
+
+def _go_and_wait(ws: Path) -> None:
+    (ws / "src" / "go").write_text("")
+    marker = ws / "src" / "late-done"
+    deadline = time.monotonic() + 20
+    while not marker.exists() and time.monotonic() < deadline:  # the process says it is done
+        time.sleep(0.05)
+    assert marker.exists(), "the process never wrote"
+
+
+sandboxed = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
+
+
+@sandboxed
+@pytest.mark.parametrize("agent_name", ["claude-code", "codex"])
+def test_a_process_left_running_is_judged_as_the_sessions(ws: Path, agent_name: str) -> None:
+    """Claude Code's prefix waits for the sandbox; Codex's barrier becomes it. Either
+    way the next call judges what the process changed: the in-scope file is recorded as
+    the session's, the out-of-scope one held for a human, neither lost."""
+    agent = Agent(ws, agent_name)
+    agent.select("INT-APP")
+    agent.shell(_lingering(("src/late.py", "late = 1\n"), ("docs/guide.md", "# Taken over\n")))
+    _go_and_wait(ws)
+    _, told = agent.shell("true")
+    assert "Between this session's tool calls" in told, told
+    assert "docs/guide.md: out-of-scope, held" in told
+    assert "src/late.py" in told and "recorded as this session's change" in told
+    assert (ws / "docs" / "guide.md").read_text() == "# Taken over\n"  # not put back
+    [held] = [e for e in effects_log.read(ws) if e["path"] == "docs/guide.md"]
+    assert held["action"] == effects_log.UNRESTORABLE and held["code"] == "out-of-scope"
+    kept = Path(held["detail"].rsplit("kept in ", 1)[1])
+    assert kept.read_text() == "# Guide\n"  # what the human can put back
+    late = [r for r in records(ws) if r["files"][0]["path"] == "src/late.py"]
+    assert len(late) == 1 and late[0]["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
+    check = _check(ws)
+    assert check.returncode != 0 and "docs/guide.md" in check.stdout
+    _, told = agent.shell("true")
+    assert "docs/guide.md" not in told  # judged once
+
+
+@sandboxed
+def test_a_destructive_change_left_to_a_process_is_held(ws: Path) -> None:
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    agent.shell(_lingering(("src/app.py", "")))
+    _go_and_wait(ws)
+    _, told = agent.shell("true")
+    assert "src/app.py: destructive-edit, held" in told, told
+    assert (ws / "src" / "app.py").read_text() == ""
+    assert not [r for r in records(ws) if r["files"][0]["path"] == "src/app.py"]
+
+
+@sandboxed
+def test_a_humans_change_after_every_process_ended_is_theirs(ws: Path) -> None:
+    """Nothing of the session is alive between the calls: the change is not its."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    agent.shell("echo 'y = 1' > src/y.py")
+    (ws / "docs" / "guide.md").write_text("# Mine\n")
+    _, told = agent.shell("true")
+    assert told == ""
+    assert (ws / "docs" / "guide.md").read_text() == "# Mine\n"
+    assert list(effects_log.read(ws)) == []
+
+
+@sandboxed
+def test_a_change_a_human_recorded_between_the_calls_is_theirs(ws: Path) -> None:
+    """Recorded in the ledger by another session (the editor's save, or the terminal's
+    ``intent-ls record``) before the next call: neither held nor taken as the agent's."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    agent.shell(_lingering(("docs/guide.md", "# Taken over\n")))
+    _go_and_wait(ws)
+    done = subprocess.run(
+        [sys.executable, "-m", "intent_ls", "record", "docs/guide.md", "--intent", "INT-DOCS",
+         "--workspace", str(ws)], capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    _, told = agent.shell("true")
+    assert "docs/guide.md" not in told, told
+    assert list(effects_log.read(ws)) == [], list(effects_log.read(ws))

@@ -128,8 +128,10 @@ class Box:
             rel = str(path.relative_to(self.base))
             skipped = ("ws/src", "home/.cache/tool", "tmp", "home/.npm")
             # The commands' own copies of the ledger, judged by the after-tool event
-            # (tests/agents/effects/test_ledger_copy.py), and the overlay probe's answer.
+            # (tests/agents/effects/test_ledger_copy.py), the overlay probe's answer, and
+            # the launcher's notes of each command's namespace (sandbox/liveness.py).
             ours = "/ledger-copies/" in rel or rel.endswith("/ledger-copy-probe")
+            ours = ours or "/alive/" in rel
             if path.is_file() and not rel.startswith(skipped) and not ours:
                 seen[rel] = path.read_bytes()
         for extra in (PTH, Path("/etc/intent-ls-attack"), Path("/usr/local/bin/intent-ls-attack")):
@@ -283,6 +285,36 @@ def test_a_detached_process_is_confined_for_its_whole_life(box: Box, code: str) 
         time.sleep(0.05)
     assert marker.exists(), "the detached process never finished"
     assert box.state() == before
+
+
+def test_a_detached_processs_change_after_its_call_is_held_not_adopted(box: Box) -> None:
+    """Item 4 as the agent's own user: a process the call left running (its own
+    session, every descriptor closed) writes out of scope once the call was verified;
+    the next call holds that change for the human instead of starting from it."""
+    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    assert decision(answer)[0] == "allow", answer
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); os.closerange(0, 1024)\n"
+        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
+        "    open('README.md', 'w').write('taken over')\n"
+        "    open('src/late-done', 'w').write('1')\n"
+    )
+    box.call(_py(code))
+    (box.root / "src" / "go").write_text("")
+    if box.uid is not None:
+        os.chown(box.root / "src" / "go", box.uid, box.uid)
+    marker = box.root / "src" / "late-done"
+    deadline = time.monotonic() + 20
+    while not marker.exists() and time.monotonic() < deadline:  # the process's own signal
+        time.sleep(0.05)
+    assert marker.exists(), "the detached process never wrote"
+    told = box.call("true")
+    assert "README.md: out-of-scope, held" in told, told
+    assert (box.root / "README.md").read_text() == "taken over"  # a human's would be kept
+    log = (box.root / ".orchestration" / ".local" / "effects.jsonl").read_text()
+    assert '"path": "README.md"' in log and '"action": "unrestorable"' in log
 
 
 def test_ordinary_work_still_works(box: Box) -> None:

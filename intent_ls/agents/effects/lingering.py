@@ -1,0 +1,133 @@
+"""Changes made between an agent session's calls, while a process one of its commands
+started was still alive.
+
+A command may leave a process running (a dev server, a watcher, ``setsid … &``). What
+it changes after its call's after-tool event would otherwise be taken by the next call's
+snapshot as where that call starts: adopted, never judged. So each after-tool event asks
+the sandbox whether any process of the session is still alive
+(:mod:`intent_ls.agents.sandbox.liveness`); when one is, it keeps the workspace as git
+sees it, verified (:func:`keep`). The next verified call's after-tool event compares that
+with the snapshot its before-tool event took (:func:`changes`), and judges each
+difference as the session's change (:func:`.attribute.judge_between`): in scope,
+recorded; out of scope or destructive, **held** — neither put back nor taken. Between
+two calls a human may have made the same change in a terminal, and putting it back
+would lose their work: intent-ls cannot tell the two apart, so it keeps the file as it
+is, keeps its former bytes, logs it ``unrestorable`` (``intent-ls check`` fails until a
+human has looked) and tells the agent. Files an editor saved (recorded in the ledger
+by the language server's session) and another agent session recorded are theirs, and
+left alone. Protected paths stay read-only to every process of a session, and those
+that appear between calls are :mod:`.between`'s.
+
+Where no sandbox runs, nothing tells whether a process is alive: changes made between
+calls are taken as they are, and ``doctor`` says that only verification holds there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from intent_ls.agents.effects import protected_set, snapshot
+from intent_ls.agents.effects.compare import Change, between, policy_of
+from intent_ls.agents.effects.protected_set import LEDGER
+from intent_ls.agents.effects.store import Store, snapshot_name
+from intent_ls.agents.events import HookEvent
+
+
+def _name(event: HookEvent) -> str:
+    return "between-" + snapshot_name(event.agent, event.session_id, "settled")
+
+
+def keys(root: Path, event: HookEvent) -> frozenset[str]:
+    """Whose commands are the session's: the shell prefix notes them by session, the
+    barrier (which is not told the session) by workspace."""
+    return frozenset({event.session_id, str(root)})
+
+
+def keep(root: Path, event: HookEvent) -> bool:
+    """Once a call is judged: when a process of the session is alive, keeps the
+    workspace's files as they are now for the next call to compare with; whether one is."""
+    from intent_ls.agents.sandbox.liveness import living
+
+    store = Store(root)
+    if not living(root, keys(root, event)):
+        with contextlib.suppress(OSError):
+            os.unlink(store.dir / "calls" / _name(event))
+        return False
+    found = snapshot.files(store, root)
+    if found is None:
+        return True
+    found["ledger"] = _size(root / LEDGER)
+    store.save_snapshot(_name(event), found)
+    store.save_cache()
+    return True
+
+
+def changes(root: Path, event: HookEvent, taken: dict[str, Any]) -> tuple[list[Change], set[str]]:
+    """What changed between the session's last kept state and this call's snapshot
+    (``taken``), and the files other writers recorded in between (the editor's saves,
+    another agent session's calls); nothing when no state was kept. Protected paths are
+    left out: no process of the session can write them (the ledger grows by others'
+    records)."""
+    store = Store(root)
+    settled = store.take_snapshot(_name(event))
+    now = taken.get("git")
+    if not settled or not isinstance(now, dict):
+        return [], set()
+    policy = policy_of(taken)
+    prefix = str(root) + os.sep
+    found = [
+        change
+        for change in between(store, settled, now)
+        if change.path.startswith(prefix)
+        and not protected_set.is_protected_rel(change.path[len(prefix) :], policy)
+    ]
+    if not found:
+        return [], set()
+    return found, _recorded_by_others(root, event, settled.get("ledger"), taken)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _recorded_by_others(
+    root: Path, event: HookEvent, start: object, taken: dict[str, Any]
+) -> set[str]:
+    """Paths the ledger's records appended between the two states name, but for this
+    session's own."""
+    entry = (taken.get("protected") or {}).get(str(root / LEDGER)) or {}
+    sig = entry.get("sig")
+    if not isinstance(start, int) or not isinstance(sig, list) or sig[0] <= start:
+        return set()
+    try:
+        with open(root / LEDGER, "rb") as fh:
+            fh.seek(start)
+            appended = fh.read(sig[0] - start)
+    except OSError:
+        return set()
+    paths: set[str] = set()
+    for record in _records(appended):
+        meta = (record.get("metadata") or {}).get("intent_ls") or {}
+        if isinstance(meta, dict) and meta.get("session_id") != event.session_id:
+            files = record.get("files") or ()
+            paths.update(str(f.get("path")) for f in files if isinstance(f, dict))
+    return paths
+
+
+def _records(data: bytes) -> list[dict[str, Any]]:
+    found = []
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+    return found

@@ -1,0 +1,234 @@
+"""Whether any process a session's commands started is still alive, whatever it did to
+hide: the question the after-tool event asks to know whether a change made between
+two calls can be the session's (:mod:`intent_ls.agents.effects.lingering`).
+
+Every sandboxed command runs in a user namespace of its own, made by bubblewrap. A
+process can never leave it: joining another user namespace takes ``CAP_SYS_ADMIN`` in
+that namespace, and a command has no capabilities; a namespace it makes itself
+(``unshare -U``) is a child of its own. So a process is the command's exactly when its
+user namespace is the command's or a descendant of it — whatever it closed, however
+often it forked, ``setsid`` or not. A lock inherited by the command's processes would
+tell the same for an honest command, and nothing for one that closes the descriptor.
+
+bubblewrap says which process it started (``--info-fd``) and waits (``--userns-block-fd``)
+until told to go on; meanwhile the launcher notes that process's user namespace (one
+small file per command, in the workspace's effects store, which no command can write)
+and writes the namespace's id maps as bubblewrap would have (the caller's uid and gid,
+``setgroups`` denied). Nothing of the command has run before its namespace is noted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from intent_ls.agents.effects.store_paths import store_dir
+
+#: ``NS_GET_PARENT`` (``_IO(0xb7, 0x2)``): a namespace's parent, as a new descriptor.
+_NS_GET_PARENT = 0xB702
+_RECORDS = "alive"
+_INFO_LIMIT = 64 * 1024
+
+
+def records_dir(root: Path) -> Path:
+    return store_dir(root) / _RECORDS
+
+
+class Watch(NamedTuple):
+    """The pipes bubblewrap reports on and waits on, for one command."""
+
+    #: Where the command's record goes, and whose command it is (a session id, or the
+    #: workspace for agents whose launcher does not know the session).
+    folder: str
+    key: str
+    #: bubblewrap's ends: it writes its JSON info to one and reads from the other.
+    info_w: int
+    block_r: int
+    #: The launcher's ends.
+    info_r: int
+    block_w: int
+
+    def argv(self) -> list[str]:
+        return ["--info-fd", str(self.info_w), "--userns-block-fd", str(self.block_r)]
+
+    def for_bwrap(self) -> tuple[int, int]:
+        return self.info_w, self.block_r
+
+
+def watch(root: str = "", key: str = "") -> Watch:
+    """Pipes for one command of the workspace ``root`` (none: the command is not noted,
+    as bubblewrap's probe is not)."""
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    folder = str(records_dir(Path(root))) if root else ""
+    return Watch(folder, key, info_w, block_r, info_r, block_w)
+
+
+def close_all(found: Watch) -> None:
+    """When bubblewrap could not be started at all."""
+    close_bwrap_ends(found)
+    for fd in (found.info_r, found.block_w):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def close_bwrap_ends(found: Watch) -> None:
+    """In the launcher once bubblewrap holds its ends (so its exit is seen as EOF)."""
+    for fd in found.for_bwrap():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def release(found: Watch) -> None:
+    """Reads which process bubblewrap started, notes its user namespace, writes the
+    namespace's id maps, and lets it go on. An early EOF (bubblewrap failed before
+    starting it) ends this quietly: bubblewrap has said why."""
+    try:
+        pid = _child_pid(found.info_r)
+        if pid is None:
+            return
+        user = _ns_inode(f"/proc/{pid}/ns/user")
+        if user is not None and found.folder:
+            _note(found, user, pid)
+        _write_maps(pid)
+    except OSError as exc:
+        os.write(2, f"intent-ls: the sandbox's namespace could not be set up ({exc})\n".encode())
+    finally:
+        with contextlib.suppress(OSError):
+            os.write(found.block_w, b"1")
+        for fd in (found.info_r, found.block_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def release_from_helper(found: Watch) -> None:
+    """:func:`release`, from a process of its own, for a launcher that becomes
+    bubblewrap (``exec``): forked twice, so nothing waits for it."""
+    first = os.fork()
+    if first:
+        os.waitpid(first, 0)
+        with contextlib.suppress(OSError):
+            os.close(found.info_r)
+            os.close(found.block_w)
+        return
+    try:
+        if os.fork() == 0:
+            close_bwrap_ends(found)
+            release(found)
+    finally:
+        os._exit(0)
+
+
+def _child_pid(fd: int) -> int | None:
+    data = b""
+    while b"}" not in data and len(data) < _INFO_LIMIT:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return None
+        data += chunk
+    try:
+        pid = json.loads(data).get("child-pid")
+    except (ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def _write_maps(pid: int) -> None:
+    uid, gid = os.getuid(), os.getgid()
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1\n"),
+                       ("gid_map", f"{gid} {gid} 1\n")):  # fmt: skip
+        with open(f"/proc/{pid}/{name}", "w") as fh:
+            fh.write(text)
+
+
+def _note(found: Watch, user: int, pid: int) -> None:
+    os.makedirs(found.folder, mode=0o700, exist_ok=True)
+    record = json.dumps({"key": found.key, "user": user, "pid": pid}).encode()
+    path = os.path.join(found.folder, f"{user}.json")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, record)
+    finally:
+        os.close(fd)
+
+
+def _ns_inode(link: str) -> int | None:
+    try:
+        text = os.readlink(link)
+    except OSError:
+        return None
+    inside = text[text.find("[") + 1 : text.rfind("]")]
+    return int(inside) if inside.isdigit() else None
+
+
+def _noted(root: Path) -> dict[int, tuple[str, object]]:
+    """{user namespace: (record path, key)} of the commands noted."""
+    folder = records_dir(root)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return {}
+    found = {}
+    for name in names:
+        path = folder / name
+        try:
+            record = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        user = record.get("user") if isinstance(record, dict) else None
+        if isinstance(user, int):
+            found[user] = (str(path), record.get("key"))
+    return found
+
+
+def _descends(pid: str, wanted: set[int]) -> int | None:
+    """Which of ``wanted`` the process's user namespace is, or descends from."""
+    import fcntl
+
+    try:
+        fd = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        while True:
+            inode = os.fstat(fd).st_ino
+            if inode in wanted:
+                return inode
+            try:
+                parent = fcntl.ioctl(fd, _NS_GET_PARENT)
+            except OSError:
+                return None  # the initial namespace, or one above this process's
+            os.close(fd)
+            fd = parent
+    finally:
+        os.close(fd)
+
+
+def living(root: Path, keys: frozenset[str]) -> bool:
+    """Whether a process of a command run for ``keys`` is alive; the records of
+    commands none of whose processes are alive (any key's) are removed."""
+    noted = _noted(root)
+    if not any(key in keys for _, key in noted.values()):
+        return False
+    own = _ns_inode("/proc/self/ns/user")
+    wanted = set(noted)
+    alive: set[int] = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        inode = _ns_inode(f"/proc/{pid}/ns/user")
+        if inode is None or inode == own:
+            continue
+        found = inode if inode in wanted else _descends(pid, wanted)
+        if found is not None:
+            alive.add(found)
+            if alive == wanted:
+                break
+    for user, (path, _) in noted.items():
+        if user not in alive:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    return any(noted[user][1] in keys for user in alive)

@@ -1,0 +1,159 @@
+"""Whether a session's commands left a process alive, however it hid: through the
+real launcher and bubblewrap, judged by what :func:`liveness.living` answers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from intent_ls.agents.sandbox import bwrap, gather, liveness, run
+
+pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
+
+BASH = shutil.which("bash") or "/bin/bash"
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def _run(root: Path, key: str, script: str) -> int:
+    found = bwrap.binary()
+    assert found is not None
+    plan = gather.build(root, str(root), key, bwrap=found)
+    return run.wait_confined(found, plan, BASH, script)
+
+
+def _detached(seconds: float, mark: str, then: str = "") -> str:
+    """A grandchild in a session of its own, every descriptor closed, that writes
+    ``mark`` once alive and lives ``seconds``."""
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.closerange(0, 1024)\n"
+        f"        open({mark!r}, 'w').write('up')\n"
+        f"        {then or 'pass'}\n"
+        f"        time.sleep({seconds})\n"
+        "    os._exit(0)\n"
+    )
+    return f"{sys.executable} -c {_quote(code)}"
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 20
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+def _until_dead(root: Path, keys: frozenset[str]) -> None:
+    deadline = time.monotonic() + 20
+    while liveness.living(root, keys):
+        assert time.monotonic() < deadline, "the process never ended"
+        time.sleep(0.05)
+
+
+def test_a_command_that_ended_leaves_nothing_alive_and_no_note(root: Path) -> None:
+    assert _run(root, "s1", "echo hi > out.txt") == 0
+    assert (root / "out.txt").read_text() == "hi\n"
+    assert not liveness.living(root, frozenset({"s1"}))
+    assert not list(liveness.records_dir(root).glob("*.json"))
+
+
+def test_a_detached_process_that_closed_everything_is_still_the_sessions(root: Path) -> None:
+    mark = root / "up"
+    assert _run(root, "s1", _detached(3, str(mark))) == 0
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"s1"}))
+    assert not liveness.living(root, frozenset({"another session"}))
+    _until_dead(root, frozenset({"s1"}))
+    assert not list(liveness.records_dir(root).glob("*.json"))
+
+
+def test_a_namespace_of_its_own_does_not_hide_a_process(root: Path) -> None:
+    """``unshare -U`` makes a user namespace inside the command's: a child of it."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("no unshare(1) here")
+    probe = subprocess.run(
+        [bwrap.binary() or "", "--ro-bind", "/", "/", "--unshare-user", "--", unshare, "-U",
+         "true"], capture_output=True, check=False,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip("nested user namespaces are not allowed here")
+    mark, inside = root / "up", root / "inside"
+    code = f"import time; open({str(inside)!r}, 'w'); time.sleep(3)"
+    inner = f"{unshare} -U {sys.executable} -c {_quote(code)}"
+    then = f"os.execv('/bin/sh', ['sh', '-c', {inner!r}])"
+    assert _run(root, "s1", _detached(3, str(mark), then)) == 0
+    _wait_for(inside)
+    assert liveness.living(root, frozenset({"s1"}))
+    _until_dead(root, frozenset({"s1"}))
+
+
+def test_the_workspaces_key_finds_what_a_launcher_without_a_session_started(
+    root: Path,
+) -> None:
+    mark = root / "up"
+    assert _run(root, str(root), _detached(2, str(mark))) == 0
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"s1", str(root)}))
+    _until_dead(root, frozenset({str(root)}))
+
+
+def test_the_note_is_where_no_command_can_write(root: Path) -> None:
+    """A command cannot forge or remove its own note: the effects' state is read-only
+    in the sandbox."""
+    mark = root / "up"
+    folder = liveness.records_dir(root)
+    forge = f"rm -f {folder}/*.json; echo '{{}}' > {folder}/1.json; "
+    _run(root, "s1", forge + _detached(2, str(mark)))
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"s1"}))
+    assert not (folder / "1.json").exists()
+    _until_dead(root, frozenset({"s1"}))
+
+
+def test_the_probe_notes_nothing(root: Path) -> None:
+    assert bwrap.works() == (True, "")
+    assert not liveness.records_dir(root).exists()
+
+
+def test_a_launcher_that_becomes_bubblewrap_is_noted_by_its_helper(root: Path) -> None:
+    """Codex's and Gemini's commands: the barrier ``exec``s bubblewrap, and a helper it
+    forked first notes the namespace."""
+    found = bwrap.binary()
+    mark = root / "up"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from intent_ls.agents.sandbox import gather, run\n"
+        f"plan = gather.build(Path({str(root)!r}), {str(root)!r}, 'codex-key', bwrap={found!r})\n"
+        f"run.exec_confined({found!r}, plan, {BASH!r}, sys.argv[1])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, _detached(2, str(mark))], env=env, check=False
+    )
+    assert done.returncode == 0
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"codex-key"}))
+    _until_dead(root, frozenset({"codex-key"}))
