@@ -148,6 +148,27 @@ def run(argv: list[str], cwd: Path, env: dict[str, str], data: bytes = b"") -> C
     return once
 
 
+def watched(found: str, plan: object, cwd: Path, env: dict[str, str]) -> Callable[[], None]:
+    """(c) as the launcher now starts it: bubblewrap reports the command's process and
+    holds it until its namespace is noted and its id maps written (``liveness.py``)."""
+    from intent_ls.agents.sandbox import liveness
+    from intent_ls.agents.sandbox.plan import argv
+
+    def once() -> None:
+        watch = liveness.watch(str(cwd), SESSION)
+        child = subprocess.Popen(
+            argv(found, plan, "bash", "true", tuple(watch.argv())),  # type: ignore[arg-type]
+            cwd=cwd, env=env, pass_fds=watch.for_bwrap(),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        liveness.close_bwrap_ends(watch)
+        liveness.release(watch)
+        if child.wait() != 0:
+            raise SystemExit("the watched sandbox failed")
+
+    return once
+
+
 def show(name: str, values: list[float]) -> None:
     print(f"{name:<52} median {statistics.median(values):7.1f} ms   p95 {p95(values):7.1f} ms")
 
@@ -214,6 +235,7 @@ def main() -> None:
                 ("a", bare),
                 ("b", prefix),
                 ("c", alone),
+                ("c1", watched(found, plan, root, env)),
                 ("c0", run(floor, root, env)),
                 ("d", python),
             ):
@@ -224,6 +246,7 @@ def main() -> None:
         show("(a) bash -c true", results["a"])
         show("(b) intent-ls-sandbox 'true' (launcher + bwrap)", results["b"])
         show("(c) bwrap + plan's arguments, bash -c true", results["c"])
+        show("(c1) (c) watched: its namespace noted (liveness)", results["c1"])
         show("(c0) bwrap floor (--ro-bind / / --unshare-user)", results["c0"])
         print(f"    the plan's {len(argv(found, plan, 'bash', 'true'))} arguments")
         show("(d) python -c pass (interpreter start-up)", results["d"])
@@ -237,6 +260,8 @@ def main() -> None:
         # Each (c) beside the (a) of the same round: what the sandbox adds to a command.
         added = [c - a for c, a in zip(results["c"], results["a"], strict=True)]
         show("sandbox set-up, (c)-(a) of each round", added)
+        noted = [c1 - a for c1, a in zip(results["c1"], results["a"], strict=True)]
+        show("sandbox set-up watched, (c1)-(a) of each round", noted)
         print("(e) the launcher's costliest imports (cumulative, one run):")
         for micros, name in import_costs(sys.executable, root, env):
             print(f"    {micros / 1000:7.1f} ms  {name.strip()}")

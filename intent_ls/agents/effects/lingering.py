@@ -61,6 +61,7 @@ def keep(root: Path, event: HookEvent) -> bool:
     if found is None:
         return True
     found["ledger"] = _size(root / LEDGER)
+    found["inflight"] = _in_flight(root, event)
     store.save_snapshot(_name(event), found)
     store.save_cache()
     return True
@@ -69,13 +70,14 @@ def keep(root: Path, event: HookEvent) -> bool:
 def changes(root: Path, event: HookEvent, taken: dict[str, Any]) -> tuple[list[Change], set[str]]:
     """What changed between the session's last kept state and this call's snapshot
     (``taken``), and the files other writers recorded in between (the editor's saves,
-    another agent session's calls); nothing when no state was kept. Protected paths are
+    another agent session's calls); nothing when no state was kept, or when another
+    call of the session was under way as it was kept. Protected paths are
     left out: no process of the session can write them (the ledger grows by others'
     records)."""
     store = Store(root)
     settled = store.take_snapshot(_name(event))
     now = taken.get("git")
-    if not settled or not isinstance(now, dict):
+    if not settled or not isinstance(now, dict) or settled.get("inflight"):
         return [], set()
     policy = policy_of(taken)
     prefix = str(root) + os.sep
@@ -88,6 +90,27 @@ def changes(root: Path, event: HookEvent, taken: dict[str, Any]) -> tuple[list[C
     if not found:
         return [], set()
     return found, _recorded_by_others(root, event, settled.get("ledger"), taken)
+
+
+#: A call of the session still waiting for its after-tool event this long after its
+#: before-tool event is taken to have none coming (a human refused it at the agent's
+#: prompt after the hook let it through).
+IN_FLIGHT_SECONDS = 15 * 60
+
+
+def _in_flight(root: Path, event: HookEvent) -> bool:
+    """Whether another call of the session is under way: its after-tool event judges
+    every change since its own snapshot, these included, so they are not judged twice."""
+    import time
+
+    from intent_ls.agents import sessions
+    from intent_ls.agents.effects.verify import VERIFYING
+
+    waiting = sessions.read_state(root, event.agent, event.session_id).get(VERIFYING)
+    if not isinstance(waiting, dict):
+        return False
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - IN_FLIGHT_SECONDS))
+    return any(isinstance(when, str) and when >= cutoff for when in waiting.values())
 
 
 def _size(path: Path) -> int:

@@ -82,26 +82,40 @@ def close_bwrap_ends(found: Watch) -> None:
             os.close(fd)
 
 
-def release(found: Watch) -> None:
-    """Reads which process bubblewrap started, notes its user namespace, writes the
-    namespace's id maps, and lets it go on. An early EOF (bubblewrap failed before
-    starting it) ends this quietly: bubblewrap has said why."""
+def release(found: Watch, *, note_first: bool = False) -> None:
+    """Reads which process bubblewrap started, writes its namespace's id maps, lets it
+    go on, and notes its user namespace: first, when the caller may end before the
+    command does (a helper of a launcher that became bubblewrap); else once it goes on,
+    while bubblewrap mounts (the launcher waits for the command, so the note is there
+    before any after-tool event). An early EOF (bubblewrap failed before starting it)
+    ends this quietly: bubblewrap has said why."""
+    user = pid = None
     try:
         pid = _child_pid(found.info_r)
         if pid is None:
             return
         user = _ns_inode(f"/proc/{pid}/ns/user")
-        if user is not None and found.folder:
+        if note_first and user is not None:
             _note(found, user, pid)
         _write_maps(pid)
     except OSError as exc:
-        os.write(2, f"intent-ls: the sandbox's namespace could not be set up ({exc})\n".encode())
+        _say(f"the sandbox's namespace could not be set up ({exc})")
     finally:
         with contextlib.suppress(OSError):
             os.write(found.block_w, b"1")
         for fd in (found.info_r, found.block_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+    if not note_first and user is not None and pid is not None:
+        try:
+            _note(found, user, pid)
+        except OSError as exc:
+            _say(f"the sandbox could not note its command ({exc})")
+
+
+def _say(text: str) -> None:
+    with contextlib.suppress(OSError):
+        os.write(2, f"intent-ls: {text}\n".encode())
 
 
 def release_from_helper(found: Watch) -> None:
@@ -117,7 +131,7 @@ def release_from_helper(found: Watch) -> None:
     try:
         if os.fork() == 0:
             close_bwrap_ends(found)
-            release(found)
+            release(found, note_first=True)
     finally:
         os._exit(0)
 
@@ -138,17 +152,26 @@ def _child_pid(fd: int) -> int | None:
 
 def _write_maps(pid: int) -> None:
     uid, gid = os.getuid(), os.getgid()
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1\n"),
-                       ("gid_map", f"{gid} {gid} 1\n")):  # fmt: skip
-        with open(f"/proc/{pid}/{name}", "w") as fh:
-            fh.write(text)
+    for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1\n" % (uid, uid)),
+                       ("gid_map", b"%d %d 1\n" % (gid, gid))):  # fmt: skip
+        fd = os.open(f"/proc/{pid}/{name}", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, text)
+        finally:
+            os.close(fd)
 
 
 def _note(found: Watch, user: int, pid: int) -> None:
-    os.makedirs(found.folder, mode=0o700, exist_ok=True)
-    record = json.dumps({"key": found.key, "user": user, "pid": pid}).encode()
+    if not found.folder:
+        return
+    record = b'{"key": %s, "user": %d, "pid": %d}' % (json.dumps(found.key).encode(), user, pid)
     path = os.path.join(found.folder, f"{user}.json")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        os.makedirs(found.folder, mode=0o700, exist_ok=True)
+        fd = os.open(path, flags, 0o600)
     try:
         os.write(fd, record)
     finally:

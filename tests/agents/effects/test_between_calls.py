@@ -14,6 +14,7 @@ import pytest
 
 from intent_ls.agents.sandbox import bwrap
 from intent_ls.workspace import effects_log
+from tests.agents.conftest import decision
 from tests.agents.effects_helpers import Agent, git_workspace
 from tests.support import records
 
@@ -181,3 +182,24 @@ def test_a_change_a_human_recorded_between_the_calls_is_theirs(ws: Path) -> None
     _, told = agent.shell("true")
     assert "docs/guide.md" not in told, told
     assert list(effects_log.read(ws)) == [], list(effects_log.read(ws))
+
+
+@sandboxed
+def test_a_change_made_while_another_call_is_under_way_is_that_calls(ws: Path) -> None:
+    """The call under way judges every change since its own snapshot: the change is
+    judged there, once, not held between the other calls as well."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    slow = {"tool_use_id": "slow"}
+    pre = agent.hook("PreToolUse", "Bash", {"command": "make"}, **slow)
+    assert decision(pre)[0] != "deny"
+    agent.shell(_lingering(("docs/guide.md", "# Taken over\n")))
+    _go_and_wait(ws)
+    _, told = agent.shell("true")
+    assert "docs/guide.md" not in told, told
+    after = agent.hook("PostToolUse", "Bash", {"command": "make"}, **slow)
+    told = str((after.get("hookSpecificOutput") or {}).get("additionalContext"))
+    assert "docs/guide.md: out-of-scope, restored" in told, told
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    guide = [e for e in effects_log.read(ws) if e["path"] == "docs/guide.md"]
+    assert [e["action"] for e in guide] == [effects_log.RESTORED]
