@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from intent_ls.common import own_writes
 from intent_ls.common.local_state import local_dir
 from intent_ls.common.safe_io import write_all
 
@@ -78,6 +79,7 @@ def updating(root: Path, agent: str, session_id: str) -> Iterator[dict[str, Any]
         body = json.dumps(state, ensure_ascii=False).encode("utf-8")
         if body == raw:
             return
+        own_writes.note(path, body)  # not a change of a call under way (own_writes.py)
         # Written over the old bytes, then cut to length: truncating to zero first makes
         # ext4 flush the file on close (its guard for truncate-and-rewrite), ~4 ms a call.
         os.lseek(fd, 0, os.SEEK_SET)

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from intent_ls.common import own_writes
 from intent_ls.common.hashing import bytes_hash
 from intent_ls.common.local_state import ensure_private_dir
 from intent_ls.common.safe_io import open_sidecar, open_sidecar_reader
@@ -96,8 +97,9 @@ class Ledger:
             fd = open_sidecar(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
             try:
                 last = self._repair_tail(fd)
-                line = seal(record, bytes_hash(last) if last is not None else GENESIS) + b"\n"
-                view = memoryview(line)
+                line = seal(record, bytes_hash(last) if last is not None else GENESIS)
+                own_writes.note(self.path, line)  # not a change of a call under way
+                view = memoryview(line + b"\n")
                 while view:
                     written = os.write(fd, view)
                     view = view[written:]

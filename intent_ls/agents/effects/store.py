@@ -22,8 +22,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from intent_ls.agents.effects.store_paths import state_home, store_dir
 from intent_ls.common.safe_io import write_new
+from intent_ls.common.store_paths import state_home, store_dir
 
 __all__ = ["Store", "signature", "state_home", "store_dir"]
 

@@ -10,6 +10,7 @@ tool-call id.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.git import GitStatus
-from intent_ls.agents.effects.store import Store, snapshot_name
+from intent_ls.agents.effects.store import MAX_COPY, Store, snapshot_name
 from intent_ls.agents.events import HookEvent, ToolKind
+from intent_ls.common import own_writes
 from intent_ls.policy.verdicts import PROTECTED_PATH
 from intent_ls.workspace import effects_log as log
 
@@ -104,8 +106,6 @@ def _done(root: Path, event: HookEvent) -> bool:
 
 def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     """Puts every protected path back; None when no snapshot was taken for the call."""
-    from intent_ls.agents.effects.restore import Unrestorable, put_back
-
     store = Store(root)
     taken = store.take_snapshot(_name(event))
     if taken is None or taken.get("root") != str(root):
@@ -123,24 +123,14 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     entries: list[dict[str, Any]] = []
     others: set[str] = set()
     for effect in _protected_effects(store, root, taken):
-        shown = effect.rel or effect.path
         if effect.rel == LEDGER_REL:
             kept = _ledger(store, root, effect, event, taken)
             if kept is not None:
                 others |= kept
                 continue
-        try:
-            put_back(effect, store, root)
-            action = log.RESTORED if effect.before.exists else log.REMOVED
-        except (Unrestorable, OSError) as exc:
-            action = log.UNRESTORABLE
-            told.append(
-                f"{shown}: could not be put back ({exc}); the human is told by `intent-ls check`"
-            )
-        else:
-            verb = "re-created" if action == log.RESTORED and not _exists(effect) else action
-            told.append(f"{shown}: {verb}")
-        entries.append(_entry(event, shown, PROTECTED_PATH, action))
+        elif _written_by_another(store, effect):
+            continue
+        _put_back_one(store, root, event, effect, told, entries)
     _git_objects(root, event, taken, told, entries)
     settled = _ledger_copies(root, event, taken)
     told += settled.told
@@ -150,6 +140,36 @@ def restore_protected(root: Path, event: HookEvent) -> Restored | None:
     _done(root, event)
     store.collect(set())
     return Restored(taken, tuple(told), frozenset(others), settled.noted, settled.stashed)
+
+
+def _put_back_one(
+    store: Store,
+    root: Path,
+    event: HookEvent,
+    effect: Effect,
+    told: list[str],
+    entries: list[dict[str, Any]],
+) -> None:
+    """Puts one protected path back, says so and logs it; a cache silently."""
+    from intent_ls.agents.effects.restore import Unrestorable, put_back
+
+    if _derived(effect):
+        with contextlib.suppress(OSError):
+            put_back(effect, store, root)  # rebuilt from what it derives from
+        return
+    shown = effect.rel or effect.path
+    try:
+        put_back(effect, store, root)
+        action = log.RESTORED if effect.before.exists else log.REMOVED
+    except (Unrestorable, OSError) as exc:
+        action = log.UNRESTORABLE
+        told.append(
+            f"{shown}: could not be put back ({exc}); the human is told by `intent-ls check`"
+        )
+    else:
+        verb = "re-created" if action == log.RESTORED and not _exists(effect) else action
+        told.append(f"{shown}: {verb}")
+    entries.append(_entry(event, shown, PROTECTED_PATH, action))
 
 
 def _ledger_copies(root: Path, event: HookEvent, taken: dict[str, Any]) -> Settled:
@@ -164,6 +184,7 @@ def _ledger_copies(root: Path, event: HookEvent, taken: dict[str, Any]) -> Settl
 
 
 LEDGER_REL = ".orchestration/agent_trace.jsonl"
+EFFECTS_LOG_REL = ".orchestration/.local/" + log.LOG_FILE
 #: Tools that can run git (a shell, another MCP server's tool): around them the refs and
 #: the index are noted, so that a protected path committed as it never was on disk is
 #: put back (:mod:`.git_objects`).
@@ -220,6 +241,30 @@ def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Itera
         yield from policy_created(root, taken, policy)
 
 
+def _written_by_another(store: Store, effect: Effect) -> bool:
+    """Whether the change is another writer's of intent-ls's own, made while the call
+    ran: a file as a note vouches for it (:mod:`intent_ls.common.own_writes`), or the
+    effects log grown by lines (another call's hook logging; a line added by the call
+    itself can only make ``check`` fail, never hide what is logged)."""
+    try:
+        with open(effect.path, "rb") as fh:
+            now = fh.read(MAX_COPY + 1)
+    except OSError:
+        return False
+    if len(now) > MAX_COPY:
+        return False
+    if effect.rel == EFFECTS_LOG_REL:
+        old = store.get(effect.before.blob) if effect.before.blob else b""
+        return old is not None and now.startswith(old) and now.endswith(b"\n")
+    return own_writes.vouched(effect.path, now)
+
+
+def _derived(effect: Effect) -> bool:
+    """A cache of the sidecar (derived from the spec or the ledger): deleted when the
+    call changed it, without a word — another writer may have rebuilt it meanwhile."""
+    return os.path.basename(effect.path).startswith(protected_set.CACHE_NAMES)
+
+
 def _exists(effect: Effect) -> bool:
     return os.path.lexists(effect.path)
 
@@ -236,9 +281,10 @@ def _ledger(
         return None
     known = _known_sessions(root, taken)
     paths: set[str] = set()
+    vouched = own_writes.noted(effect.path)
     for line in appended.splitlines():
         record = _json(line) or {}
-        if not _another_writers(record, event, known):
+        if not _another_writers(record, event, known, _digest(line) in vouched):
             _keep_removed(root, event, appended)
             return None
         paths.update(str(f.get("path")) for f in record.get("files") or () if isinstance(f, dict))
@@ -261,14 +307,24 @@ def _appended(store: Store, effect: Effect) -> bytes | None:
     return now[len(old) :] if old is not None and now.startswith(old) else None
 
 
-def _another_writers(record: dict[str, Any], event: HookEvent, known: set[str]) -> bool:
-    """Whether an appended record is another writer's save: a mutation record of a
-    session that existed before the call and is not this one, approving nothing."""
+def _another_writers(
+    record: dict[str, Any], event: HookEvent, known: set[str], vouched: bool
+) -> bool:
+    """Whether an appended record is another writer's save, approving nothing: a
+    mutation record a note vouches for (:mod:`intent_ls.common.own_writes`: a parallel
+    call's hook, the language server), or one of a session that existed before the call
+    and is not this one."""
     meta = (record.get("metadata") or {}).get("intent_ls")
     if not isinstance(meta, dict) or meta.get("kind") == "approval" or meta.get("approvals"):
         return False
     session = meta.get("session_id")
-    return session != event.session_id and session in known
+    return vouched or (session != event.session_id and session in known)
+
+
+def _digest(line: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(line).hexdigest()
 
 
 def _keep_removed(root: Path, event: HookEvent, appended: bytes) -> None:

@@ -26,8 +26,8 @@ import os
 from pathlib import Path
 
 from intent_ls.agents.effects.protected_set import LEDGER, SIDECAR
-from intent_ls.agents.effects.store_paths import state_home, store_dir
 from intent_ls.agents.sandbox.plan import LedgerCopy
+from intent_ls.common.store_paths import state_home, store_dir
 
 __all__ = ["SIDECAR", "LedgerCopy", "calls_dir", "prepare", "works"]
 

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from intent_ls.agents.effects.store_paths import store_dir
+from intent_ls.common.store_paths import store_dir
 
 #: ``NS_GET_PARENT`` (``_IO(0xb7, 0x2)``): a namespace's parent, as a new descriptor.
 _NS_GET_PARENT = 0xB702

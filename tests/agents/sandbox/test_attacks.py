@@ -253,6 +253,9 @@ ATTACKS = [
     "mv src/app.py /dev/null; echo x > .intentignore",
     "mkdir -p $XDG_STATE_HOME/intent-ls/sessions"
     " && echo /tmp > $XDG_STATE_HOME/intent-ls/sessions/x.root",
+    # The notes that vouch for intent-ls's own writes (common/own_writes.py).
+    "mkdir -p $XDG_STATE_HOME/intent-ls/effects/own-writes"
+    " && echo x > $XDG_STATE_HOME/intent-ls/effects/own-writes/x",
     "cd / && echo x > ~/.profile",
     # uv links installed programs from its cache: the cache must not reach them.
     "echo x >> ~/.cache/uv/archive-v0/linked.py",

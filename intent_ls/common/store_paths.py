@@ -1,5 +1,7 @@
-"""Where the effects' state lives for a workspace, apart from :mod:`.store`: the shell
-prefix works these paths out before every command and imports nothing else of it."""
+"""Where the agents' effects keep their state for a workspace (outside it, read-only to
+every sandboxed command), apart from the effects' store: the shell prefix works these
+paths out before every command and imports nothing else of it, and the ledger notes its
+own writes there (:mod:`.own_writes`)."""
 
 from __future__ import annotations
 
