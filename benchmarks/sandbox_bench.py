@@ -90,6 +90,16 @@ Then the values the hook builds (intents, tool calls, verdicts, changes, records
 attrs left out of ``==``). Load 0.8, 100 runs: (a) 3.3 / 4.0; (b) 162.9 / 187.9; (c)
 14.4 / 16.7; (c) - (a) of each round 11.1 / 13.5; hook 178.9 / 197.7 beside the peer's
 221.4 / 234.4 (0.81x, was 0.93x-0.99x).
+
+Then each command became watched (``liveness.py``): bubblewrap reports the process it
+started and holds it until the launcher has noted its user namespace and written its id
+maps, so that a process the command leaves running is known to be the session's. (c1) is
+(c) so watched, beside it in the same rounds. Load 1.0-1.3, 100 runs, two runs: (c)
+14.6-15.2 / 16.5-18.5; (c1) 16.3 / 18.9-22.2; (c1) - (a) of each round 12.7-13.1 /
+15.8-19.2, against (c) - (a) 11.3-11.8 / 13.4-14.7: the watch costs about 1 ms at the
+median (the note is written once the command goes on, while bubblewrap mounts), and the
+p95 of the set-up now misses the 15 ms budget at this load by 1-4 ms. The hook beside
+the peer: 143.6-144.1 / 159.4-160.4 against 218.7-219.2 / 246.3-265.9 (0.66x).
 """
 
 from __future__ import annotations

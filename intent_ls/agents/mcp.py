@@ -6,7 +6,11 @@ result as ``{"result": …}``):
 - ``select_active_intent(intent_id)`` → the ``<intent_context>`` block of the intent;
 - ``list_intents()`` → the selectable intents with name, status and scope;
 - ``record_lesson(text)`` → appends a lesson under the selected intent in the shared
-  brain (``.orchestration/CLAUDE.md``).
+  brain (``.orchestration/CLAUDE.md``);
+- ``stop_background_processes()`` → ends what the workspace's sandboxed commands left
+  running (a dev server, a watcher): a later command cannot signal them, since each
+  command's signals stay inside its own sandbox
+  (:func:`intent_ls.agents.sandbox.liveness.stop`).
 
 A refused selection is a tool error that says why and lists what can be selected.
 
@@ -87,6 +91,17 @@ class Handshake:
             raise LookupError(str(exc)) from None
         return f"Lesson recorded under {self.intent_id} in .orchestration/CLAUDE.md."
 
+    def stop_processes(self) -> str:
+        from intent_ls.agents.sandbox.liveness import stop
+
+        count = stop(self.workspace.root)
+        if not count:
+            return "No process that a sandboxed command of this workspace started is running."
+        return (
+            f"Stopped {count} process{'es' if count != 1 else ''} that sandboxed commands of "
+            "this workspace left running."
+        )
+
 
 def build(root: Path) -> Any:
     from mcp.server.mcpserver import MCPServer
@@ -129,6 +144,16 @@ def build(root: Path) -> Any:
     )
     def record_lesson(text: str) -> str:
         return guarded(logic.lesson, text)
+
+    @server.tool(
+        name="stop_background_processes",
+        description="Stop the processes your shell commands left running in this "
+        "workspace (dev servers, watchers, anything started with & or setsid): a later "
+        "shell command cannot signal them, since each runs in a sandbox of its own.",
+        structured_output=False,
+    )
+    def stop_background_processes() -> str:
+        return guarded(logic.stop_processes)
 
     return server
 

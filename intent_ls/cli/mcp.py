@@ -10,7 +10,8 @@ from intent_ls.cli.common import add_workspace_arg, workspace_root
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mcp",
-        help="MCP server (stdio): select_active_intent, list_intents, record_lesson",
+        help="MCP server (stdio): select_active_intent, list_intents, record_lesson, "
+        "stop_background_processes",
         description="Serve the intent handshake to coding agents over MCP on stdio.",
     )
     add_workspace_arg(parser)

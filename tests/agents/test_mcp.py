@@ -62,6 +62,7 @@ def test_handshake_over_stdio(governed: Path) -> None:
             "select_active_intent",
             "list_intents",
             "record_lesson",
+            "stop_background_processes",
         }
         assert all("outputSchema" not in t for t in tools)  # plain text, never {"result": …}
         listing = client.request("tools/call", {"name": "list_intents", "arguments": {}})

@@ -80,8 +80,9 @@ def between_told(told: Sequence[str]) -> str:
         "session's change:\n"
         + "\n".join(f"- {line}" for line in told)
         + "\nA held file stays as it is, its former content kept, and `intent-ls check` "
-        "fails on it until a human has looked. Next step: tell the human; if the process "
-        "is yours, stop it (`kill`), and make changes through your own tool calls."
+        "fails on it until a human has looked. Next step: tell the human which process "
+        "you left running, stop it with intent-ls's stop_background_processes tool (a "
+        "later command cannot signal it), and make changes through your own tool calls."
     )
 
 

@@ -108,7 +108,9 @@ _VERIFIED = (
 )
 _SCOPED = (
     "signals and abstract Unix sockets stay inside the sandbox (Landlock scopes)",
-    "background processes (dev servers, watchers) keep running, confined",
+    "background processes (dev servers, watchers) keep running, confined; what they "
+    "change between two calls is judged at the next call as the session's change "
+    "(recorded in scope, held for a human out of scope)",
 )
 _PID_NAMESPACE = ("signals stay inside the sandbox (a PID namespace)",)
 _UNSCOPED = (

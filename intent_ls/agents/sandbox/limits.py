@@ -106,9 +106,11 @@ def _remove_empty(parent: str) -> None:
             continue
 
 
-def join(procs: str, max_tasks: int) -> None:
-    """Puts the calling process (about to become bubblewrap) in the session's cgroup;
-    every process it starts is counted there.
+def join(procs: str, max_tasks: int, pids: tuple[int, ...] = ()) -> None:
+    """Puts ``pids`` (by default the calling process, about to become bubblewrap) in the
+    session's cgroup; every process they start is counted there. The launcher that waits
+    moves bubblewrap and the command's first process while that is held
+    (:mod:`.liveness`), before it has started anything.
 
     Until a process is in it, another session's first command may remove the cgroup as
     empty: it is made again, with its limit, and joined.
@@ -117,8 +119,9 @@ def join(procs: str, max_tasks: int) -> None:
         if not procs:
             return
         try:
-            with open(procs, "w") as fh:
-                fh.write(str(os.getpid()))
+            for pid in pids or (os.getpid(),):
+                with open(procs, "w") as fh:
+                    fh.write(str(pid))
             return
         except FileNotFoundError:
             procs = _remade(procs, max_tasks)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,7 +35,9 @@ _INFO_LIMIT = 64 * 1024
 
 
 def records_dir(root: Path) -> Path:
-    return store_dir(root) / _RECORDS
+    """The notes of the workspace's commands (by its real path: the launcher and the
+    hooks may be given it through different links)."""
+    return store_dir(Path(os.path.realpath(root))) / _RECORDS
 
 
 class Watch(NamedTuple):
@@ -82,13 +85,16 @@ def close_bwrap_ends(found: Watch) -> None:
             os.close(fd)
 
 
-def release(found: Watch, *, note_first: bool = False) -> None:
+def release(
+    found: Watch, *, note_first: bool = False, before_go: Callable[[int], None] | None = None
+) -> None:
     """Reads which process bubblewrap started, writes its namespace's id maps, lets it
     go on, and notes its user namespace: first, when the caller may end before the
     command does (a helper of a launcher that became bubblewrap); else once it goes on,
     while bubblewrap mounts (the launcher waits for the command, so the note is there
-    before any after-tool event). An early EOF (bubblewrap failed before starting it)
-    ends this quietly: bubblewrap has said why."""
+    before any after-tool event). ``before_go`` is given the held process's pid. An early
+    EOF (bubblewrap failed before starting it) ends this quietly: bubblewrap has said
+    why."""
     user = pid = None
     try:
         pid = _child_pid(found.info_r)
@@ -98,6 +104,8 @@ def release(found: Watch, *, note_first: bool = False) -> None:
         if note_first and user is not None:
             _note(found, user, pid)
         _write_maps(pid)
+        if before_go is not None:
+            before_go(pid)
     except OSError as exc:
         _say(f"the sandbox's namespace could not be set up ({exc})")
     finally:
@@ -230,28 +238,69 @@ def _descends(pid: str, wanted: set[int]) -> int | None:
         os.close(fd)
 
 
-def living(root: Path, keys: frozenset[str]) -> bool:
-    """Whether a process of a command run for ``keys`` is alive; the records of
-    commands none of whose processes are alive (any key's) are removed."""
+def _scan(root: Path) -> tuple[dict[int, tuple[str, object]], dict[int, list[int]]]:
+    """The noted commands, and {user namespace: pids of processes in it or below it}."""
     noted = _noted(root)
-    if not any(key in keys for _, key in noted.values()):
-        return False
+    found: dict[int, list[int]] = {}
+    if not noted:
+        return noted, found
     own = _ns_inode("/proc/self/ns/user")
     wanted = set(noted)
-    alive: set[int] = set()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         inode = _ns_inode(f"/proc/{pid}/ns/user")
         if inode is None or inode == own:
             continue
-        found = inode if inode in wanted else _descends(pid, wanted)
-        if found is not None:
-            alive.add(found)
-            if alive == wanted:
-                break
+        match = inode if inode in wanted else _descends(pid, wanted)
+        if match is not None and _running(int(pid)):
+            found.setdefault(match, []).append(int(pid))
     for user, (path, _) in noted.items():
-        if user not in alive:
+        if user not in found:
             with contextlib.suppress(OSError):
                 os.unlink(path)
-    return any(noted[user][1] in keys for user in alive)
+    return noted, found
+
+
+def living(root: Path, keys: frozenset[str]) -> bool:
+    """Whether a process of a command run for ``keys`` is alive; the records of
+    commands none of whose processes are alive (any key's) are removed."""
+    noted, found = _scan(root)
+    return any(noted[user][1] in keys for user in found)
+
+
+#: How long stopped processes get to end on SIGTERM before SIGKILL.
+STOP_GRACE_SECONDS = 2.0
+
+
+def stop(root: Path) -> int:
+    """Ends every process the workspace's sandboxed commands left running (SIGTERM,
+    then SIGKILL after :data:`STOP_GRACE_SECONDS`); how many there were. A later command
+    cannot signal them itself: each command's signals stay inside its own sandbox."""
+    import signal
+    import time
+
+    _, found = _scan(root)
+    pids = [pid for group in found.values() for pid in group]
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if _running(pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    _scan(root)  # forget the commands that have nothing left
+    return len(pids)
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (one that has ended and waits for its parent to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")

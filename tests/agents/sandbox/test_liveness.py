@@ -157,3 +157,20 @@ def test_a_launcher_that_becomes_bubblewrap_is_noted_by_its_helper(root: Path) -
     _wait_for(mark)
     assert liveness.living(root, frozenset({"codex-key"}))
     _until_dead(root, frozenset({"codex-key"}))
+
+
+def test_the_mcp_tool_stops_what_commands_left_running(root: Path) -> None:
+    """A later command cannot signal them (each command's signals stay inside its own
+    sandbox); intent-ls's MCP server, outside every sandbox, can."""
+    from intent_ls.agents.mcp import Handshake
+
+    (root / ".orchestration").mkdir()
+    (root / ".orchestration" / "active_intents.yaml").write_text("active_intents: []\n")
+    mark = root / "up"
+    assert _run(root, "s1", _detached(60, str(mark))) == 0
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"s1"}))
+    told = Handshake(root).stop_processes()
+    assert told.startswith("Stopped 1 process ")
+    assert not liveness.living(root, frozenset({"s1"}))
+    assert Handshake(root).stop_processes().startswith("No process")
