@@ -98,8 +98,13 @@ maps, so that a process the command leaves running is known to be the session's.
 14.6-15.2 / 16.5-18.5; (c1) 16.3 / 18.9-22.2; (c1) - (a) of each round 12.7-13.1 /
 15.8-19.2, against (c) - (a) 11.3-11.8 / 13.4-14.7: the watch costs about 1 ms at the
 median (the note is written once the command goes on, while bubblewrap mounts), and the
-p95 of the set-up now misses the 15 ms budget at this load by 1-4 ms. The hook beside
-the peer: 143.6-144.1 / 159.4-160.4 against 218.7-219.2 / 246.3-265.9 (0.66x).
+p95 of the set-up missed the 15 ms budget at that load by 1-4 ms. The hook beside
+the peer: 143.6-144.1 / 159.4-160.4 against 218.7-219.2 / 246.3-265.9 (0.66x). The
+launcher then dropped its ``preexec_fn`` (which makes Python fork the whole interpreter
+instead of ``vfork``: 15.7 -> 9.9 ms for a bare bubblewrap under load): it scopes itself
+and moves the held command into the session's cgroup. Again at load 1.4: (c) 14.6 /
+16.4; (c1) 15.1 / 17.8; (c) - (a) 11.1 / 13.3; (c1) - (a) 11.6 / 14.4, within the budget;
+(b) 169.6 / 212.9; hook 145.6 / 166.5 beside the peer's 220.9 / 250.6 (0.66x).
 """
 
 from __future__ import annotations
