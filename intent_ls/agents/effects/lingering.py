@@ -44,7 +44,7 @@ def _name(event: HookEvent) -> str:
 def keys(root: Path, event: HookEvent) -> frozenset[str]:
     """Whose commands are the session's: the shell prefix notes them by session, the
     barrier (which is not told the session) by workspace."""
-    return frozenset({event.session_id, str(root)})
+    return frozenset({event.session_id, os.path.realpath(root)})
 
 
 def keep(root: Path, event: HookEvent) -> bool:

@@ -219,7 +219,9 @@ def build(
         max_tasks=tasks,
         tasks_cgroup=session_cgroup(_digest(key), tasks),
         ledger_copy=prepare(root, bwrap) if bwrap else None,
-        key=key,
+        # The workspace as the key (a launcher not told the session), by its real path,
+        # as the hooks ask for it (:mod:`.liveness`).
+        key=os.path.realpath(key) if key == str(root) else key,
     )
 
 

@@ -112,9 +112,12 @@ def test_a_namespace_of_its_own_does_not_hide_a_process(root: Path) -> None:
 def test_the_workspaces_key_finds_what_a_launcher_without_a_session_started(
     root: Path,
 ) -> None:
-    mark = root / "up"
-    assert _run(root, str(root), _detached(2, str(mark))) == 0
-    _wait_for(mark)
+    """Given the workspace through a link, the launcher notes it by its real path, as
+    the hooks ask for it."""
+    link = root.parent / "link"
+    link.symlink_to(root)
+    assert _run(link, str(link), _detached(2, str(link / "up"))) == 0
+    _wait_for(root / "up")
     assert liveness.living(root, frozenset({"s1", str(root)}))
     _until_dead(root, frozenset({str(root)}))
 
