@@ -11,22 +11,27 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Turn = dict[str, Any] | str | Callable[[], dict[str, Any] | str]
+
 
 class ScriptedModel:
-    def __init__(self, turns: list[dict[str, Any] | str]) -> None:
+    def __init__(self, turns: list[Turn]) -> None:
         self.turns = list(turns)
         self.main_requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
     def next_turn(self, body: dict[str, Any]) -> dict[str, Any] | str:
+        """The next turn; a callable one is called first, outside the lock (a test that
+        waits for something to happen on disk before the model's next call)."""
         with self.lock:
             self.main_requests.append(body)
-            return self.turns.pop(0) if self.turns else "done"
+            turn = self.turns.pop(0) if self.turns else "done"
+        return turn() if callable(turn) else turn
 
     def tool_results(self) -> list[dict[str, Any]]:
         """Every ``tool_result`` block the model received, in order (the last request

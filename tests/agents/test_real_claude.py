@@ -10,9 +10,12 @@ fails there instead of skipping).
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +159,61 @@ def test_git_stash_and_pop_carry_the_ledgers_records_in_claude_code(
     check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed)]
     done = subprocess.run(check, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def _lingering_writer() -> str:
+    """A command that leaves a process behind (its own session, every descriptor
+    closed): once the call's after-tool event has kept the workspace's state for the
+    next call, it writes out of scope and in scope, then ``src/late-done``."""
+    code = (
+        "import glob, os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); os.closerange(0, 1024)\n"
+        "    base = os.environ.get('XDG_STATE_HOME') or os.path.expanduser('~/.local/state')\n"
+        "    kept = os.path.join(base, 'intent-ls/effects/*/calls/between-*.json')\n"
+        "    deadline = time.time() + 120\n"
+        "    while not glob.glob(kept) and time.time() < deadline: time.sleep(0.05)\n"
+        "    open('docs/guide.md', 'w').write('# Taken over\\n')\n"
+        "    open('src/late.py', 'w').write('late = 1\\n')\n"
+        "    open('src/late-done', 'w').write('1')\n"
+    )
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+@pytest.mark.parametrize("claude", CLAUDES)
+def test_a_process_left_running_is_judged_at_the_next_call_in_claude_code(
+    governed: Path, tmp_path: Path, agent_path: str, claude: str
+) -> None:
+    """Issue 28, item 4, in the real Claude Code: what a process one call left running
+    writes before the next call is judged there — the in-scope file recorded as the
+    session's, the out-of-scope one held for the human (kept, logged, ``check``
+    failing) — never taken silently as where the next call starts."""
+    subprocess.run(["git", "init", "-q"], cwd=governed, check=True)
+    install_hooks("claude-code", governed, agent_path)
+    marker = governed / "src" / "late-done"
+
+    def after_the_process_wrote() -> dict[str, Any] | str:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:  # the process's signal
+            time.sleep(0.05)
+        return tool(3, "Bash", command="true", description="next")
+
+    model = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
+            tool(2, "Bash", command=_lingering_writer(), description="start"),
+            after_the_process_wrote,
+            "finished",
+        ]
+    )
+    run_claude(governed, tmp_path, model, agent_path, "--allowedTools", "Bash", claude=claude)
+    assert marker.exists(), "the process never wrote"
+    told = json.dumps(model.main_requests[-1])  # the after-tool events' words, as the model saw
+    assert "docs/guide.md: out-of-scope, held" in told, told[-3000:]
+    assert "recorded as this session's change" in told
+    assert (governed / "docs" / "guide.md").read_text() == "# Taken over\n"
+    assert "src/late.py" in {f["path"] for r in records(governed) for f in r["files"]}
+    check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed)]
+    done = subprocess.run(check, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "docs/guide.md" in done.stdout, done.stdout
