@@ -15,6 +15,14 @@ until told to go on; meanwhile the launcher notes that process's user namespace 
 small file per command, in the workspace's effects store, which no command can write)
 and writes the namespace's id maps as bubblewrap would have (the caller's uid and gid,
 ``setgroups`` denied). Nothing of the command has run before its namespace is noted.
+
+A namespace is known by its 64-bit id where the kernel gives one (``NS_GET_ID``, Linux
+6.18), never by its inode number alone: the kernel gives a freed namespace's number to
+the next namespace made anywhere, and a command that ended would look alive while
+another session's ran. Before 6.18 the command's mount namespace id stands in
+(``NS_GET_MNTNS_ID``, Linux 6.8), which a process that makes a mount namespace of its
+own leaves. Before Linux 6.12 the sandbox has a PID namespace, and nothing outlives the
+command at all.
 """
 
 from __future__ import annotations
@@ -28,8 +36,13 @@ from typing import NamedTuple
 
 from intent_ls.common.store_paths import store_dir
 
-#: ``NS_GET_PARENT`` (``_IO(0xb7, 0x2)``): a namespace's parent, as a new descriptor.
+#: ioctls on a namespace's file (``linux/nsfs.h``): its parent, as a new descriptor;
+#: a mount namespace's 64-bit id (Linux 6.8); any namespace's 64-bit id (Linux 6.18).
+#: The ids are never reused, where inode numbers are, at once, by the next namespace
+#: made anywhere on the machine.
 _NS_GET_PARENT = 0xB702
+_NS_GET_MNTNS_ID = 0x8008B705
+_NS_GET_ID = 0x8008B70D
 _RECORDS = "alive"
 _INFO_LIMIT = 64 * 1024
 
@@ -100,7 +113,7 @@ def release(
         pid = _child_pid(found.info_r)
         if pid is None:
             return
-        user = _ns_inode(f"/proc/{pid}/ns/user")
+        user = _identity(pid)
         if note_first and user is not None:
             _note(found, user, pid)
         _write_maps(pid)
@@ -169,11 +182,59 @@ def _write_maps(pid: int) -> None:
             os.close(fd)
 
 
-def _note(found: Watch, user: int, pid: int) -> None:
+class Identity(NamedTuple):
+    """A command's namespaces: its user namespace's inode, and the ids the kernel never
+    reuses (None where it is too old to give them)."""
+
+    user: int
+    user_id: int | None
+    mnt_id: int | None
+
+    def name(self) -> str:
+        if self.user_id is not None:
+            return f"u{self.user_id}"
+        return f"m{self.mnt_id}" if self.mnt_id is not None else f"i{self.user}"
+
+
+def _identity(pid: int) -> Identity | None:
+    try:
+        fd = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        user, user_id = os.fstat(fd).st_ino, _ns_id(fd, _NS_GET_ID)
+    finally:
+        os.close(fd)
+    return Identity(user, user_id, _mnt_id(pid))
+
+
+def _ns_id(fd: int, request: int) -> int | None:
+    import fcntl
+    import struct
+
+    try:
+        value: int = struct.unpack("Q", fcntl.ioctl(fd, request, bytes(8)))[0]
+    except OSError:
+        return None
+    return value
+
+
+def _mnt_id(pid: int | str) -> int | None:
+    try:
+        fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return _ns_id(fd, _NS_GET_MNTNS_ID)
+    finally:
+        os.close(fd)
+
+
+def _note(found: Watch, user: Identity, pid: int) -> None:
     if not found.folder:
         return
-    record = b'{"key": %s, "user": %d, "pid": %d}' % (json.dumps(found.key).encode(), user, pid)
-    path = os.path.join(found.folder, f"{user}.json")
+    record = json.dumps({"key": found.key, "pid": pid, **user._asdict()}).encode()
+    path = os.path.join(found.folder, f"{user.name()}.json")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(path, flags, 0o600)
@@ -195,78 +256,99 @@ def _ns_inode(link: str) -> int | None:
     return int(inside) if inside.isdigit() else None
 
 
-def _noted(root: Path) -> dict[int, tuple[str, object]]:
-    """{user namespace: (record path, key)} of the commands noted."""
+class _Noted(NamedTuple):
+    path: str
+    key: object
+    identity: Identity
+
+
+def _noted(root: Path) -> list[_Noted]:
+    """The commands noted for the workspace."""
     folder = records_dir(root)
     try:
         names = os.listdir(folder)
     except OSError:
-        return {}
-    found = {}
+        return []
+    found = []
     for name in names:
         path = folder / name
         try:
             record = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            identity = Identity(record["user"], record.get("user_id"), record.get("mnt_id"))
+        except (OSError, ValueError, TypeError, KeyError):
             continue
-        user = record.get("user") if isinstance(record, dict) else None
-        if isinstance(user, int):
-            found[user] = (str(path), record.get("key"))
+        if isinstance(identity.user, int):
+            found.append(_Noted(str(path), record.get("key"), identity))
     return found
 
 
-def _descends(pid: str, wanted: set[int]) -> int | None:
-    """Which of ``wanted`` the process's user namespace is, or descends from."""
+def _lineage(pid: str) -> tuple[list[int], list[int]]:
+    """The inodes and ids of the process's user namespace and of each it descends from."""
     import fcntl
 
+    inodes: list[int] = []
+    ids: list[int] = []
     try:
         fd = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return None
+        return inodes, ids
     try:
         while True:
-            inode = os.fstat(fd).st_ino
-            if inode in wanted:
-                return inode
+            inodes.append(os.fstat(fd).st_ino)
+            found = _ns_id(fd, _NS_GET_ID)
+            if found is not None:
+                ids.append(found)
             try:
                 parent = fcntl.ioctl(fd, _NS_GET_PARENT)
             except OSError:
-                return None  # the initial namespace, or one above this process's
+                return inodes, ids  # the initial namespace, or one above this process's
             os.close(fd)
             fd = parent
     finally:
         os.close(fd)
 
 
-def _scan(root: Path) -> tuple[dict[int, tuple[str, object]], dict[int, list[int]]]:
-    """The noted commands, and {user namespace: pids of processes in it or below it}."""
+def _matches(note: Identity, pid: str, inodes: list[int], ids: list[int]) -> bool:
+    """Whether the process is the noted command's: by the user namespace's id, which is
+    never reused (Linux 6.18); else by its mount namespace's id (Linux 6.8: a process
+    that makes a mount namespace of its own is then not found); else by inode."""
+    if note.user_id is not None:
+        return note.user_id in ids
+    if note.mnt_id is not None:
+        return _mnt_id(pid) == note.mnt_id
+    return note.user in inodes
+
+
+def _scan(root: Path) -> tuple[list[_Noted], dict[str, list[int]]]:
+    """The noted commands, and {note's path: pids of its processes}; the notes of
+    commands with none left are removed."""
     noted = _noted(root)
-    found: dict[int, list[int]] = {}
+    found: dict[str, list[int]] = {}
     if not noted:
         return noted, found
     own = _ns_inode("/proc/self/ns/user")
-    wanted = set(noted)
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         inode = _ns_inode(f"/proc/{pid}/ns/user")
-        if inode is None or inode == own:
+        if inode is None or inode == own or not _running(int(pid)):
             continue
-        match = inode if inode in wanted else _descends(pid, wanted)
-        if match is not None and _running(int(pid)):
-            found.setdefault(match, []).append(int(pid))
-    for user, (path, _) in noted.items():
-        if user not in found:
+        inodes, ids = _lineage(pid)
+        for note in noted:
+            if _matches(note.identity, pid, inodes, ids):
+                found.setdefault(note.path, []).append(int(pid))
+    for note in noted:
+        if note.path not in found:
             with contextlib.suppress(OSError):
-                os.unlink(path)
+                os.unlink(note.path)
     return noted, found
 
 
 def living(root: Path, keys: frozenset[str]) -> bool:
-    """Whether a process of a command run for ``keys`` is alive; the records of
-    commands none of whose processes are alive (any key's) are removed."""
+    """Whether a process of a command run for ``keys`` is alive; the notes of commands
+    none of whose processes are alive (any key's) are removed."""
     noted, found = _scan(root)
-    return any(noted[user][1] in keys for user in found)
+    return any(note.key in keys for note in noted if note.path in found)
 
 
 #: How long stopped processes get to end on SIGTERM before SIGKILL.
@@ -281,7 +363,7 @@ def stop(root: Path) -> int:
     import time
 
     _, found = _scan(root)
-    pids = [pid for group in found.values() for pid in group]
+    pids = sorted({pid for group in found.values() for pid in group})
     for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)

@@ -177,3 +177,18 @@ def test_the_mcp_tool_stops_what_commands_left_running(root: Path) -> None:
     assert told.startswith("Stopped 1 process ")
     assert not liveness.living(root, frozenset({"s1"}))
     assert Handshake(root).stop_processes().startswith("No process")
+
+
+def test_a_namespace_number_used_again_is_not_the_ended_commands(root: Path) -> None:
+    """The kernel gives a freed namespace's inode number to the next namespace made
+    anywhere: a command of another session started after this one ended must not make
+    this one look alive (the namespaces' ids, never reused, tell them apart)."""
+    assert _run(root, "ended", "true") == 0  # its note stays until a scan
+    [note] = liveness.records_dir(root).glob("*.json")
+    mark = root / "up"
+    assert _run(root, "other", _detached(3, str(mark))) == 0
+    _wait_for(mark)
+    assert liveness.living(root, frozenset({"other"}))
+    assert not liveness.living(root, frozenset({"ended"}))
+    assert not note.exists()
+    _until_dead(root, frozenset({"other"}))
