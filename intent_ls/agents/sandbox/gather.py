@@ -219,10 +219,14 @@ def build(
         max_tasks=tasks,
         tasks_cgroup=session_cgroup(_digest(key), tasks),
         ledger_copy=prepare(root, bwrap) if bwrap else None,
-        # The workspace as the key (a launcher not told the session), by its real path,
-        # as the hooks ask for it (:mod:`.liveness`).
-        key=os.path.realpath(key) if key == str(root) else key,
+        key=_liveness_key(root, key),
     )
+
+
+def _liveness_key(root: Path, key: str) -> str:
+    """The workspace as the key (a launcher not told the session), by its real path, as
+    the hooks ask for it (:mod:`.liveness`)."""
+    return os.path.realpath(key) if key == str(root) else key
 
 
 def _inside(path: str, root: str) -> bool:
