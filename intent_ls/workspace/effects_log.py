@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from intent_ls.common.json_lines import objects
 from intent_ls.common.local_state import local_dir
 from intent_ls.common.safe_io import open_sidecar, read_sidecar, write_all
 
@@ -59,10 +60,4 @@ def read(root: Path) -> Iterator[dict[str, Any]]:
         raw = read_sidecar(log_path(root), _MAX_READ)
     except OSError:
         return
-    for line in raw.splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            yield item
+    yield from objects(raw)

@@ -25,7 +25,6 @@ calls are taken as they are, and ``doctor`` says that only verification holds th
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from intent_ls.agents.effects.compare import Change, between, policy_of
 from intent_ls.agents.effects.protected_set import LEDGER
 from intent_ls.agents.effects.store import Store, snapshot_name
 from intent_ls.agents.events import HookEvent
+from intent_ls.common.json_lines import objects
 
 
 def _name(event: HookEvent) -> str:
@@ -136,21 +136,9 @@ def _recorded_by_others(
     except OSError:
         return set()
     paths: set[str] = set()
-    for record in _records(appended):
+    for record in objects(appended):
         meta = (record.get("metadata") or {}).get("intent_ls") or {}
         if isinstance(meta, dict) and meta.get("session_id") != event.session_id:
             files = record.get("files") or ()
             paths.update(str(f.get("path")) for f in files if isinstance(f, dict))
     return paths
-
-
-def _records(data: bytes) -> list[dict[str, Any]]:
-    found = []
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            found.append(record)
-    return found
