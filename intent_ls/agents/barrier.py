@@ -5,7 +5,7 @@ Verification after the call (:mod:`.effects`) puts files back, but a change that
 code within the same command — a git hook written and triggered by one ``bash -c`` — is
 over before any after-tool check. Where the agent lets a hook rewrite the command
 (Codex's PreToolUse ``updatedInput``, Gemini CLI's BeforeTool ``tool_input``), it runs
-as ``python -I -m intent_ls.agents.barrier ROOT CWD_FILE COMMAND`` (:func:`wrap`), which
+as ``python -I -m intent_ls.agents.barrier ROOT SESSION COMMAND`` (:func:`wrap`), which
 becomes bubblewrap around ``bash -c COMMAND``: the workspace, a private ``/tmp`` and
 the caches are writable, the protected paths and everything else are not, for the
 command and everything it starts, for as long as they live. Claude Code needs no
@@ -62,7 +62,13 @@ def _script(command: str, cwd_out: str | None, jobs_out: str | None) -> str:
     return script
 
 
-def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = None) -> int:
+def run(
+    root: Path,
+    command: str,
+    cwd_out: str | None,
+    jobs_out: str | None = None,
+    session: str = "",
+) -> int:
     """Becomes ``bash -c command`` in the sandbox; returns 2 (after saying why on
     stderr) when the sandbox cannot be planned: the command does not run.
 
@@ -71,7 +77,9 @@ def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = No
     command runs without it, saying so: what it changes is verified after it ran, as
     for an agent that cannot rewrite commands. With ``jobs_out`` (Gemini CLI) the shell
     lists the jobs it leaves running there at exit, as Gemini's own wrapper around the
-    command would have (an ``exec`` leaves that wrapper no shell to ask).
+    command would have (an ``exec`` leaves that wrapper no shell to ask). The processes
+    it leaves running count for ``session`` (:mod:`.sandbox.liveness`), for the
+    workspace when none is given.
     """
     import shutil
     import sys
@@ -91,7 +99,7 @@ def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = No
     try:
         out_files = _touched([cwd_out, jobs_out])
         plan = gather.build(
-            root, os.getcwd(), str(root), out_files, needs_pid_namespace(), bwrap=found
+            root, os.getcwd(), session or str(root), out_files, needs_pid_namespace(), bwrap=found
         )
         exec_confined(found, plan, bash, script)
     except OSError as exc:
@@ -100,21 +108,25 @@ def run(root: Path, command: str, cwd_out: str | None, jobs_out: str | None = No
     return 2
 
 
-def wrap(python: str, root: Path, command: str, jobs_var: str | None = None) -> str:
+def wrap(
+    python: str, root: Path, command: str, jobs_var: str | None = None, session: str = ""
+) -> str:
     """The agent's shell command, run in the sandbox, with the same status.
 
     The agent's shell (a fresh one per call) becomes the sandbox, and the command
     follows verbatim, never reached: the agent's own checks of the command text (Codex
     refusing ``rm -f``, Gemini refusing command substitution, both agents' rules on
     each command of the script) still see it. ``jobs_var`` names the agent shell's
-    variable holding the file its wrapper lists background jobs into (see :func:`run`).
+    variable holding the file its wrapper lists background jobs into (see :func:`run`);
+    ``session``, the agent session the processes it leaves running belong to (none: the
+    workspace, for the form a model writes itself).
     """
     import shlex
 
     q = shlex.quote
     head = f"{q(python)} -I -m {_MODULE} {q(str(root))}"
     jobs = f' "${{{jobs_var}-}}"' if jobs_var else ""
-    return f"exec {head} '' {q(command)}{jobs}{_ONCE}{command}"
+    return f"exec {head} {q(session)} {q(command)}{jobs}{_ONCE}{command}"
 
 
 _MODULE = "intent_ls.agents.barrier"
@@ -146,13 +158,13 @@ def _inner(command: str, head: str) -> str | None:
         words = shlex.split(head)
     except ValueError:
         return None
-    if len(words) not in (7, 8) or words[1:4] != ["-I", "-m", _MODULE] or words[5]:
+    if len(words) not in (7, 8) or words[1:4] != ["-I", "-m", _MODULE]:
         return None
     jobs = _JOBS_WORD.fullmatch(words[7]) if len(words) == 8 else None
     if len(words) == 8 and jobs is None:
         return None
-    python, root, inner = words[0], Path(words[4]), words[6]
-    if wrap(python, root, inner, jobs.group(1) if jobs else None) == command:
+    python, root, session, inner = words[0], Path(words[4]), words[5], words[6]
+    if wrap(python, root, inner, jobs.group(1) if jobs else None, session) == command:
         return inner
     return None
 
@@ -162,8 +174,8 @@ if __name__ == "__main__":
 
     if len(sys.argv) not in (4, 5):
         sys.stderr.write(
-            "usage: python -m intent_ls.agents.barrier ROOT CWD_OUT COMMAND [JOBS_OUT]\n"
+            "usage: python -m intent_ls.agents.barrier ROOT SESSION COMMAND [JOBS_OUT]\n"
         )
         sys.exit(2)
     jobs_out = sys.argv[4] if len(sys.argv) == 5 else ""
-    sys.exit(run(Path(sys.argv[1]), sys.argv[3], sys.argv[2] or None, jobs_out or None))
+    sys.exit(run(Path(sys.argv[1]), sys.argv[3], None, jobs_out or None, sys.argv[2]))

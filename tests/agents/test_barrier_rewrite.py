@@ -3,6 +3,7 @@ and read back as the agent's own command after the call."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -44,8 +45,17 @@ def test_a_lookalike_with_more_after_it_is_judged_whole() -> None:
     honest = wrap(sys.executable, Path("/r"), "ls")
     for fake in (honest + "; rm -rf src", honest + "\nrm -rf src", honest.replace("ls", "lx")):
         assert unwrap(fake) == fake
-    smuggled = honest.replace(" '' ", " /tmp/cwd ")
-    assert smuggled != honest and unwrap(smuggled) == smuggled
+    for smuggled in (honest.replace(" '' ", " '' '' "), honest.replace(" '' ", " 'a;b' x ")):
+        assert unwrap(smuggled) == smuggled
+
+
+def test_the_session_the_rewrite_names_is_part_of_the_form() -> None:
+    """The hook names the session whose processes the command's are; a form naming
+    another gives back the command inside it, which the hook then wraps with its own."""
+    mine = wrap(sys.executable, Path("/r"), "ls", session="s-1; rm -rf /")
+    assert unwrap(mine) == "ls"
+    assert unwrap(mine.replace("s-1", "s-2")) == "ls"
+    assert mine != wrap(sys.executable, Path("/r"), "ls")
 
 
 def test_gemini_and_codex_spell_the_rewrite_their_way() -> None:
@@ -88,6 +98,7 @@ def test_the_rewritten_command_runs_under_the_barrier_with_the_tools_other_argum
     args = rewritten(out)
     assert args is not None and {k: args[k] for k in extra} == extra
     assert unwrap(str(args["command"])) == command
+    assert shlex.split(str(args["command"]).split(" || exit 126")[0])[6] == hook.session
     done = subprocess.run(
         ["bash", "-c", str(args["command"])],
         cwd=governed / ("src" if extra.get("dir_path") else ""),

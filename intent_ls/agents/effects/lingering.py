@@ -42,8 +42,13 @@ def _name(event: HookEvent) -> str:
 
 
 def keys(root: Path, event: HookEvent) -> frozenset[str]:
-    """Whose commands are the session's: the shell prefix notes them by session, the
-    barrier (which is not told the session) by workspace."""
+    """Whose commands are the session's: the shell prefix and the barrier the hook wrote
+    note them by session; the barrier a model writes itself (Qwen Code's) is told no
+    session, and notes them by workspace."""
+    from intent_ls.agents import registry
+
+    if event.session_id and not registry.get(event.agent).model_runs_wrapped:
+        return frozenset({event.session_id})
     return frozenset({event.session_id, os.path.realpath(root)})
 
 

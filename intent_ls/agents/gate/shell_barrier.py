@@ -49,7 +49,9 @@ def behind_barrier(gov: Governance, event: HookEvent, outcome: Outcome) -> Outco
 
     from intent_ls.agents import barrier
 
-    wrapped = barrier.wrap(sys.executable, gov.root, tool.command, profile.jobs_var)
+    wrapped = barrier.wrap(
+        sys.executable, gov.root, tool.command, profile.jobs_var, event.session_id
+    )
     rewritten = outcome._replace(updated_input={**tool.arguments, "command": wrapped})
     if not pinned:
         return _rules_changed(gov, profile, tool, rewritten)

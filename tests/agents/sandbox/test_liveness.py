@@ -3,7 +3,6 @@ real launcher and bubblewrap, judged by what :func:`liveness.living` answers."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -140,26 +139,47 @@ def test_the_probe_notes_nothing(root: Path) -> None:
     assert not liveness.records_dir(root).exists()
 
 
-def test_a_launcher_that_becomes_bubblewrap_is_noted_by_its_helper(root: Path) -> None:
-    """Codex's and Gemini's commands: the barrier ``exec``s bubblewrap, and a helper it
-    forked first notes the namespace."""
-    found = bwrap.binary()
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_the_barrier_notes_what_it_leaves_running_for_the_session_the_hook_named(
+    root: Path, agent: str
+) -> None:
+    """Codex's and Gemini's commands, as the hook rewrote them: the barrier ``exec``s
+    bubblewrap, and a helper it forked first notes the namespace, for that session only
+    (another session of the same agent on the workspace has none of its own alive)."""
+    from intent_ls.agents.barrier import wrap
+    from intent_ls.agents.effects.lingering import keys
+    from intent_ls.agents.events import HookEvent, Phase
+
     mark = root / "up"
-    code = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from intent_ls.agents.sandbox import gather, run\n"
-        f"plan = gather.build(Path({str(root)!r}), {str(root)!r}, 'codex-key', bwrap={found!r})\n"
-        f"run.exec_confined({found!r}, plan, {BASH!r}, sys.argv[1])\n"
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = wrap(sys.executable, root, _detached(3, str(mark)), session="s-one")
+    done = subprocess.run([BASH, "-c", command], cwd=root, check=False)
+    assert done.returncode == 0
+    _wait_for(mark)
+
+    def event(session: str) -> HookEvent:
+        return HookEvent(agent, Phase.AFTER_TOOL, session, str(root))
+
+    assert liveness.living(root, keys(root, event("s-one")))
+    assert not liveness.living(root, keys(root, event("s-two")))
+    _until_dead(root, keys(root, event("s-one")))
+
+
+def test_the_form_a_model_writes_itself_is_the_workspaces(root: Path) -> None:
+    """Qwen Code's model writes the barrier's form itself, with no session in it: what
+    it leaves running counts for each Qwen session on the workspace."""
+    from intent_ls.agents.barrier import wrap
+    from intent_ls.agents.effects.lingering import keys
+    from intent_ls.agents.events import HookEvent, Phase
+
+    mark = root / "up"
     done = subprocess.run(
-        [sys.executable, "-c", code, _detached(2, str(mark))], env=env, check=False
+        [BASH, "-c", wrap(sys.executable, root, _detached(3, str(mark)))], cwd=root, check=False
     )
     assert done.returncode == 0
     _wait_for(mark)
-    assert liveness.living(root, frozenset({"codex-key"}))
-    _until_dead(root, frozenset({"codex-key"}))
+    any_session = keys(root, HookEvent("qwen", Phase.AFTER_TOOL, "q-any", str(root)))
+    assert liveness.living(root, any_session)
+    _until_dead(root, any_session)
 
 
 def test_the_mcp_tool_stops_what_commands_left_running(root: Path) -> None:
