@@ -34,10 +34,11 @@ class Agent:
         home: Path | None = None,
         *,
         barrier: bool = True,
+        session: str = "s1",
     ) -> None:
         """``barrier=False`` plays a machine without the write barrier: the agent runs
         its own command, and only the verification after the call stands guard."""
-        self.hook = Hook(root, agent)
+        self.hook = Hook(root, agent, session)
         self.barrier = barrier
         self.root = root
         self.agent = agent

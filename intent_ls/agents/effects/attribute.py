@@ -253,11 +253,18 @@ def _record(
 
 
 def judge_between(
-    gov: Any, event: HookEvent, changes: list[Change], others: set[str], wording: Wording
+    gov: Any,
+    event: HookEvent,
+    changes: list[Change],
+    others: set[str],
+    wording: Wording,
+    orphaned: bool = False,
 ) -> list[str]:
     """Judges the changes made between the session's calls while a process of it was
     alive (:mod:`.lingering`): recorded when they may stay, held when they may not
-    (kept as they are, logged for the human); returns lines for the agent."""
+    (kept as they are, logged for the human); returns lines for the agent. ``event``
+    is the session's whose the process was; ``orphaned``, when it is another session
+    than the one told, whose last call left the process."""
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []
@@ -270,7 +277,7 @@ def judge_between(
         old, new = _text(change.old) or "", _text(change.new)
         blocking, decision = _judge(gov, wording.session, effect, old, new)
         if blocking:
-            told.append(_held(store, effect, change, event, blocking, entries))
+            told.append(_held(store, effect, change, event, blocking, entries, orphaned))
             continue
         to_record.append((rel, old, new or "", decision))
     problem = _log(gov.root, entries)
@@ -279,8 +286,13 @@ def judge_between(
     recorded = [rel for rel, *_ in to_record]
     told += _record(gov, event, wording, to_record)
     if recorded:
-        told.append(f"{', '.join(recorded)}: recorded as this session's change")
+        whose = f"{_session(event)}'s" if orphaned else "this session's"
+        told.append(f"{', '.join(recorded)}: recorded as {whose} change")
     return _clipped(told)
+
+
+def _session(event: HookEvent) -> str:
+    return f"{event.agent} session {event.session_id}"
 
 
 def _workspace_rel(root: Path, path: str) -> str | None:
@@ -295,18 +307,21 @@ def _held(
     event: HookEvent,
     verdicts: list[Verdict],
     entries: list[dict[str, Any]],
+    orphaned: bool,
 ) -> str:
     """Logs a change that may not stay, which a human may have made, for the human:
     where its former bytes are kept, so that they can put it back."""
     code = verdicts[0].rule.code
     kept = store.keep_held(change.old) if change.old is not None else None
     where = f"; its former content is kept in {kept}" if kept else ""
-    detail = f"{HELD_WHY}{where}"
-    entries.append(_entry(event, effect.rel or "", code, log.UNRESTORABLE, detail=detail))
-    return f"{effect.rel}: {code}, held — {HELD_WHY}"
+    when = (
+        f"after {_session(event)}'s last tool call"
+        if orphaned
+        else "between this session's tool calls"
+    )
+    why = f"changed {when} while a process it started was alive; {HELD_BECAUSE}"
+    entries.append(_entry(event, effect.rel or "", code, log.UNRESTORABLE, detail=why + where))
+    return f"{effect.rel}: {code}, held — {why}"
 
 
-HELD_WHY = (
-    "changed between this session's tool calls while a process it started was alive; "
-    "a human may have made the change instead, so it was neither put back nor taken"
-)
+HELD_BECAUSE = "a human may have made the change instead, so it was neither put back nor taken"

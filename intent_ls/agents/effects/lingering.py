@@ -25,9 +25,10 @@ calls are taken as they are, and ``doctor`` says that only verification holds th
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from intent_ls.agents.effects import protected_set, snapshot
 from intent_ls.agents.effects.compare import Change, between, policy_of
@@ -67,6 +68,7 @@ def keep(root: Path, event: HookEvent) -> bool:
         return True
     found["ledger"] = _size(root / LEDGER)
     found["inflight"] = _in_flight(root, event)
+    found["owner"] = {"agent": event.agent, "session": event.session_id}
     store.save_snapshot(_name(event), found)
     store.save_cache()
     return True
@@ -79,10 +81,84 @@ def changes(root: Path, event: HookEvent, taken: dict[str, Any]) -> tuple[list[C
     call of the session was under way as it was kept. Protected paths are
     left out: no process of the session can write them (the ledger grows by others'
     records)."""
+    settled = Store(root).take_snapshot(_name(event))
+    if not settled or settled.get("inflight"):
+        return [], set()
+    return _compared(root, event, settled, taken)
+
+
+class Orphan(NamedTuple):
+    """Another session's kept state, with what changed since and whose it is."""
+
+    owner: HookEvent
+    changes: list[Change]
+    others: set[str]
+
+
+def orphaned(root: Path, event: HookEvent, taken: dict[str, Any]) -> list[Orphan]:
+    """The states other sessions kept whose every process has ended, with no call of
+    theirs under way, taken from them to be judged as theirs now: a process left by a
+    session's last call is judged by no later call of that session, and this call's
+    snapshot would otherwise take what it changed as where this call starts. Each is
+    taken by one call only (renamed away first); one whose process still runs is left
+    for later."""
+    from intent_ls.agents.sandbox.liveness import living
+
+    calls = Store(root).dir / "calls"
+    found = []
+    for path in sorted(calls.glob("between-*.json")):
+        owner = _owner(path, event)
+        if owner is None or living(root, keys(root, owner)) or _in_flight(root, owner):
+            continue
+        settled = _claimed(path)
+        if settled is not None:
+            changed, others = _compared(root, owner, settled, taken)
+            if changed:
+                found.append(Orphan(owner, changed, others))
+    return found
+
+
+def _owner(path: Path, event: HookEvent) -> HookEvent | None:
+    """The other session a kept state is of, as it names itself; None for this
+    session's own, or one that names none."""
+    from intent_ls.agents.events import Phase
+
+    try:
+        owner = json.loads(path.read_bytes()).get("owner")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(owner, dict) or path.name == _name(event):
+        return None
+    agent, session = owner.get("agent"), owner.get("session")
+    if not isinstance(agent, str) or not isinstance(session, str) or not session:
+        return None
+    return HookEvent(agent, Phase.AFTER_TOOL, session, event.cwd)
+
+
+def _claimed(path: Path) -> dict[str, Any] | None:
+    """The kept state, once this call has it alone: another session's call judging the
+    same one at once finds it gone."""
+    claim = path.with_name(f".{path.name}.{os.getpid()}.taken")
+    try:
+        os.rename(path, claim)
+    except OSError:
+        return None
+    try:
+        data = json.loads(claim.read_bytes())
+    except (OSError, ValueError):
+        data = None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(claim)
+    return data if isinstance(data, dict) else None
+
+
+def _compared(
+    root: Path, event: HookEvent, settled: dict[str, Any], taken: dict[str, Any]
+) -> tuple[list[Change], set[str]]:
     store = Store(root)
-    settled = store.take_snapshot(_name(event))
     now = taken.get("git")
-    if not settled or not isinstance(now, dict) or settled.get("inflight"):
+    if not isinstance(now, dict):
         return [], set()
     policy = policy_of(taken)
     prefix = str(root) + os.sep

@@ -4,12 +4,18 @@ gate, and their findings added to the after-tool answer."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from intent_ls.agents import sessions
 from intent_ls.agents.events import HookEvent, Outcome
 from intent_ls.agents.gate.governance import Governance, session_of
-from intent_ls.agents.gate.messages import between_told, effects_told, ledger_noted, words_for
+from intent_ls.agents.gate.messages import (
+    between_told,
+    effects_told,
+    ledger_noted,
+    orphans_told,
+    words_for,
+)
 from intent_ls.agents.gate.record import model_of
 
 if TYPE_CHECKING:
@@ -51,9 +57,30 @@ def tell_effects(
     words = wording(gov, event)
     changed, others = lingering.changes(gov.root, event, restored.snapshot)
     held = judge_between(gov, event, changed, others, words) if changed else []
+    orphans = _orphans(gov, event, restored.snapshot)
     found = judge_files(gov, event, restored, declared, words, status)
     told = [*restored.told, *found]
-    if not told and not held and not restored.noted:
+    if not told and not held and not orphans and not restored.noted:
         return outcome
-    parts = [outcome.context, between_told(held), effects_told(told), ledger_noted(restored.noted)]
+    parts = [
+        outcome.context,
+        orphans_told(orphans),
+        between_told(held),
+        effects_told(told),
+        ledger_noted(restored.noted),
+    ]
     return Outcome(outcome.decision, outcome.reason, "\n".join(filter(None, parts)))
+
+
+def _orphans(gov: Governance, event: HookEvent, snapshot: dict[str, Any]) -> list[str]:
+    """Judges what processes other sessions' last calls left running changed, as theirs
+    (:func:`.lingering.orphaned`)."""
+    from intent_ls.agents.effects import lingering
+    from intent_ls.agents.effects.attribute import judge_between
+
+    told: list[str] = []
+    for orphan in lingering.orphaned(gov.root, event, snapshot):
+        owner = orphan.owner
+        words = wording(gov, owner)
+        told += judge_between(gov, owner, orphan.changes, orphan.others, words, orphaned=True)
+    return told

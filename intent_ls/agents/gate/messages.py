@@ -69,6 +69,22 @@ def ledger_noted(noted: Sequence[str]) -> str:
     return "\n".join(f"[intent-ls] {line}" for line in noted)
 
 
+def orphans_told(told: Sequence[str]) -> str:
+    """What the after-tool answer tells the model about files a process another session
+    left running changed, once every process of that session had ended: judged as that
+    session's, the human to be told."""
+    if not told:
+        return ""
+    return (
+        "[intent-ls] A process another agent session left running after its last tool "
+        "call changed files before this call; each was judged as that session's change:\n"
+        + "\n".join(f"- {line}" for line in told)
+        + "\nA held file stays as it is, its former content kept, and `intent-ls check` "
+        "fails on it until a human has looked. Next step: tell the human; these changes "
+        "are not yours to build on or undo."
+    )
+
+
 def between_told(told: Sequence[str]) -> str:
     """What the after-tool answer tells the model about files changed between its calls
     while a process it started ran (:mod:`intent_ls.agents.effects.lingering`)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from intent_ls.agents.mcp import Handshake
 from intent_ls.agents.sandbox import bwrap
 from intent_ls.workspace import effects_log
 from tests.agents.conftest import decision
@@ -86,9 +87,10 @@ def test_a_process_a_call_left_running_cannot_plant_one_silently(ws: Path) -> No
     assert _check(ws).returncode != 0
 
 
-def _lingering(*writes: tuple[str, str]) -> str:
+def _lingering(*writes: tuple[str, str], lives: float = 1) -> str:
     """A command that leaves a process running (its own session, descriptors closed):
-    on the test's go it writes each (path, text), then ``src/late-done``."""
+    on the test's go it writes each (path, text), then ``src/late-done``, and lives on
+    ``lives`` seconds."""
     body = "".join(f"    open({path!r}, 'w').write({text!r})\n" for path, text in writes)
     code = (
         "import os, time\n"
@@ -97,7 +99,7 @@ def _lingering(*writes: tuple[str, str]) -> str:
         "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
         f"{body}"
         "    open('src/late-done', 'w').write('1')\n"
-        "    time.sleep(1)\n"
+        f"    time.sleep({lives})\n"
     )
     return f"{sys.executable} -c {shlex.quote(code)}"
 
@@ -203,3 +205,63 @@ def test_a_change_made_while_another_call_is_under_way_is_that_calls(ws: Path) -
     assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
     guide = [e for e in effects_log.read(ws) if e["path"] == "docs/guide.md"]
     assert [e["action"] for e in guide] == [effects_log.RESTORED]
+
+
+def _until_ended(ws: Path, session: str) -> None:
+    from intent_ls.agents.sandbox import liveness
+
+    deadline = time.monotonic() + 20
+    while liveness.living(ws, frozenset({session})):
+        assert time.monotonic() < deadline, "the process never ended"
+        time.sleep(0.05)
+
+
+@sandboxed
+@pytest.mark.parametrize("other_agent", ["claude-code", "codex"])
+def test_what_a_sessions_last_call_left_running_changed_is_judged_as_that_sessions(
+    ws: Path, other_agent: str
+) -> None:
+    """The session that left the process makes no further call: the next call of
+    another session judges the change as the first one's once its process has ended,
+    rather than taking it as where it starts; the first session, back, sees it judged."""
+    first = Agent(ws, session="s1")
+    first.select("INT-APP")
+    first.shell(_lingering(("src/late.py", "late = 1\n"), ("docs/guide.md", "# Taken over\n")))
+    _go_and_wait(ws)
+    _until_ended(ws, "s1")
+    second = Agent(ws, other_agent, session="s2")
+    second.select("INT-DOCS")
+    _, told = second.shell("true")
+    assert "A process another agent session left running" in told, told
+    assert "docs/guide.md: out-of-scope, held" in told
+    assert "after claude-code session s1's last tool call" in told
+    assert "src/late.py: recorded as claude-code session s1's change" in told
+    assert (ws / "docs" / "guide.md").read_text() == "# Taken over\n"
+    [held] = [e for e in effects_log.read(ws) if e["path"] == "docs/guide.md"]
+    assert held["session"] == "s1" and held["action"] == effects_log.UNRESTORABLE
+    [late] = [r for r in records(ws) if r["files"][0]["path"] == "src/late.py"]
+    meta = late["metadata"]["intent_ls"]
+    assert meta["session_id"] == "s1" and meta["intent_id"] == "INT-APP"
+    check = _check(ws)
+    assert check.returncode != 0 and "docs/guide.md" in check.stdout
+    _, told = second.shell("true")
+    assert "docs/guide.md" not in told and "src/late.py" not in told  # judged once
+    _, told = first.shell("true")
+    assert "docs/guide.md" not in told and "src/late.py" not in told, told
+
+
+@sandboxed
+def test_another_session_leaves_a_process_still_running_to_its_own_session(ws: Path) -> None:
+    """While its process lives the first session may still call: its own next call
+    judges the change, between its calls, and the other session's call takes none."""
+    first = Agent(ws, session="s1")
+    first.select("INT-APP")
+    first.shell(_lingering(("docs/guide.md", "# Taken over\n"), lives=60))
+    _go_and_wait(ws)
+    second = Agent(ws, session="s2")
+    second.select("INT-DOCS")
+    _, told = second.shell("true")
+    assert "docs/guide.md" not in told, told
+    _, told = first.shell("true")
+    assert "Between this session's tool calls" in told and "docs/guide.md" in told, told
+    assert Handshake(ws).stop_processes().startswith("Stopped 1 process")
