@@ -145,10 +145,11 @@ def run_claude(
     *flags: str,
     claude: str | None = CLAUDE,
 ) -> dict[str, Any]:
-    """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result."""
+    """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result.
+    Its home is ``tmp_path``'s ``home``, kept from an earlier run there."""
     assert claude is not None
     home = tmp_path / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     with serve(model) as url:
         done = subprocess.run(
             [claude, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,

@@ -217,3 +217,50 @@ def test_a_process_left_running_is_judged_at_the_next_call_in_claude_code(
     check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed)]
     done = subprocess.run(check, capture_output=True, text=True, check=False)
     assert done.returncode != 0 and "docs/guide.md" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("claude", CLAUDES)
+def test_what_a_finished_sessions_process_changed_is_judged_in_the_next_session(
+    governed: Path, tmp_path: Path, agent_path: str, claude: str
+) -> None:
+    """``claude -p`` ends after its last call, the process that call left running does
+    not: what it writes is judged by the next session's first verified call (the same
+    user's, so the same home), as the first session's change, rather than taken as
+    where the next session starts."""
+    subprocess.run(["git", "init", "-q"], cwd=governed, check=True)
+    install_hooks("claude-code", governed, agent_path)
+    marker = governed / "src" / "late-done"
+    first = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-APP"),
+            tool(2, "Bash", command=_lingering_writer(), description="start"),
+            "finished",
+        ]
+    )
+    run_claude(governed, tmp_path, first, agent_path, "--allowedTools", "Bash",
+               claude=claude)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:  # the process's signal
+        time.sleep(0.05)
+    assert marker.exists(), "the process never wrote"
+    second = ScriptedModel(
+        [
+            tool(0, "WaitForMcpServers"),
+            tool(1, CLAUDE_SELECT, intent_id="INT-DOCS"),
+            tool(2, "Bash", command="true", description="next"),
+            "finished",
+        ]
+    )
+    run_claude(governed, tmp_path, second, agent_path, "--allowedTools", "Bash",
+               claude=claude)  # fmt: skip
+    told = json.dumps(second.main_requests[-1])
+    assert "A process another agent session left running" in told, told[-3000:]
+    assert "docs/guide.md: out-of-scope, held" in told
+    late = [r for r in records(governed) if r["files"][0]["path"] == "src/late.py"]
+    assert len(late) == 1
+    assert late[0]["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
+    assert (governed / "docs" / "guide.md").read_text() == "# Taken over\n"
+    check = [sys.executable, "-m", "intent_ls", "check", "--workspace", str(governed)]
+    done = subprocess.run(check, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "docs/guide.md" in done.stdout, done.stdout
