@@ -95,13 +95,14 @@ class Orphan(NamedTuple):
     others: set[str]
 
 
-def orphaned(root: Path, event: HookEvent, taken: dict[str, Any]) -> list[Orphan]:
+def orphaned(root: Path, event: HookEvent, taken: dict[str, Any], judged: set[str]) -> list[Orphan]:
     """The states other sessions kept whose every process has ended, with no call of
     theirs under way, taken from them to be judged as theirs now: a process left by a
     session's last call is judged by no later call of that session, and this call's
     snapshot would otherwise take what it changed as where this call starts. Each is
     taken by one call only (renamed away first); one whose process still runs is left
-    for later."""
+    for later. ``judged``: the paths this session's own :func:`changes` judged, left
+    out (a process of this session may have made them)."""
     from intent_ls.agents.sandbox.liveness import living
 
     calls = Store(root).dir / "calls"
@@ -113,6 +114,7 @@ def orphaned(root: Path, event: HookEvent, taken: dict[str, Any]) -> list[Orphan
         settled = _claimed(path)
         if settled is not None:
             changed, others = _compared(root, owner, settled, taken)
+            changed = [change for change in changed if change.path not in judged]
             if changed:
                 found.append(Orphan(owner, changed, others))
     return found
@@ -121,6 +123,7 @@ def orphaned(root: Path, event: HookEvent, taken: dict[str, Any]) -> list[Orphan
 def _owner(path: Path, event: HookEvent) -> HookEvent | None:
     """The other session a kept state is of, as it names itself; None for this
     session's own, or one that names none."""
+    from intent_ls.agents import registry
     from intent_ls.agents.events import Phase
 
     try:
@@ -130,7 +133,7 @@ def _owner(path: Path, event: HookEvent) -> HookEvent | None:
     if not isinstance(owner, dict) or path.name == _name(event):
         return None
     agent, session = owner.get("agent"), owner.get("session")
-    if not isinstance(agent, str) or not isinstance(session, str) or not session:
+    if agent not in registry.names() or not isinstance(session, str) or not session:
         return None
     return HookEvent(agent, Phase.AFTER_TOOL, session, event.cwd)
 

@@ -57,7 +57,7 @@ def tell_effects(
     words = wording(gov, event)
     changed, others = lingering.changes(gov.root, event, restored.snapshot)
     held = judge_between(gov, event, changed, others, words) if changed else []
-    orphans = _orphans(gov, event, restored.snapshot)
+    orphans = _orphans(gov, event, restored.snapshot, {change.path for change in changed})
     found = judge_files(gov, event, restored, declared, words, status)
     told = [*restored.told, *found]
     if not told and not held and not orphans and not restored.noted:
@@ -72,14 +72,16 @@ def tell_effects(
     return Outcome(outcome.decision, outcome.reason, "\n".join(filter(None, parts)))
 
 
-def _orphans(gov: Governance, event: HookEvent, snapshot: dict[str, Any]) -> list[str]:
+def _orphans(
+    gov: Governance, event: HookEvent, snapshot: dict[str, Any], judged: set[str]
+) -> list[str]:
     """Judges what processes other sessions' last calls left running changed, as theirs
-    (:func:`.lingering.orphaned`)."""
+    (:func:`.lingering.orphaned`), but for what this session's were judged for."""
     from intent_ls.agents.effects import lingering
     from intent_ls.agents.effects.attribute import judge_between
 
     told: list[str] = []
-    for orphan in lingering.orphaned(gov.root, event, snapshot):
+    for orphan in lingering.orphaned(gov.root, event, snapshot, judged):
         owner = orphan.owner
         words = wording(gov, owner)
         told += judge_between(gov, owner, orphan.changes, orphan.others, words, orphaned=True)

@@ -265,3 +265,24 @@ def test_another_session_leaves_a_process_still_running_to_its_own_session(ws: P
     _, told = first.shell("true")
     assert "Between this session's tool calls" in told and "docs/guide.md" in told, told
     assert Handshake(ws).stop_processes().startswith("Stopped 1 process")
+
+
+@sandboxed
+def test_a_change_this_sessions_process_made_is_not_judged_as_another_sessions(
+    ws: Path,
+) -> None:
+    """Both sessions left a process; the first's ended, the second's wrote: the second
+    session judges the change as its own, once, and not as the first's as well."""
+    first = Agent(ws, session="s1")
+    first.select("INT-APP")
+    first.shell(_lingering())
+    second = Agent(ws, session="s2")
+    second.select("INT-APP")
+    second.shell(_lingering(("docs/guide.md", "# Taken over\n"), lives=60))
+    _go_and_wait(ws)
+    _until_ended(ws, "s1")
+    _, told = second.shell("true")
+    assert "Between this session's tool calls" in told and "docs/guide.md" in told, told
+    assert "another agent session" not in told
+    assert [e["session"] for e in effects_log.read(ws) if e["path"] == "docs/guide.md"] == ["s2"]
+    assert Handshake(ws).stop_processes().startswith("Stopped 1 process")
