@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from intent_ls.common import own_writes
 from intent_ls.common.safe_io import ensure_sidecar_dir, open_sidecar, read_sidecar, write_atomic
 
 LOCAL_DIR = ".orchestration/.local"
@@ -51,5 +52,6 @@ def save_selection(root: Path, intent_id: str | None, session_id: str) -> None:
     if not (root / ".orchestration").is_dir():
         return
     path = local_dir(root, create=True) / SESSION_FILE
-    data = json.dumps({"intent_id": intent_id, "session_id": session_id})
-    write_atomic(path, data.encode("utf-8"))
+    data = json.dumps({"intent_id": intent_id, "session_id": session_id}).encode("utf-8")
+    own_writes.note(path, data)
+    write_atomic(path, data)

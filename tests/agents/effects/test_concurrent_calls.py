@@ -50,3 +50,20 @@ def test_a_parallel_calls_record_and_session_state_stay(governed: Path) -> None:
     assert sessions.read_state(ws, "claude-code", "s1").get("recorded") == recorded
     assert [r["files"][0]["path"] for r in records(ws)] == ["src/made.py"]
     assert list(effects_log.read(ws)) == []
+
+
+def test_the_editors_selection_made_during_a_call_stays(governed: Path) -> None:
+    """A human selects an intent in the editor (the language server saves it) while an
+    agent's call runs: that call does not put the selection back."""
+    from intent_ls.common.local_state import load_selection, save_selection
+
+    ws = git_workspace(governed)
+    agent = _agent(ws, "s1")
+    slow = {"tool_use_id": "slow"}
+    assert decision(agent.hook("PreToolUse", "Bash", {"command": "make"}, **slow))[0] != "deny"
+    save_selection(ws, "INT-DOCS", "editor-session")
+    after = agent.hook("PostToolUse", "Bash", {"command": "make"}, **slow)
+    told = str((after.get("hookSpecificOutput") or {}).get("additionalContext") or "")
+    assert "session.json" not in told, told
+    assert load_selection(ws) == {"intent_id": "INT-DOCS", "session_id": "editor-session"}
+    assert list(effects_log.read(ws)) == []
