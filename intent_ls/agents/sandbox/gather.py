@@ -217,7 +217,7 @@ def build(
         masked_files=_existing(sockets),
         pid_namespace=pid_namespace,
         max_tasks=tasks,
-        tasks_cgroup=session_cgroup(_digest(key), tasks),
+        tasks_cgroup=session_cgroup(_digest(f"{os.path.realpath(root)}\0{key}"), tasks),
         ledger_copy=prepare(root, bwrap) if bwrap else None,
         key=_liveness_key(root, key),
     )

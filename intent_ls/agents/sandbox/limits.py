@@ -8,10 +8,11 @@ Linux 5.14): the user's other processes — an editor's hundreds of threads — 
 against it, and the command cannot raise it again (that needs ``CAP_SYS_RESOURCE`` in
 the initial namespace). Set before bubblewrap made the namespace, it would instead cap
 every process the user has. Root is exempt from ``RLIMIT_NPROC`` in any namespace;
-there one ``pids`` cgroup per session bounds the tasks, where the cgroup v1 ``pids``
-hierarchy is writable (containers on cgroup v1 hosts). On cgroup v2 a new cgroup with
-the ``pids`` controller would mean moving the agent's own processes out of theirs, so
-root there has no limit, and ``doctor`` says so.
+there one ``pids`` cgroup per session and workspace (whose policy sets its limit)
+bounds the tasks, where the cgroup v1 ``pids`` hierarchy is writable (containers on
+cgroup v1 hosts). On cgroup v2 a new cgroup with the ``pids`` controller would mean
+moving the agent's own processes out of theirs, so root there has no limit, and
+``doctor`` says so.
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ user namespace is the command's or a descendant of it — whatever it closed, ho
 often it forked, ``setsid`` or not. A lock inherited by the command's processes would
 tell the same for an honest command, and nothing for one that closes the descriptor.
 
-bubblewrap says which process it started (``--info-fd``) and waits (``--userns-block-fd``)
-until told to go on; meanwhile the launcher notes that process's user namespace (one
-small file per command, in the workspace's effects store, which no command can write)
-and writes the namespace's id maps as bubblewrap would have (the caller's uid and gid,
-``setgroups`` denied). Nothing of the command has run before its namespace is noted.
+bubblewrap says which process it started (``--info-fd``) and, once it has made the
+sandbox, waits (``--block-fd``) until told to go on; meanwhile the launcher notes that
+process's user namespace (one small file per command, in the workspace's effects store,
+which no command can write), while bubblewrap mounts. Nothing of the command has run
+before its namespace is noted.
 
 A namespace is known by its 64-bit id where the kernel gives one (``NS_GET_ID``, Linux
 6.18), never by its inode number alone: the kernel gives a freed namespace's number to
@@ -68,7 +68,7 @@ class Watch(NamedTuple):
     block_w: int
 
     def argv(self) -> list[str]:
-        return ["--info-fd", str(self.info_w), "--userns-block-fd", str(self.block_r)]
+        return ["--info-fd", str(self.info_w), "--block-fd", str(self.block_r)]
 
     def for_bwrap(self) -> tuple[int, int]:
         return self.info_w, self.block_r
@@ -98,40 +98,29 @@ def close_bwrap_ends(found: Watch) -> None:
             os.close(fd)
 
 
-def release(
-    found: Watch, *, note_first: bool = False, before_go: Callable[[int], None] | None = None
-) -> None:
-    """Reads which process bubblewrap started, writes its namespace's id maps, lets it
-    go on, and notes its user namespace: first, when the caller may end before the
-    command does (a helper of a launcher that became bubblewrap); else once it goes on,
-    while bubblewrap mounts (the launcher waits for the command, so the note is there
-    before any after-tool event). ``before_go`` is given the held process's pid. An early
-    EOF (bubblewrap failed before starting it) ends this quietly: bubblewrap has said
-    why."""
-    user = pid = None
+def release(found: Watch, before_go: Callable[[int], None] | None = None) -> None:
+    """Reads which process bubblewrap started, notes its user namespace and lets it go
+    on, all while bubblewrap mounts: the note is there before anything of the command
+    runs, even where the caller ends first (a helper of a launcher that became
+    bubblewrap). ``before_go`` is given the held process's pid. An early EOF (bubblewrap
+    failed before starting it) ends this quietly: bubblewrap has said why."""
     try:
         pid = _child_pid(found.info_r)
         if pid is None:
             return
         user = _identity(pid)
-        if note_first and user is not None:
+        if user is not None:
             _note(found, user, pid)
-        _write_maps(pid)
         if before_go is not None:
             before_go(pid)
     except OSError as exc:
-        _say(f"the sandbox's namespace could not be set up ({exc})")
+        _say(f"the sandbox's command could not be noted ({exc})")
     finally:
         with contextlib.suppress(OSError):
             os.write(found.block_w, b"1")
         for fd in (found.info_r, found.block_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-    if not note_first and user is not None and pid is not None:
-        try:
-            _note(found, user, pid)
-        except OSError as exc:
-            _say(f"the sandbox could not note its command ({exc})")
 
 
 def _say(text: str) -> None:
@@ -152,7 +141,7 @@ def release_from_helper(found: Watch) -> None:
     try:
         if os.fork() == 0:
             close_bwrap_ends(found)
-            release(found, note_first=True)
+            release(found)
     finally:
         os._exit(0)
 
@@ -169,17 +158,6 @@ def _child_pid(fd: int) -> int | None:
     except (ValueError, AttributeError):
         return None
     return pid if isinstance(pid, int) and pid > 0 else None
-
-
-def _write_maps(pid: int) -> None:
-    uid, gid = os.getuid(), os.getgid()
-    for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1\n" % (uid, uid)),
-                       ("gid_map", b"%d %d 1\n" % (gid, gid))):  # fmt: skip
-        fd = os.open(f"/proc/{pid}/{name}", os.O_WRONLY | os.O_CLOEXEC)
-        try:
-            os.write(fd, text)
-        finally:
-            os.close(fd)
 
 
 class Identity(NamedTuple):
