@@ -263,8 +263,8 @@ def judge_between(
     """Judges the changes made between the session's calls while a process of it was
     alive (:mod:`.lingering`): recorded when they may stay, held when they may not
     (kept as they are, logged for the human); returns lines for the agent. ``event``
-    is the session's whose the process was; ``orphaned``, when it is another session
-    than the one told, whose last call left the process."""
+    names the session the process belongs to; ``orphaned``, when that is another
+    session than the one told, whose last call left the process."""
     told: list[str] = []
     entries: list[dict[str, Any]] = []
     to_record: list[tuple[str, str, str, Any]] = []

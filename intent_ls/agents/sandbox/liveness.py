@@ -114,7 +114,7 @@ def release(found: Watch, before_go: Callable[[int], None] | None = None) -> Non
         if before_go is not None:
             before_go(pid)
     except OSError as exc:
-        _say(f"the sandbox's command could not be noted ({exc})")
+        _say(f"the sandbox's command could not be watched ({exc})")
     finally:
         with contextlib.suppress(OSError):
             os.write(found.block_w, b"1")
@@ -215,14 +215,17 @@ def _note(found: Watch, user: Identity, pid: int) -> None:
     path = os.path.join(found.folder, f"{user.name()}.json")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags, 0o600)
-    except FileNotFoundError:
-        os.makedirs(found.folder, mode=0o700, exist_ok=True)
-        fd = os.open(path, flags, 0o600)
-    try:
-        os.write(fd, record)
-    finally:
-        os.close(fd)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            os.makedirs(found.folder, mode=0o700, exist_ok=True)
+            fd = os.open(path, flags, 0o600)
+        try:
+            os.write(fd, record)
+        finally:
+            os.close(fd)
+    except OSError as exc:  # the command still runs, bounded: only its note is missing
+        _say(f"the sandbox could not note its command ({exc})")
 
 
 def _ns_inode(link: str) -> int | None:
