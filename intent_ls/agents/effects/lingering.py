@@ -108,6 +108,8 @@ def orphaned(root: Path, event: HookEvent, taken: dict[str, Any], judged: set[st
     calls = Store(root).dir / "calls"
     found = []
     for path in sorted(calls.glob("between-*.json")):
+        if path.name == _name(event):  # this session's own: :func:`changes` takes it
+            continue
         owner = _owner(path, event)
         if owner is None or living(root, keys(root, owner)) or _in_flight(root, owner):
             continue
@@ -121,8 +123,8 @@ def orphaned(root: Path, event: HookEvent, taken: dict[str, Any], judged: set[st
 
 
 def _owner(path: Path, event: HookEvent) -> HookEvent | None:
-    """The other session a kept state is of, as it names itself; None for this
-    session's own, or one that names none."""
+    """The session a kept state is of, as it names itself; None for one that names
+    none, or an agent intent-ls does not know."""
     from intent_ls.agents import registry
     from intent_ls.agents.events import Phase
 
@@ -130,7 +132,7 @@ def _owner(path: Path, event: HookEvent) -> HookEvent | None:
         owner = json.loads(path.read_bytes()).get("owner")
     except (OSError, ValueError, AttributeError):
         return None
-    if not isinstance(owner, dict) or path.name == _name(event):
+    if not isinstance(owner, dict):
         return None
     agent, session = owner.get("agent"), owner.get("session")
     if agent not in registry.names() or not isinstance(session, str) or not session:
