@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_common import bash_payload, p95
+from bench_common import bash_payload, compile_intent_ls, p95
 
 SPEC = """active_intents:
   - id: INT-APP
@@ -142,14 +142,7 @@ def main() -> None:
         show("before-tool snapshot, CPU", before_cpu)
         show("after-tool verification, CPU", after_cpu)
         if args.hooks:
-            # As pip leaves an installed package: byte-compiled. A checkout run with
-            # PYTHONDONTWRITEBYTECODE would otherwise compile every changed module in
-            # every hook process (~17 ms for the shell classifier and approval guard).
-            import compileall
-
-            import intent_ls
-
-            compileall.compile_dir(Path(intent_ls.__file__).parent, quiet=1)
+            compile_intent_ls()
             exe = shutil.which("intent-ls", path=str(Path(sys.executable).parent))
             runs: dict[str, tuple[list[float], list[float]]] = {}
             names = {

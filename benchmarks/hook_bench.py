@@ -21,7 +21,6 @@ module on every call.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import resource
@@ -32,6 +31,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_common import compile_intent_ls
 
 
 def make_workspace(root: Path, intents: int) -> None:
@@ -157,9 +159,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--imports", type=int, default=12, help="import rows to print")
     args = parser.parse_args()
-    import intent_ls
-
-    compileall.compile_dir(Path(intent_ls.__file__).parent, quiet=1)
+    compile_intent_ls()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_workspace(root, args.intents)

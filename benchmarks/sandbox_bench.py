@@ -19,7 +19,7 @@ and the ratios (b)/(a), (c)/(a), (b)/(c). With ``--peer CMD`` (the peer guard
 cc-safety-net, as effects_bench.py takes it), the hook's median for a PreToolUse Bash
 event beside the peer's on the same payload, and their ratio.
 
-    python benchmarks/sandbox_bench.py [--runs 200] [--hook-runs 30]
+    python benchmarks/sandbox_bench.py [--runs 200] [--hook-runs 30] [--hogs N]
         [--peer 'node /tmp/ccsn/node_modules/cc-safety-net/dist/bin/cc-safety-net.js
                  hook --claude-code']
 
@@ -118,6 +118,7 @@ set-up's p95 still misses the 15 ms budget by about 1 ms at this load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import shutil
@@ -126,11 +127,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_common import bash_payload, p95
+from bench_common import bash_payload, compile_intent_ls, p95
 
 SPEC = """active_intents:
   - id: INT-APP
@@ -220,12 +221,32 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--hook-runs", type=int, default=30)
     parser.add_argument("--peer", default="")
+    parser.add_argument("--hogs", type=int, default=0)
     args = parser.parse_args()
+    with busy(args.hogs):
+        measure(args)
+
+
+@contextlib.contextmanager
+def busy(hogs: int) -> Iterator[None]:
+    """``hogs`` processes that each keep a core busy for the whole run: the load is then
+    a setting of the run, not whatever else the shared machine happened to be doing."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def measure(args: argparse.Namespace) -> None:
 
     from intent_ls.agents.sandbox import bwrap, gather
     from intent_ls.agents.sandbox.plan import argv
     from intent_ls.agents.sandbox.run import needs_pid_namespace
 
+    compile_intent_ls()
     found = bwrap.binary()
     if found is None or not bwrap.works()[0]:
         raise SystemExit("bubblewrap cannot build a sandbox here")
@@ -264,7 +285,10 @@ def main() -> None:
             ):
                 results.setdefault(key, []).extend(timed(1, once))
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"{args.runs} runs each, interleaved (shared 2-core machine, load {load})")
+        print(
+            f"{args.runs} runs each, interleaved ({os.cpu_count()} cores, {args.hogs} "
+            f"busy-loop hogs, load {load})"
+        )
         print(f"PID namespace: {plan.pid_namespace}; bubblewrap: {found}")
         show("(a) bash -c true", results["a"])
         show("(b) intent-ls-sandbox 'true' (launcher + bwrap)", results["b"])
@@ -285,6 +309,8 @@ def main() -> None:
         show("sandbox set-up, (c)-(a) of each round", added)
         noted = [c1 - a for c1, a in zip(results["c1"], results["a"], strict=True)]
         show("sandbox set-up watched, (c1)-(a) of each round", noted)
+        bare_ns = [c0 - a for c0, a in zip(results["c0"], results["a"], strict=True)]
+        show("bubblewrap's floor, (c0)-(a) of each round", bare_ns)
         print("(e) the launcher's costliest imports (cumulative, one run):")
         for micros, name in import_costs(sys.executable, root, env):
             print(f"    {micros / 1000:7.1f} ms  {name.strip()}")

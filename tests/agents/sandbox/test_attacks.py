@@ -24,7 +24,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ import intent_ls
 from intent_ls.agents.sandbox import bwrap, landlock
 from tests.agents.conftest import decision
 from tests.agents.effects_helpers import LEDGER, LEDGER_REWRITES, SELECT
-from tests.support import SPEC
+from tests.support import SPEC, records
 
 pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
 
@@ -54,6 +54,8 @@ class Box:
     def __init__(self, base: Path, uid: int | None) -> None:
         self.base, self.uid = base, uid
         self.calls = 0
+        #: Whose calls these are: a test may go on as another session of the same user.
+        self.session = SESSION
         self.root, self.home = base / "ws", base / "home"
         for folder in ("src", ".orchestration", ".claude"):
             (self.root / folder).mkdir(parents=True)
@@ -79,7 +81,7 @@ class Box:
             "HOME": str(self.home),
             "XDG_STATE_HOME": str(self.base / "state"),
             "TMPDIR": str(self.base / "tmp"),
-            "CLAUDE_CODE_SESSION_ID": SESSION,
+            "CLAUDE_CODE_SESSION_ID": self.session,
         }
 
     def _as_user(self, argv: list[str]) -> list[str]:
@@ -97,7 +99,7 @@ class Box:
 
     def hook(self, event: str, tool: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
         """Claude Code's hook, run as the box's user (as the agent's own process is)."""
-        payload = {"session_id": SESSION, "cwd": str(self.root), "hook_event_name": event}
+        payload = {"session_id": self.session, "cwd": str(self.root), "hook_event_name": event}
         payload |= {"tool_name": tool, "tool_input": args, **extra}
         python = [sys.executable] if self.uid is None else _unprivileged_python()
         done = subprocess.run(
@@ -318,6 +320,55 @@ def test_a_detached_processs_change_after_its_call_is_held_not_adopted(box: Box)
     assert (box.root / "README.md").read_text() == "taken over"  # a human's would be kept
     log = (box.root / ".orchestration" / ".local" / "effects.jsonl").read_text()
     assert '"path": "README.md"' in log and '"action": "unrestorable"' in log
+
+
+def test_what_a_sessions_last_call_left_running_is_judged_in_the_next_session(
+    box: Box,
+) -> None:
+    """Item 4 for a session that makes no further call (``claude -p`` ends after its
+    last one), as the agent's own user: the process it left writes once the session is
+    over; the next session's first call judges that as the first session's change (out
+    of scope held, in scope recorded under its intent) instead of starting from it."""
+    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    assert decision(answer)[0] == "allow", answer
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); os.closerange(0, 1024)\n"
+        "    open('src/pid', 'w').write(str(os.getpid()))\n"
+        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
+        "    open('README.md', 'w').write('taken over')\n"
+        "    open('src/late.py', 'w').write('late = 1\\n')\n"
+        "    open('src/late-done', 'w').write('1')\n"
+    )
+    box.call(_py(code))
+    (box.root / "src" / "go").write_text("")
+    _until(lambda: (box.root / "src" / "late-done").exists(), "the detached process never wrote")
+    pid = (box.root / "src" / "pid").read_text()
+    _until(lambda: not Path("/proc", pid).exists(), "the detached process never ended")
+    box.session = "attacks-next"
+    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-DOCS"})
+    assert decision(answer)[0] == "allow", answer
+    told = box.call("true")
+    assert "A process another agent session left running" in told, told
+    assert "README.md: out-of-scope, held" in told
+    assert f"src/late.py: recorded as claude-code session {SESSION}'s change" in told
+    assert (box.root / "README.md").read_text() == "taken over"  # a human's would be kept
+    log = (box.root / ".orchestration" / ".local" / "effects.jsonl").read_text()
+    [held] = [json.loads(line) for line in log.splitlines() if '"README.md"' in line]
+    assert held["session"] == SESSION and held["action"] == "unrestorable"
+    [late] = [r for r in records(box.root) if r["files"][0]["path"] == "src/late.py"]
+    assert late["metadata"]["intent_ls"]["session_id"] == SESSION
+    assert late["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
+    told = box.call("true")
+    assert "README.md" not in told and "src/late.py" not in told, told  # judged once
+
+
+def _until(done: Callable[[], bool], why: str) -> None:
+    deadline = time.monotonic() + 20
+    while not done():  # the process's own signal, or its end
+        assert time.monotonic() < deadline, why
+        time.sleep(0.05)
 
 
 def test_ordinary_work_still_works(box: Box) -> None:
