@@ -9,6 +9,7 @@ from intent_ls.agents import registry
 from intent_ls.doctor import probe
 from intent_ls.doctor.agent_settings import used_here
 from intent_ls.doctor.agents import check_agent
+from intent_ls.doctor.background import check_background
 from intent_ls.doctor.editors import check_editors
 from intent_ls.doctor.ledger import check_ledger
 from intent_ls.doctor.report import Check, fail, note
@@ -31,6 +32,7 @@ def run_doctor(root: Path) -> list[Check]:
     checks += _guarded("editors", check_editors, root)
     checks += _guarded("agents", _installation, root)
     checks += _guarded("agents", check_sandbox, root)
+    checks += _guarded("agents", check_background, root)
     touched = probe.changed(before, probe.fingerprint(root))
     if touched:
         checks.append(

@@ -300,9 +300,9 @@ def _matches(note: Identity, pid: str, inodes: list[int], ids: list[int]) -> boo
     return note.user in inodes
 
 
-def _scan(root: Path) -> tuple[list[_Noted], dict[str, list[int]]]:
-    """The noted commands, and {note's path: pids of its processes}; the notes of
-    commands with none left are removed."""
+def _scan(root: Path, prune: bool = True) -> tuple[list[_Noted], dict[str, list[int]]]:
+    """The noted commands, and {note's path: pids of its processes}; with ``prune``, the
+    notes of commands with none left are removed."""
     noted = _noted(root)
     found: dict[str, list[int]] = {}
     if not noted:
@@ -319,7 +319,7 @@ def _scan(root: Path) -> tuple[list[_Noted], dict[str, list[int]]]:
             if _matches(note.identity, pid, inodes, ids):
                 found.setdefault(note.path, []).append(int(pid))
     for note in noted:
-        if note.path not in found:
+        if prune and note.path not in found:
             with contextlib.suppress(OSError):
                 os.unlink(note.path)
     return noted, found
@@ -330,6 +330,17 @@ def living(root: Path, keys: frozenset[str]) -> bool:
     none of whose processes are alive (any key's) are removed."""
     noted, found = _scan(root)
     return any(note.key in keys for note in noted if note.path in found)
+
+
+def left_running(root: Path) -> dict[str, list[int]]:
+    """{whose commands they were (a session id, or the workspace): the pids of their
+    processes still alive}, for ``doctor``, which changes nothing: no note is removed."""
+    noted, found = _scan(root, prune=False)
+    out: dict[str, set[int]] = {}
+    for note in noted:
+        if note.path in found:
+            out.setdefault(str(note.key), set()).update(found[note.path])
+    return {key: sorted(pids) for key, pids in sorted(out.items())}
 
 
 #: How long stopped processes get to end on SIGTERM before SIGKILL.
