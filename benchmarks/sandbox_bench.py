@@ -113,6 +113,27 @@ mount): it writes its own id maps and mounts while the launcher notes the namesp
 watch +1.4 / +2.7). After, load 1.5-1.7: (c) - (a) 11.5 / 14.4, (c1) - (a) 12.2 / 15.9
 (+0.7 / +1.5); hook 154.7 / 174.4 beside the peer's 231.7 / 248.0 (0.67x). The watched
 set-up's p95 still misses the 15 ms budget by about 1 ms at this load.
+
+Then the load became a setting of the run (``--hogs N``: N busy loops for its whole
+length), where before it was whatever else the shared machine ran (a concurrent CI run,
+mostly), and intent-ls is byte-compiled first, as the other benchmarks do: on a machine
+with ``PYTHONDONTWRITEBYTECODE`` set the hook recompiled every module in every process
+(199 ms against 88.5 ms compiled). 2026-11-30, 200 runs (30 for the hooks), medians / p95
+in ms:
+
+                                            --hogs 0 (load 1.0)   --hogs 1 (load 1.4)
+    (a)  bash -c true                          2.5 /   2.9           2.4 /   2.8
+    (c1) - (a), set-up watched                 7.8 /   9.0           8.2 /  11.8
+    (c)  - (a), set-up unwatched               7.7 /   8.7           7.7 /   9.7
+    (c0) - (a), bubblewrap's floor             2.2 /   3.0           2.3 /   3.2
+    hook PreToolUse Bash                      88.5 /  95.4          83.2 / 102.0
+    peer cc-safety-net                       134.8 / 156.0         137.7 / 191.1
+    hook / peer (medians)                      0.66x                 0.60x
+
+Within the 15 ms budget with one core or both free. With both kept busy (``--hogs 2``,
+the same arguments by hand) every process start is about three times slower: (c) 23.1
+/ 30.2 beside bash's 5.6 / 7.1, and bubblewrap with no mounts reaches 16.1 at p95, so
+no sandbox set-up could meet the budget there.
 """
 
 from __future__ import annotations
