@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from intent_ls.agents.effects import hidden, protected_set
-from intent_ls.agents.effects.git import GitStatus, git
+from intent_ls.agents.effects.git import GitStatus, git, git_ignored
 from intent_ls.agents.effects.snapshot import tail_digest
 from intent_ls.agents.effects.store import Store, signature
 
@@ -112,7 +112,7 @@ def file_changes(
     if after is None:
         return []
     candidates = _candidates(store, top, info, after)
-    return _effects(store, root, top, snapshot, info, candidates)
+    return _effects(store, root, top, snapshot, info, candidates, after[1])
 
 
 def _candidates(
@@ -146,12 +146,14 @@ def _effects(
     snapshot: dict[str, Any],
     info: dict[str, Any],
     candidates: dict[str, dict[str, Any] | None],
+    dirty1: dict[str, str],
 ) -> list[Effect]:
     """The candidates as effects, with what stood there before the call; paths no tool
     call may change are left to the protected set."""
     policy = policy_of(snapshot)
     from_head = sorted(r for r, e in candidates.items() if e is None)
     blobs = _head_blobs(store, top, info.get("head"), from_head)
+    unseen = _maybe_there(top, [r for r in from_head if r not in blobs], dirty1)
     effects = []
     for rel, entry in sorted(candidates.items()):
         full = str(top / rel)
@@ -164,9 +166,18 @@ def _effects(
             digest, mode = blobs[rel]
             before = Before(True, blob=digest, mode=mode)
         else:
-            before = Before(False)
+            before = Before(rel in unseen)
         effects.append(Effect(full, before, ws_rel))
     return effects
+
+
+def _maybe_there(top: Path, new: list[str], dirty1: dict[str, str]) -> set[str]:
+    """Of the paths new to the snapshot that git now tracks (``git add -f``, a commit),
+    those its ignore rules match: git's status never listed them, so they may have been
+    there before the call, as a human's ignored file, and are not taken for new (which
+    would have them removed). Their content before is unknown: held, never removed."""
+    tracked = [rel for rel in new if dirty1.get(rel) != "??"]
+    return git_ignored(top, tracked) if tracked else set()
 
 
 def status_after(snapshot: dict[str, Any]) -> GitStatus | None:

@@ -40,6 +40,28 @@ def git(top: Path, *args: str, input: bytes | None = None) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def git_ignored(top: Path, paths: list[str]) -> set[str]:
+    """Those of ``paths`` (top-relative) git's ignore rules match, tracked or not: a file
+    git's status never listed, which may have been there before a call; all of them when
+    git cannot tell (nothing is then taken for new)."""
+    repo = open_repo(top)
+    if not paths or repo is None:
+        return set(paths)
+    import subprocess  # only when a call staged or committed a file new to the snapshot
+
+    query = "".join(f"{p}\0" for p in paths).encode()
+    argv = repo.argv("check-ignore", "--no-index", "-z", "--stdin")
+    try:
+        done = subprocess.run(argv, input=query, capture_output=True, env=repo.env, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return set(paths)
+    if done.returncode == 1:  # none of them is ignored
+        return set()
+    if done.returncode != 0:
+        return set(paths)
+    return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
 class GitStatus:
     """A ``git status`` started now and read when needed: ``(HEAD oid or None, {top-relative
     path: XY})`` of every path that differs from the index or HEAD, untracked ones each

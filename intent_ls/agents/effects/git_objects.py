@@ -48,7 +48,7 @@ def state(root: Path) -> dict[str, Any] | None:
     if tips is None:
         return None
     dirs = real_git_dir(top)
-    head_file = _ref_file(dirs[0] / "HEAD") if dirs else None
+    head_file = read_ref(dirs[0] / "HEAD") if dirs else None
     return {
         "tips": tips,
         "index": _index_signature(top),
@@ -69,7 +69,7 @@ def stash_tip(top: Path) -> str | None:
         out = git(top, "rev-parse", "-q", "--verify", "refs/stash")
         value = out.decode().strip() if out else None
     else:
-        value = _ref_file(common / "refs" / "stash") or _packed(common / "packed-refs").get(
+        value = read_ref(common / "refs" / "stash") or _packed(common / "packed-refs").get(
             "refs/stash"
         )
     return value if value is not None and _is_oid(value) else None
@@ -78,7 +78,7 @@ def stash_tip(top: Path) -> str | None:
 def _head(top: Path, tips: dict[str, str]) -> str | None:
     """The commit ``HEAD`` names (None on an unborn branch), from ``tips``."""
     dirs = real_git_dir(top)
-    value = _ref_file(dirs[0] / "HEAD") if dirs else None
+    value = read_ref(dirs[0] / "HEAD") if dirs else None
     if value is None or not value.startswith("ref:"):
         return value if value is not None and _is_oid(value) else None
     return tips.get(value[4:].strip())
@@ -94,7 +94,7 @@ def _tips(top: Path) -> dict[str, str] | None:
         return None
     git_dir, common = dirs
     tips = _listed(top) if os.path.isdir(common / "reftable") else _from_files(common)
-    head = _ref_file(git_dir / "HEAD")
+    head = read_ref(git_dir / "HEAD")
     if tips is not None and head is not None and not head.startswith("ref:"):
         tips["HEAD"] = head
     return tips
@@ -114,7 +114,7 @@ def _from_files(common: Path) -> dict[str, str]:
         for folder, _, files in os.walk(common / name):
             for file in files:
                 path = Path(folder) / file
-                value = _ref_file(path)
+                value = read_ref(path)
                 if value is not None:
                     found[path.relative_to(common).as_posix()] = value
     tips = {}
@@ -131,7 +131,7 @@ def _resolve(common: Path, packed: dict[str, str], found: dict[str, str], value:
         if not value.startswith("ref:"):
             return value if _is_oid(value) else None
         target = value[4:].strip()
-        loose = _ref_file(common / target) if target.startswith("refs/") else None
+        loose = read_ref(common / target) if target.startswith("refs/") else None
         value = found.get(target) or loose or packed.get(target) or ""
     return None
 
@@ -149,7 +149,7 @@ def _packed(path: Path) -> dict[str, str]:
     return packed
 
 
-def _ref_file(path: Path) -> str | None:
+def read_ref(path: Path) -> str | None:
     try:
         return path.read_bytes()[:300].decode("utf-8", "replace").strip()
     except OSError:
@@ -177,7 +177,7 @@ def _index_signature(top: Path) -> list[int] | None:
     return None if st is None else [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-class _Disk:
+class Disk:
     """Each protected path's content on disk as git would name it, asked once each."""
 
     def __init__(self, root: Path, top: Path) -> None:
@@ -238,7 +238,7 @@ def forged(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths
     moved = {ref: oid for ref, oid in after.items() if tips_before.get(ref) != oid}
     if not moved:
         return []
-    disk = _Disk(root, top)
+    disk = Disk(root, top)
     specs = disk.pathspecs(policy)
     found = []
     for ref, tip in sorted(moved.items()):
@@ -262,7 +262,7 @@ def _was(before: dict[str, Any], ref: str) -> str | None:
     return tips.get(ref)
 
 
-def _forged(disk: _Disk, rel: str | None, oid: str, policy: protected_set.PolicyPaths) -> bool:
+def _forged(disk: Disk, rel: str | None, oid: str, policy: protected_set.PolicyPaths) -> bool:
     """Whether a protected path (``rel``; None: outside the workspace) is held as it is
     not on disk."""
     if rel is None or not protected_set.is_protected_rel(rel, policy):
@@ -306,7 +306,7 @@ def staged(root: Path, before: dict[str, Any], policy: protected_set.PolicyPaths
     top = git_top(root)
     if top is None or _index_signature(top) == before.get("index"):
         return []
-    disk = _Disk(root, top)
+    disk = Disk(root, top)
     specs = disk.pathspecs(policy)
     in_head = dict(_listing(git(top, "ls-tree", "-r", "-z", "HEAD", "--", *specs), 2))
     reset = [
@@ -348,7 +348,7 @@ def checked_out(root: Path, before: dict[str, Any]) -> bool:
     new = _head(top, _tips(top) or {})
     if new is None or new == old or new not in tips_before.values():
         return False
-    disk = _Disk(root, top)
+    disk = Disk(root, top)
     base = "" if disk.prefix == "." else disk.prefix + "/"
     spec = [f":(top,literal){base}{protected_set.LEDGER}"]
     out = git(top, "diff", "--raw", "--no-abbrev", "--no-renames", "-z", old, new, "--", *spec)
@@ -356,7 +356,7 @@ def checked_out(root: Path, before: dict[str, Any]) -> bool:
     for path, was, now in _changed(out or b""):
         on_disk = disk.oid(protected_set.LEDGER, len(was)) == (None if was in _NULL else was)
         if on_disk and index.get(path, _NULL_OID) == now:
-            return _write_blob(top, root / protected_set.LEDGER, now)
+            return write_blob(top, root / protected_set.LEDGER, now)
     return False
 
 
@@ -372,8 +372,9 @@ def _changed(out: bytes) -> Iterator[tuple[str, str, str]]:
             yield path, fields[2], fields[3]
 
 
-def _write_blob(top: Path, path: Path, oid: str) -> bool:
-    """``path`` as blob ``oid`` has it (removed for a null id), replaced all at once."""
+def write_blob(top: Path, path: Path, oid: str, executable: bool | None = None) -> bool:
+    """``path`` as blob ``oid`` has it (removed for a null id), replaced all at once;
+    with ``executable``, its mode set as git's file mode says."""
     from intent_ls.common.safe_io import write_atomic
 
     try:
@@ -384,6 +385,8 @@ def _write_blob(top: Path, path: Path, oid: str) -> bool:
         if data is None:
             return False
         write_atomic(path, data, anchor=top)
+        if executable is not None:
+            os.chmod(path, 0o755 if executable else 0o644)
     except OSError:
         return False
     return True

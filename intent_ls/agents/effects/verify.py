@@ -27,6 +27,7 @@ from intent_ls.workspace import effects_log as log
 
 if TYPE_CHECKING:  # the after-tool end's modules, not loaded by the before-tool end
     from intent_ls.agents.effects.compare import Effect
+    from intent_ls.agents.effects.git_objects import Forged
     from intent_ls.agents.effects.ledger_copy import Settled
 
 LEDGER_APPEND = "ledger-append"
@@ -191,6 +192,18 @@ EFFECTS_LOG_REL = ".orchestration/.local/" + log.LOG_FILE
 GIT_WRITERS = frozenset({ToolKind.SHELL, ToolKind.OTHER})
 
 
+OTHER_CHANGES_STAY = " (the commit's other changes are still in the index and the files)"
+
+
+def _brought_wording(files: list[str]) -> str:
+    count = f"{len(files)} file{'' if len(files) == 1 else 's'}"
+    return (
+        f", with the {count} git brought with it put back as they were (a pull, merge or "
+        "rebase: others' commits carry ledger records and spec changes that intent-ls "
+        "does not take from an agent's command; ask the human to run it in a terminal)"
+    )
+
+
 def _git_objects(
     root: Path,
     event: HookEvent,
@@ -205,6 +218,7 @@ def _git_objects(
 
     policy = policy_of(taken)
     for found in git_objects.forged(root, taken["refs"], policy):
+        files = _brought_in(root, found, policy, taken)
         done = git_objects.put_back(root, found)
         where = f"back at {found.old[:12]}" if found.old else "removed"
         if found.old and found.old.startswith("ref:"):
@@ -212,7 +226,7 @@ def _git_objects(
         told.append(
             f"{found.path}: commit {found.commit[:12]} holds it as it is not on disk; "
             + (f"{found.ref} is {where}" if done else f"{found.ref} could not be put back")
-            + " (the commit's other changes are still in the index and the files)"
+            + (_brought_wording(files) if files is not None else OTHER_CHANGES_STAY)
         )
         action = (log.RESTORED if found.old else log.REMOVED) if done else log.UNRESTORABLE
         entries.append(_entry(event, found.path, PROTECTED_PATH, action, ref=found.ref,
@@ -222,6 +236,22 @@ def _git_objects(
         entries.append(_entry(event, path, PROTECTED_PATH, log.RESTORED, staged=True))
     if git_objects.checked_out(root, taken["refs"]):
         told.append(f"{LEDGER_REL}: written as the commit checked out holds it (read-only to git)")
+
+
+def _brought_in(
+    root: Path, found: Forged, policy: protected_set.PolicyPaths, taken: dict[str, Any]
+) -> list[str] | None:
+    """The files a pull, merge or rebase brought with the commit, put back with it
+    (:mod:`.brought_in`); None when git did not move the branch itself."""
+    from intent_ls.agents.effects import brought_in
+
+    if not brought_in.brought_in(root, found):
+        return None
+    info = taken.get("git")
+    dirty = info.get("dirty") if isinstance(info, dict) else None
+    return brought_in.put_back_files(
+        root, found, policy, set(dirty) if isinstance(dirty, dict) else set()
+    )
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:

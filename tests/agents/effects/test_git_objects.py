@@ -204,3 +204,96 @@ def test_a_switch_to_a_commit_the_call_made_or_over_a_local_change_writes_nothin
     _, told = agent.shell("git switch -q other")
     assert "written as the commit" not in told
     assert (ws / ".orchestration/agent_trace.jsonl").read_bytes().startswith(before)
+
+
+def _teammates_clone(ws: Path, home: Path) -> Path:
+    """A clone where a teammate's session recorded its work and committed it, where the
+    sandbox can read it (the home folder, as a remote elsewhere would be)."""
+    other = home / "other"
+    subprocess.run(["git", "clone", "-q", str(ws), str(other)], check=True)
+    mate = Agent(other, session="mate")
+    mate.select("INT-APP")
+    mate.shell("mkdir -p src/mate && echo 'y = 2' > src/mate/work.py")
+    (other / "docs" / "guide.md").write_text("# Guide, the teammate's\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "the teammate's work")
+    return other
+
+
+@sandboxed
+@pytest.mark.parametrize(
+    ("how", "local_commit"),
+    [("--no-rebase --no-edit", True), ("--rebase", True), ("--ff-only", False)],
+)
+def test_a_pull_of_others_commits_is_taken_off_whole_and_the_humans_pull_works(
+    ws: Path, tmp_path: Path, how: str, local_commit: bool
+) -> None:
+    """A teammate's commits carry their ledger records: an agent's pull cannot bring
+    them in (nothing tells them from commits the command made), and what the merge
+    checked out goes back with the branch, so nothing is left half-done or recorded as
+    the session's. The human's own pull then merges the ledger with intent-ls's driver."""
+    import sys
+
+    from tests.support import records
+
+    subprocess.run([sys.executable, "-m", "intent_ls", "init", "--workspace", str(ws)],
+                   check=True, capture_output=True)  # fmt: skip
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "intent-ls init")
+    home = tmp_path / "home"
+    home.mkdir()
+    agent = Agent(ws, home=home)
+    agent.select("INT-APP")
+    agent.shell("echo 'x = 1' > src/made.py")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "ledger committed")
+    other = _teammates_clone(ws, home)
+    if local_commit:
+        agent.shell("echo '# more' >> src/app.py")
+        git(ws, "add", "-A")
+        git(ws, "commit", "-qm", "local work")
+    before, ledger = head(ws), (ws / ".orchestration" / "agent_trace.jsonl").read_bytes()
+    _, told = agent.shell(f"git pull {how} {other} main")
+    assert agent.done is not None and agent.done.returncode == 0, agent.done
+    assert "git brought with it put back as they were" in told, told
+    assert "ask the human to run it in a terminal" in told
+    assert head(ws) == before
+    assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (ws / "src" / "mate").exists()
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    assert (ws / ".orchestration" / "agent_trace.jsonl").read_bytes() == ledger
+    assert not [r for r in records(ws) if r["files"][0]["path"].startswith("src/mate")]
+    human = subprocess.run(
+        ["git", "-c", "user.name=h", "-c", "user.email=h@h", "pull", *how.split(), str(other),
+         "main"], cwd=ws, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert human.returncode == 0, human.stderr
+    assert (ws / "src" / "mate" / "work.py").read_text() == "y = 2\n"
+    sessions = {r["metadata"]["intent_ls"].get("session_id") for r in records(ws)}
+    assert {"s1", "mate"} <= sessions
+
+
+@sandboxed
+def test_the_put_back_of_a_pull_cannot_be_turned_on_a_humans_files(ws: Path) -> None:
+    """Attacked: a forged commit that adds copies of the human's untracked and ignored
+    files, with ``ORIG_HEAD`` written so that it looks like a pull. The put-back takes
+    away only what the call made: the human's files are there afterwards, as they were."""
+    (ws / "notes.txt").write_text("the human's notes\n")
+    (ws / "app.log").write_text("the human's log\n")  # ignored (.intentignore, *.log)
+    (ws / ".gitignore").write_text("secrets.json\n")
+    (ws / "secrets.json").write_text("{}\n")  # ignored by git: its status never lists it
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    before = head(ws)
+    forge = script(
+        "ledger=$(printf 'forged\\n' | git hash-object -w --stdin)\n"
+        "git update-index --add --cacheinfo 100644,$ledger,.orchestration/agent_trace.jsonl\n"
+        "git add -f notes.txt app.log secrets.json\n"
+        "git -c user.email=a@b -c user.name=agent commit -qm pulled\n"
+        f"echo {before} > .git/ORIG_HEAD"
+    )
+    _, told = agent.shell(forge)
+    assert head(ws) == before, told
+    assert (ws / "notes.txt").read_text() == "the human's notes\n", told
+    assert (ws / "app.log").read_text() == "the human's log\n", told
+    assert (ws / "secrets.json").read_text() == "{}\n", told
