@@ -144,21 +144,44 @@ def run_claude(
     path: str,
     *flags: str,
     claude: str | None = CLAUDE,
+    user: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """``claude -p`` with edits accepted (and whatever ``flags`` add); its JSON result.
-    Its home is ``tmp_path``'s ``home``, kept from an earlier run there."""
+    Its home is ``tmp_path``'s ``home``, kept from an earlier run there. ``user``: the
+    uid it runs as (:mod:`tests.agents.unprivileged`), ``env``: more variables."""
     assert claude is not None
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
+    argv = [_cli(claude, tmp_path, user), "-p", "do the task", "--permission-mode",
+            "acceptEdits", *flags, "--output-format", "json"]  # fmt: skip
     with serve(model) as url:
         done = subprocess.run(
-            [claude, "-p", "do the task", "--permission-mode", "acceptEdits", *flags,
-             "--output-format", "json"],
-            cwd=root, env=claude_env(home, url, path), stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=300, check=False,
+            _as(user, argv, home), cwd=root, env={**claude_env(home, url, path), **(env or {})},
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout
     return json.loads(done.stdout)
+
+
+def _cli(binary: str, tmp_path: Path, user: int | None) -> str:
+    """The CLI where ``user`` can run it (itself for the test's own user)."""
+    if user is None:
+        return binary
+    from tests.agents.unprivileged import reachable_cli
+
+    return reachable_cli(binary, tmp_path / "agent")
+
+
+def _as(user: int | None, argv: list[str], *owned: Path) -> list[str]:
+    """``argv`` as ``user`` runs it, the folders it keeps its state in made its own."""
+    if user is None:
+        return argv
+    from tests.agents.unprivileged import as_user, give
+
+    for folder in owned:
+        give(folder, user)
+    return as_user(argv, user)
 
 
 def run_codex(
@@ -172,6 +195,8 @@ def run_codex(
     rules: str | None = None,
     config: str = "",
     codex: str | None = CODEX,
+    user: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """``codex exec`` with the project trusted and hooks on; each call's output by id.
     ``sandbox``/``approval``: Codex's ``sandbox_mode`` and ``approval_policy`` (None:
@@ -180,7 +205,7 @@ def run_codex(
     rest."""
     assert codex is not None
     home, codex_home = tmp_path / "home", tmp_path / "codex"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     codex_home.mkdir()
     if rules is not None:
         (codex_home / "rules").mkdir()
@@ -200,13 +225,13 @@ def run_codex(
             "tool_suggest = false\nhooks = true\n"
             f'[projects."{root}"]\ntrust_level = "trusted"\n{config}'
         )
-        env = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
-        env["MOCK_API_KEY"] = "x"
+        variables = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
+        variables |= {"MOCK_API_KEY": "x", **(env or {})}
+        argv = [_cli(codex, tmp_path, user), "exec", "--json", "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust", "do the task"]  # fmt: skip
         run = subprocess.run(
-            [codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
-             "do the task"],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
+            _as(user, argv, home, codex_home), cwd=root, env=variables,
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
     return {r["call_id"]: json.dumps(r.get("output")) for r in model.tool_results()}
@@ -222,6 +247,8 @@ def run_gemini(
     settings: dict[str, Any] | None = None,
     policy: str | None = None,
     gemini: str | None = GEMINI,
+    user: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """``gemini -p`` with the workspace trusted; each call's response by id. ``settings``
     adds to the user's settings, ``policy`` is a user policy file
@@ -229,18 +256,18 @@ def run_gemini(
     assert gemini is not None
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
-    user = {
+    settings_json = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "telemetry": {"enabled": False},
         "general": {"enableAutoUpdate": False},
         **(settings or {}),
     }
-    (home / ".gemini" / "settings.json").write_text(json.dumps(user))
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings_json))
     if policy is not None:
         (home / ".gemini" / "policies").mkdir()
         (home / ".gemini" / "policies" / "user.toml").write_text(policy)
     with serve_gemini(model) as url:
-        env = {
+        variables = {
             "PATH": path,
             "HOME": str(home),
             "GEMINI_CLI_HOME": str(home),
@@ -248,12 +275,13 @@ def run_gemini(
             "GEMINI_API_KEY": "fake",
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
             "GEMINI_TELEMETRY_ENABLED": "false",
+            **(env or {}),
         }
+        argv = [_cli(gemini, tmp_path, user), "-p", "do the task", "--approval-mode",
+                approval_mode, "--output-format", "json"]  # fmt: skip
         run = subprocess.run(
-            [gemini, "-p", "do the task", "--approval-mode", approval_mode, "--output-format",
-             "json"],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=300, check=False,
+            _as(user, argv, home), cwd=root, env=variables, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     return {r.get("id"): json.dumps(r.get("response")) for r in model.tool_results()}

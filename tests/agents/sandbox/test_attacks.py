@@ -13,8 +13,6 @@ must not take in.
 
 from __future__ import annotations
 
-import atexit
-import functools
 import json
 import os
 import shutil
@@ -30,20 +28,18 @@ from typing import Any
 
 import pytest
 
-import intent_ls
 from intent_ls.agents.sandbox import bwrap, landlock
+from tests.agents import unprivileged
 from tests.agents.conftest import decision
 from tests.agents.effects_helpers import LEDGER, LEDGER_REWRITES, SELECT
+from tests.agents.unprivileged import NOBODY, SYSTEM_PYTHON
 from tests.support import SPEC, records
 
 pytestmark = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
 
 SANDBOX = str(Path(sys.executable).parent / "intent-ls-sandbox")
-#: The attacks' interpreter: the system's, which an unprivileged user can run (a pyenv
-#: Python under /root cannot be reached by another user).
-SYSTEM_PYTHON = "/usr/bin/python3"
+#: The attacks' interpreter: the system's, which an unprivileged user can run.
 PY = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else sys.executable
-NOBODY = 65534
 SESSION = "attacks"
 PTH = Path(sysconfig.get_paths()["purelib"]) / "zz-intent-ls-attack.pth"
 
@@ -85,13 +81,10 @@ class Box:
         }
 
     def _as_user(self, argv: list[str]) -> list[str]:
-        if self.uid is None:
-            return argv
-        user = [f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
-        return ["setpriv", *user, *argv]
+        return argv if self.uid is None else unprivileged.as_user(argv, self.uid)
 
     def run(self, command: str) -> subprocess.CompletedProcess[str]:
-        launcher = [SANDBOX] if self.uid is None else _unprivileged_launcher()
+        launcher = [SANDBOX] if self.uid is None else unprivileged.launcher()
         return subprocess.run(
             self._as_user([*launcher, command]), cwd=self.root, env=self._env(),
             capture_output=True, text=True, timeout=60, check=False,
@@ -101,7 +94,7 @@ class Box:
         """Claude Code's hook, run as the box's user (as the agent's own process is)."""
         payload = {"session_id": self.session, "cwd": str(self.root), "hook_event_name": event}
         payload |= {"tool_name": tool, "tool_input": args, **extra}
-        python = [sys.executable] if self.uid is None else _unprivileged_python()
+        python = [sys.executable] if self.uid is None else unprivileged.python()
         done = subprocess.run(
             self._as_user([*python, "-m", "intent_ls", "hook", "claude-code"]),
             input=json.dumps(payload), cwd=self.root, env=self._env(),
@@ -141,49 +134,6 @@ class Box:
         return seen
 
 
-def _on_this_checkout() -> str:
-    """PYTHONPATH for another user: this checkout and the environment's packages."""
-    purelib = sysconfig.get_paths()["purelib"]
-    return f"PYTHONPATH={Path(intent_ls.__file__).parent.parent}:{purelib}"
-
-
-def _unprivileged_launcher() -> list[str]:
-    """The launcher as another user can run it: the system's Python on this checkout (an
-    interpreter built under /root, as pyenv's, is out of that user's reach). It imports
-    no compiled package, so any Python 3 runs it."""
-    code = (
-        "import sys; sys.argv[0] = 'intent-ls-sandbox'\n"
-        "from intent_ls.agents.claude_code.shell_prefix import main\n"
-        "sys.exit(main())"
-    )
-    return ["env", _on_this_checkout(), SYSTEM_PYTHON, "-c", code]
-
-
-@functools.cache
-def _unprivileged_python() -> list[str]:
-    """This interpreter where another user can run it, for the hook, whose compiled
-    packages (tree-sitter, PyYAML) are built for this Python's version: its binary, its
-    shared library and its standard library (not the tests) copied out of /root."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    base = Path(sys.base_prefix)
-    dest = Path(tempfile.mkdtemp(prefix="intent-ls-python-"))
-    os.chmod(dest, 0o755)
-    atexit.register(shutil.rmtree, dest, True)
-    (dest / "bin").mkdir()
-    shutil.copy2(os.path.realpath(sys.executable), dest / "bin" / version)
-    skipped = shutil.ignore_patterns("test", "site-packages", "idlelib", "tkinter", "turtledemo")
-    shutil.copytree(base / "lib" / version, dest / "lib" / version, ignore=skipped)
-    for shared in (base / "lib").glob(f"lib{version}*.so*"):
-        shutil.copy2(shared, dest / "lib" / shared.name)
-    env = [f"LD_LIBRARY_PATH={dest / 'lib'}", _on_this_checkout()]
-    return ["env", *env, str(dest / "bin" / version)]
-
-
-def _closed_to_others(path: Path) -> Path | None:
-    """The first folder above ``path`` other users cannot enter (``mktemp -d``'s 0700)."""
-    return next((p for p in (path, *path.parents) if not p.stat().st_mode & 0o001), None)
-
-
 def _users() -> list[str]:
     return ["self", "unprivileged"]
 
@@ -192,13 +142,9 @@ def _users() -> list[str]:
 def box(request: pytest.FixtureRequest) -> Iterator[Box]:
     uid = None
     if request.param == "unprivileged":
-        if os.getuid() != 0 or shutil.which("setpriv") is None:
-            pytest.skip("an unprivileged user needs root to switch to (CI runs as root)")
-        if not Path(SYSTEM_PYTHON).exists():
-            pytest.skip(f"no {SYSTEM_PYTHON} for the unprivileged user to run the launcher with")
-        closed = _closed_to_others(Path(intent_ls.__file__).parent)
-        if closed is not None:
-            pytest.skip(f"the checkout is not reachable by another user ({closed} is private)")
+        why = unprivileged.skip_reason()
+        if why is not None:
+            pytest.skip(why)
         uid = NOBODY
     base = Path(tempfile.mkdtemp(prefix="intent-ls-attack-"))
     os.chmod(base, 0o755)
