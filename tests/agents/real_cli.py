@@ -153,7 +153,7 @@ def run_claude(
     assert claude is not None
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    argv = [_cli(claude, tmp_path, user), "-p", "do the task", "--permission-mode",
+    argv = [_cli(claude, user), "-p", "do the task", "--permission-mode",
             "acceptEdits", *flags, "--output-format", "json"]  # fmt: skip
     with serve(model) as url:
         done = subprocess.run(
@@ -164,13 +164,13 @@ def run_claude(
     return json.loads(done.stdout)
 
 
-def _cli(binary: str, tmp_path: Path, user: int | None) -> str:
+def _cli(binary: str, user: int | None) -> str:
     """The CLI where ``user`` can run it (itself for the test's own user)."""
     if user is None:
         return binary
     from tests.agents.unprivileged import reachable_cli
 
-    return reachable_cli(binary, tmp_path / "agent")
+    return reachable_cli(binary)
 
 
 def _as(user: int | None, argv: list[str], *owned: Path) -> list[str]:
@@ -227,7 +227,7 @@ def run_codex(
         )
         variables = {"PATH": path, "HOME": str(home), "CODEX_HOME": str(codex_home)}
         variables |= {"MOCK_API_KEY": "x", **(env or {})}
-        argv = [_cli(codex, tmp_path, user), "exec", "--json", "--skip-git-repo-check",
+        argv = [_cli(codex, user), "exec", "--json", "--skip-git-repo-check",
                 "--dangerously-bypass-hook-trust", "do the task"]  # fmt: skip
         run = subprocess.run(
             _as(user, argv, home, codex_home), cwd=root, env=variables,
@@ -277,7 +277,7 @@ def run_gemini(
             "GEMINI_TELEMETRY_ENABLED": "false",
             **(env or {}),
         }
-        argv = [_cli(gemini, tmp_path, user), "-p", "do the task", "--approval-mode",
+        argv = [_cli(gemini, user), "-p", "do the task", "--approval-mode",
                 approval_mode, "--output-format", "json"]  # fmt: skip
         run = subprocess.run(
             _as(user, argv, home), cwd=root, env=variables, stdin=subprocess.DEVNULL,

@@ -134,14 +134,16 @@ def commands_bin(folder: Path, log: Path) -> Path:
     return folder
 
 
-def reachable_cli(binary: str, folder: Path) -> str:
+@functools.cache
+def reachable_cli(binary: str) -> str:
     """An agent's CLI installed by npm under /root, where another user can run it: its
-    whole ``node_modules`` hard-linked (or else copied) into ``folder``."""
+    whole ``node_modules`` hard-linked (or else copied), once per test session."""
     modules = Path(binary).parent.parent
     if modules.name != "node_modules":
         raise RuntimeError(f"{binary} is not in an npm folder's node_modules/.bin")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="intent-ls-agent-"))
     os.chmod(folder, 0o755)
+    atexit.register(shutil.rmtree, folder, True)
     dest = folder / "node_modules"
     if subprocess.run(["cp", "-al", str(modules), str(dest)], capture_output=True).returncode:
         shutil.rmtree(dest, ignore_errors=True)
