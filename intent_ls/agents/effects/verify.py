@@ -197,10 +197,11 @@ OTHER_CHANGES_STAY = " (the commit's other changes are still in the index and th
 
 def _brought_wording(files: list[str]) -> str:
     count = f"{len(files)} file{'' if len(files) == 1 else 's'}"
+    what = f", with the {count} git brought with it put back as they were" if files else ""
     return (
-        f", with the {count} git brought with it put back as they were (a pull, merge or "
-        "rebase: others' commits carry ledger records and spec changes that intent-ls "
-        "does not take from an agent's command; ask the human to run it in a terminal)"
+        f"{what} (a pull, merge or rebase: others' commits carry ledger records and spec "
+        "changes that intent-ls does not take from an agent's command; ask the human to "
+        "run it in a terminal)"
     )
 
 
