@@ -19,10 +19,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from intent_ls.agents.effects import protected_set
 from intent_ls.agents.effects.git import git, git_ignored, git_top
-from intent_ls.agents.effects.git_objects import Disk, Forged, read_ref, write_blob
+from intent_ls.agents.effects.git_objects import (
+    Disk,
+    Forged,
+    current_head,
+    move_marks,
+    read_ref,
+    write_blob,
+)
 from intent_ls.common.safe_git import real_git_dir
 
 #: File modes the put-back writes as files (symlinks and submodules are left as git
@@ -39,6 +47,44 @@ def brought_in(root: Path, found: Forged) -> bool:
         return False
     on = read_ref(dirs[0] / "HEAD")
     return on == f"ref: {found.ref}" and read_ref(dirs[0] / "ORIG_HEAD") == found.old
+
+
+def stopped_pull(root: Path, before: dict[str, Any]) -> Forged | None:
+    """A pull that stopped part-way before the branch moved — the commits it fetched
+    change the spec, which is read-only to every command, and git stops at it having
+    written other files — as the move from ``HEAD`` to the fetched commit, whose files
+    :func:`put_back_files` can put back; None for any other call. Both ``FETCH_HEAD``
+    and ``ORIG_HEAD`` must have been written during the call, ``ORIG_HEAD`` naming the
+    commit ``HEAD`` still names."""
+    top = git_top(root)
+    dirs = real_git_dir(top) if top is not None else None
+    head, ref = before.get("head"), before.get("head_ref")
+    if top is None or dirs is None or not isinstance(head, str) or not isinstance(ref, str):
+        return None
+    marks, now = before.get("marks"), move_marks(dirs[0])
+    if not isinstance(marks, list) or len(marks) != 2 or None in now:
+        return None
+    if marks[0] == now[0] or marks[1] == now[1] or current_head(top) != head:
+        return None
+    if read_ref(dirs[0] / "ORIG_HEAD") != head:
+        return None
+    fetched = _fetched(dirs[0] / "FETCH_HEAD")
+    if fetched is None or fetched == head:
+        return None
+    return Forged(ref[4:].strip(), head, fetched, "")
+
+
+def _fetched(path: Path) -> str | None:
+    """The commit a pull merges: ``FETCH_HEAD``'s first line not marked otherwise."""
+    try:
+        lines = path.read_bytes()[:65536].decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        oid, _, rest = line.partition("\t")
+        if not rest.startswith("not-for-merge") and len(oid) in (40, 64):
+            return oid if all(c in "0123456789abcdef" for c in oid) else None
+    return None
 
 
 def put_back_files(

@@ -55,7 +55,27 @@ def state(root: Path) -> dict[str, Any] | None:
         "head": _head(top, tips),
         "head_ref": head_file if head_file and head_file.startswith("ref:") else None,
         "stash": stash_tip(top),
+        "marks": move_marks(dirs[0]) if dirs else None,
     }
+
+
+def move_marks(git_dir: Path) -> list[list[int] | None]:
+    """The identity of ``FETCH_HEAD`` and ``ORIG_HEAD``, which a pull writes as it starts
+    (:func:`intent_ls.agents.effects.brought_in.stopped_pull`)."""
+    marks: list[list[int] | None] = []
+    for name in ("FETCH_HEAD", "ORIG_HEAD"):
+        try:
+            st = os.stat(git_dir / name)
+        except OSError:
+            marks.append(None)
+        else:
+            marks.append([st.st_size, st.st_mtime_ns, st.st_ino])
+    return marks
+
+
+def current_head(top: Path) -> str | None:
+    """The commit ``HEAD`` names now."""
+    return _head(top, _tips(top) or {})
 
 
 def stash_tip(top: Path) -> str | None:

@@ -232,11 +232,36 @@ def _git_objects(
         action = (log.RESTORED if found.old else log.REMOVED) if done else log.UNRESTORABLE
         entries.append(_entry(event, found.path, PROTECTED_PATH, action, ref=found.ref,
                               commit=found.commit))  # fmt: skip
+    _stopped_pull(root, taken, policy, told)
     for path in git_objects.staged(root, taken["refs"], policy):
         told.append(f"{path}: staged as it is not on disk; its index entry is HEAD's again")
         entries.append(_entry(event, path, PROTECTED_PATH, log.RESTORED, staged=True))
     if git_objects.checked_out(root, taken["refs"]):
         told.append(f"{LEDGER_REL}: written as the commit checked out holds it (read-only to git)")
+
+
+def _stopped_pull(
+    root: Path, taken: dict[str, Any], policy: protected_set.PolicyPaths, told: list[str]
+) -> None:
+    """The files a pull that stopped part-way had written, put back (:mod:`.brought_in`)."""
+    from intent_ls.agents.effects import brought_in
+
+    stopped = brought_in.stopped_pull(root, taken["refs"])
+    files = brought_in.put_back_files(root, stopped, policy, _dirty(taken)) if stopped else []
+    if files:
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        told.append(
+            f"{shown}: written by a pull that stopped part-way (the commits it brings change "
+            "files no agent's command may write, such as the spec), put back as they were; "
+            "ask the human to run it in a terminal"
+        )
+
+
+def _dirty(taken: dict[str, Any]) -> set[str]:
+    """The top-relative paths git's status listed before the call."""
+    info = taken.get("git")
+    dirty = info.get("dirty") if isinstance(info, dict) else None
+    return set(dirty) if isinstance(dirty, dict) else set()
 
 
 def _brought_in(
@@ -248,11 +273,7 @@ def _brought_in(
 
     if not brought_in.brought_in(root, found):
         return None
-    info = taken.get("git")
-    dirty = info.get("dirty") if isinstance(info, dict) else None
-    return brought_in.put_back_files(
-        root, found, policy, set(dirty) if isinstance(dirty, dict) else set()
-    )
+    return brought_in.put_back_files(root, found, policy, _dirty(taken))
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:

@@ -274,6 +274,44 @@ def test_a_pull_of_others_commits_is_taken_off_whole_and_the_humans_pull_works(
 
 
 @sandboxed
+def test_a_pull_that_stops_at_the_read_only_spec_leaves_nothing_half_done(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The teammate's commits change the spec: git stops at it (read-only to every
+    command) before the branch moves, having written other files. Those go back too,
+    and the human's own pull then brings everything, the spec included."""
+    import sys
+
+    subprocess.run([sys.executable, "-m", "intent_ls", "init", "--workspace", str(ws)],
+                   check=True, capture_output=True)  # fmt: skip
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "intent-ls init")
+    home = tmp_path / "home"
+    home.mkdir()
+    agent = Agent(ws, home=home)
+    agent.select("INT-APP")
+    other = _teammates_clone(ws, home)
+    spec = other / SPEC
+    spec.write_text(spec.read_text() + "  - id: INT-NEW\n    status: IN_PROGRESS\n"
+                    "    owned_scope:\n      - new/\n")  # fmt: skip
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "a new intent")
+    before = head(ws)
+    _, told = agent.shell(f"git pull --ff-only {other} main")
+    assert agent.done is not None and agent.done.returncode != 0, agent.done
+    assert "written by a pull that stopped part-way" in told, told
+    assert head(ws) == before
+    assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (ws / "src" / "mate").exists()
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    human = subprocess.run(["git", "pull", "--ff-only", str(other), "main"], cwd=ws,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert human.returncode == 0, human.stderr
+    assert "INT-NEW" in (ws / SPEC).read_text()
+    assert (ws / "src" / "mate" / "work.py").exists()
+
+
+@sandboxed
 def test_the_put_back_of_a_pull_cannot_be_turned_on_a_humans_files(ws: Path) -> None:
     """Attacked: a forged commit that adds copies of the human's untracked and ignored
     files, with ``ORIG_HEAD`` written so that it looks like a pull. The put-back takes
