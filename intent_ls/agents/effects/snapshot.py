@@ -133,6 +133,13 @@ def files(store: Store, root: Path, status: GitStatus | None = None) -> dict[str
     }
 
 
+def dirty_before(snapshot: dict[str, Any]) -> set[str]:
+    """The top-relative paths git's status listed before the call (untracked or changed)."""
+    info = snapshot.get("git")
+    dirty = info.get("dirty") if isinstance(info, dict) else None
+    return set(dirty) if isinstance(dirty, dict) else set()
+
+
 def file_entry(store: Store, top: Path, rel: str, xy: str) -> dict[str, Any]:
     path = str(top / rel)
     try:

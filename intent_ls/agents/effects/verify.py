@@ -247,7 +247,11 @@ def _stopped_pull(
     from intent_ls.agents.effects import brought_in
 
     stopped = brought_in.stopped_pull(root, taken["refs"])
-    files = brought_in.put_back_files(root, stopped, policy, _dirty(taken)) if stopped else []
+    files = (
+        brought_in.put_back_files(root, stopped, policy, snapshot.dirty_before(taken))
+        if stopped
+        else []
+    )
     if files:
         shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
         told.append(
@@ -255,13 +259,6 @@ def _stopped_pull(
             "files no agent's command may write, such as the spec), put back as they were; "
             "ask the human to run it in a terminal"
         )
-
-
-def _dirty(taken: dict[str, Any]) -> set[str]:
-    """The top-relative paths git's status listed before the call."""
-    info = taken.get("git")
-    dirty = info.get("dirty") if isinstance(info, dict) else None
-    return set(dirty) if isinstance(dirty, dict) else set()
 
 
 def _brought_in(
@@ -273,7 +270,7 @@ def _brought_in(
 
     if not brought_in.brought_in(root, found):
         return None
-    return brought_in.put_back_files(root, found, policy, _dirty(taken))
+    return brought_in.put_back_files(root, found, policy, snapshot.dirty_before(taken))
 
 
 def _protected_effects(store: Store, root: Path, taken: dict[str, Any]) -> Iterator[Effect]:

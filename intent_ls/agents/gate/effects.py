@@ -51,6 +51,7 @@ def tell_effects(
     ``status``: the ``git status`` after the call, when already started."""
     from intent_ls.agents.effects import lingering
     from intent_ls.agents.effects.attribute import judge_between, judge_files
+    from intent_ls.agents.effects.branch_scope import take_off
 
     if event.tool is None:
         return outcome
@@ -58,8 +59,10 @@ def tell_effects(
     changed, others = lingering.changes(gov.root, event, restored.snapshot)
     held = judge_between(gov, event, changed, others, words) if changed else []
     orphans = _orphans(gov, event, restored.snapshot, {change.path for change in changed})
-    found = judge_files(gov, event, restored, declared, words, status)
-    told = [*restored.told, *found]
+    taken_off = take_off(gov, words.session, restored.snapshot)
+    # The branch and files moved back: git's status, started before, no longer holds.
+    found = judge_files(gov, event, restored, declared, words, None if taken_off else status)
+    told = [*restored.told, *taken_off, *found]
     if not told and not held and not orphans and not restored.noted:
         return outcome
     parts = [

@@ -12,6 +12,7 @@ import pytest
 from intent_ls.agents.sandbox import bwrap
 from intent_ls.workspace import effects_log
 from tests.agents.effects_helpers import Agent, git_workspace, script
+from tests.support import git
 
 sandboxed = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
 
@@ -28,16 +29,31 @@ def ws(governed: Path) -> Path:
 
 
 @sandboxed
-@pytest.mark.parametrize("command", [STAGE, COMMIT])
-def test_a_humans_ignored_file_staged_by_a_call_is_held_not_removed(ws: Path, command: str) -> None:
+def test_a_humans_ignored_file_staged_by_a_call_is_held_not_removed(ws: Path) -> None:
     agent = Agent(ws)
     agent.select("INT-APP")
-    _, told = agent.shell(command)
+    _, told = agent.shell(STAGE)
     assert agent.done is not None and agent.done.returncode == 0, agent.done
     assert (ws / "secrets.json").read_text() == '{"token": "the human\'s"}\n'
     assert "secrets.json: out-of-scope, and it could not be put back" in told, told
     [held] = [e for e in effects_log.read(ws) if e["path"] == "secrets.json"]
     assert held["action"] == effects_log.UNRESTORABLE
+
+
+@sandboxed
+def test_a_humans_ignored_file_committed_by_a_call_stays_and_the_commit_goes(
+    ws: Path,
+) -> None:
+    """Out of scope in a commit: the branch goes back (``branch_scope.py``), the file's
+    index entry with it, and the file, ignored again, is left as the human had it."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    before = git(ws, "rev-parse", "HEAD")
+    _, told = agent.shell(COMMIT)
+    assert "secrets.json: out of scope, in commit" in told, told
+    assert git(ws, "rev-parse", "HEAD") == before
+    assert (ws / "secrets.json").read_text() == '{"token": "the human\'s"}\n'
+    assert "secrets.json" not in git(ws, "ls-files")
 
 
 @sandboxed

@@ -15,7 +15,7 @@ import pytest
 from intent_ls.agents.effects import git_objects
 from intent_ls.agents.sandbox import bwrap
 from tests.agents.effects_helpers import Agent, git_workspace
-from tests.support import git
+from tests.support import git, records
 
 sandboxed = pytest.mark.skipif(not bwrap.works()[0], reason="bubblewrap cannot run here")
 
@@ -335,3 +335,50 @@ def test_the_put_back_of_a_pull_cannot_be_turned_on_a_humans_files(ws: Path) -> 
     assert (ws / "notes.txt").read_text() == "the human's notes\n", told
     assert (ws / "app.log").read_text() == "the human's log\n", told
     assert (ws / "secrets.json").read_text() == "{}\n", told
+
+
+@sandboxed
+def test_a_commit_of_an_out_of_scope_change_is_taken_off_the_branch(ws: Path) -> None:
+    """Put back on disk alone, the change stayed committed, ready to be pushed, and the
+    working tree showed it undone. The branch goes back too, and the index with it; the
+    in-scope work of the same commit stays, staged, recorded as the session's."""
+    agent = Agent(ws)
+    agent.select("INT-APP")
+    before = head(ws)
+    commit = "git -c user.email=a@b -c user.name=a commit -qam work"
+    _, told = agent.shell(
+        script(f"echo hacked > docs/guide.md\necho '# mine' >> src/app.py\n{commit}")
+    )
+    assert "docs/guide.md: out of scope, in commit" in told and "is back at" in told, told
+    assert "docs/guide.md: out-of-scope, restored" in told
+    assert head(ws) == before
+    assert (ws / "docs" / "guide.md").read_text() == "# Guide\n"
+    staged = git(ws, "status", "--porcelain", "--untracked-files=no").splitlines()
+    assert staged == ["M  src/app.py"]
+    assert "src/app.py" in {f["path"] for r in records(ws) for f in r["files"]}
+
+
+@sandboxed
+def test_a_pull_of_others_work_in_other_intents_files_is_taken_off_whole(
+    ws: Path, tmp_path: Path
+) -> None:
+    """A teammate's commit without intent-ls (no ledger records) changing another
+    intent's file: the branch and the files git brought go back, none recorded as the
+    session's, rather than the file undone on disk under a branch that moved on."""
+    home = tmp_path / "home"
+    home.mkdir()
+    agent = Agent(ws, home=home)
+    agent.select("INT-APP")
+    other = home / "other"
+    subprocess.run(["git", "clone", "-q", str(ws), str(other)], check=True)
+    (other / "docs" / "guide.md").write_text("# Guide, the teammate's\n")
+    (other / "src" / "mate.py").write_text("y = 2\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "the teammate's work")
+    before = head(ws)
+    _, told = agent.shell(f"git pull --ff-only {other} main")
+    assert "with the 2 files git brought put back" in told, told
+    assert head(ws) == before
+    assert git(ws, "status", "--porcelain", "--untracked-files=no") == ""
+    assert not (ws / "src" / "mate.py").exists()
+    assert "src/mate.py" not in {f["path"] for r in records(ws) for f in r["files"]}
