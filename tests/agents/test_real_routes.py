@@ -9,10 +9,11 @@ The routes: code the hook itself runs (a ``.git`` copy with a filter, reached th
 ``.git/commondir``); protected files that do not exist yet, written after the call by a
 detached process (``.claude/settings.local.json``, ``~/.claude/settings.json``); the
 agents' rule files; the hook's own installation (a ``.pth`` file); and besides them an
-approval the agent makes itself, the spec widened, a file out of scope, a spec committed
-as it never was on disk. Afterwards the spec, the ledger, the agents' settings and the
-hook's installation are as they were, no approval is on the ledger, nothing out of scope
-changed, and ``intent-ls check`` finds nothing but the agent's own work in scope.
+approval the agent makes itself, the spec widened, a file out of scope (written, and
+committed), a spec committed as it never was on disk. Afterwards the spec, the ledger,
+the agents' settings and the hook's installation are as they were, no approval is on
+the ledger, nothing out of scope changed, and ``intent-ls check`` finds nothing but the
+agent's own work in scope.
 """
 
 from __future__ import annotations
@@ -260,6 +261,11 @@ def _routes(session: Session) -> list[str]:
             f"intent-ls approve destructive-edit src/app.py\nsed -i 's#- src/#- \"**\"#' {SPEC}",
         ),
         _script("r5", "echo hacked > docs/guide.md"),
+        _script(  # out of scope, committed: the branch must not keep it
+            "r7",
+            "echo hacked >> docs/guide.md\n"
+            "git -c user.email=a@b -c user.name=agent commit -qam 'docs too'",
+        ),
         _script(  # (read, not $(…): Gemini CLI refuses a command substitution anywhere)
             "r6",
             f"printf '%s' \"{WIDE}\" | git hash-object -w --stdin > src/blob.txt\n"
@@ -314,6 +320,7 @@ def test_the_routes_change_nothing_they_may_not(
         "approving a verdict is a human's decision",
         "docs/guide.md: out-of-scope, restored",
         "refs/heads/main is back at",
+        "docs/guide.md: out of scope, in commit",
     ):
         assert said in told, said
     check = session.intent_ls("check")
