@@ -69,8 +69,9 @@ def _moved_branch(top: Path, before: object) -> tuple[str, str, str] | None:
         return None
     if git_objects.read_ref(dirs[0] / "HEAD") != head_ref:
         return None
-    now = git_objects.current_head(top)
-    return None if now is None or now == head else (head_ref[4:].strip(), head, now)
+    ref = head_ref[4:].strip()
+    now = git_objects.branch_tip(top, ref)
+    return None if now is None or now == head else (ref, head, now)
 
 
 def _unstage(top: Path, head: str, disk: git_objects.Disk, rels: list[str]) -> None:

@@ -105,7 +105,7 @@ def put_back_files(
     done: list[str] = []
     for old_mode, new_mode, was, now, path in _moved(top, found.old, found.commit, dirty):
         rel = disk.rel(path)
-        if rel is None or not _as_git_wrote(disk, rel, (old_mode, new_mode), now, policy):
+        if rel is None or not _as_git_wrote(disk, real, rel, (old_mode, new_mode), now, policy):
             continue
         if write_blob(top, root / rel, was, executable=old_mode == "100755"):
             done.append(path)
@@ -128,13 +128,18 @@ def _moved(top: Path, old: str, new: str, dirty: set[str]) -> list[tuple[str, st
 
 
 def _as_git_wrote(
-    disk: Disk, rel: str, modes: tuple[str, str], now: str, policy: protected_set.PolicyPaths
+    disk: Disk,
+    real: str,
+    rel: str,
+    modes: tuple[str, str],
+    now: str,
+    policy: protected_set.PolicyPaths,
 ) -> bool:
     """Whether the workspace file ``rel`` is a plain file still as blob ``now`` has it,
-    reached through no link (protected paths are the protected set's)."""
+    reached through no link from the workspace's real path ``real`` (protected paths are
+    the protected set's)."""
     if protected_set.is_protected_rel(rel, policy) or not set(modes) <= _FILES | {"000000"}:
         return False
-    real = os.path.realpath(disk.root)
     if os.path.realpath(os.path.join(real, rel)) != os.path.join(real, rel):
         return False  # reached through a link the call made: not git's file
     return disk.oid(rel, len(now)) == (None if now in _NULL else now)

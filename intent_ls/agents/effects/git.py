@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from intent_ls.common.safe_git import collect, kill, open_repo, spawn, work_tree
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: Seconds a ``git status`` may take before it is given up (its answer is then None).
 STATUS_TIMEOUT = 20
@@ -24,40 +28,42 @@ def git_top(root: Path) -> Path | None:
 def git(top: Path, *args: str, input: bytes | None = None) -> bytes | None:
     """``git <args>`` run in ``top``'s repository: its output, or None when it failed or
     the repository's git directory is not its own."""
+    if input is None:
+        repo = open_repo(top)
+        return repo.run(*args) if repo is not None else None
+    done = _fed(top, args, input)
+    return done.stdout if done is not None and done.returncode == 0 else None
+
+
+def _fed(
+    top: Path, args: tuple[str, ...], data: bytes
+) -> subprocess.CompletedProcess[bytes] | None:
+    """``git <args>`` fed ``data`` on stdin, whatever its exit status; None when it could
+    not run (or the repository's git directory is not its own)."""
     repo = open_repo(top)
     if repo is None:
         return None
-    if input is None:
-        return repo.run(*args)
     import subprocess  # only for a query fed on stdin: not on every hook event
 
     try:
-        done = subprocess.run(
-            repo.argv(*args), input=input, capture_output=True, env=repo.env, timeout=20
+        return subprocess.run(
+            repo.argv(*args), input=data, capture_output=True, env=repo.env, timeout=20
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
 
 
 def git_ignored(top: Path, paths: list[str]) -> set[str]:
     """Those of ``paths`` (top-relative) git's ignore rules match, tracked or not: a file
     git's status never listed, which may have been there before a call; all of them when
     git cannot tell (nothing is then taken for new)."""
-    repo = open_repo(top)
-    if not paths or repo is None:
-        return set(paths)
-    import subprocess  # only when a call staged or committed a file new to the snapshot
-
-    query = "".join(f"{p}\0" for p in paths).encode()
-    argv = repo.argv("check-ignore", "--no-index", "-z", "--stdin")
-    try:
-        done = subprocess.run(argv, input=query, capture_output=True, env=repo.env, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return set(paths)
-    if done.returncode == 1:  # none of them is ignored
+    if not paths:
         return set()
-    if done.returncode != 0:
+    query = "".join(f"{p}\0" for p in paths).encode()
+    done = _fed(top, ("check-ignore", "--no-index", "-z", "--stdin"), query)
+    if done is not None and done.returncode == 1:  # none of them is ignored
+        return set()
+    if done is None or done.returncode != 0:
         return set(paths)
     return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
 

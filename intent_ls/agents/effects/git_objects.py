@@ -78,6 +78,20 @@ def current_head(top: Path) -> str | None:
     return _head(top, _tips(top) or {})
 
 
+def branch_tip(top: Path, ref: str) -> str | None:
+    """The commit one branch names now, read from its file or ``packed-refs`` alone (not
+    every ref, as :func:`current_head` does: this runs after every shell call)."""
+    dirs = real_git_dir(top)
+    if dirs is None:
+        return None
+    common = dirs[1]
+    if os.path.isdir(common / "reftable"):
+        return (_listed(top) or {}).get(ref)
+    value = read_ref(common / ref) if ref.startswith("refs/") else None
+    value = value or _packed(common / "packed-refs").get(ref)
+    return value if value is not None and _is_oid(value) else None
+
+
 def stash_tip(top: Path) -> str | None:
     """The newest stash's commit, from the file git keeps it in (a ``stash pop`` whose
     ledger is not taken puts it back: :mod:`.ledger_copy`)."""

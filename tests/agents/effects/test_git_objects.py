@@ -206,6 +206,22 @@ def test_a_switch_to_a_commit_the_call_made_or_over_a_local_change_writes_nothin
     assert (ws / ".orchestration/agent_trace.jsonl").read_bytes().startswith(before)
 
 
+def _initialised(ws: Path, tmp_path: Path) -> tuple[Agent, Path]:
+    """``intent-ls init`` committed (the ledger's merge driver), and a session with an
+    intent whose home folder the sandbox can read, for a teammate's clone to live in."""
+    import sys
+
+    subprocess.run([sys.executable, "-m", "intent_ls", "init", "--workspace", str(ws)],
+                   check=True, capture_output=True)  # fmt: skip
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "intent-ls init")
+    home = tmp_path / "home"
+    home.mkdir()
+    agent = Agent(ws, home=home)
+    agent.select("INT-APP")
+    return agent, home
+
+
 def _teammates_clone(ws: Path, home: Path) -> Path:
     """A clone where a teammate's session recorded its work and committed it, where the
     sandbox can read it (the home folder, as a remote elsewhere would be)."""
@@ -232,18 +248,9 @@ def test_a_pull_of_others_commits_is_taken_off_whole_and_the_humans_pull_works(
     them in (nothing tells them from commits the command made), and what the merge
     checked out goes back with the branch, so nothing is left half-done or recorded as
     the session's. The human's own pull then merges the ledger with intent-ls's driver."""
-    import sys
-
     from tests.support import records
 
-    subprocess.run([sys.executable, "-m", "intent_ls", "init", "--workspace", str(ws)],
-                   check=True, capture_output=True)  # fmt: skip
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "intent-ls init")
-    home = tmp_path / "home"
-    home.mkdir()
-    agent = Agent(ws, home=home)
-    agent.select("INT-APP")
+    agent, home = _initialised(ws, tmp_path)
     agent.shell("echo 'x = 1' > src/made.py")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "ledger committed")
@@ -280,16 +287,7 @@ def test_a_pull_that_stops_at_the_read_only_spec_leaves_nothing_half_done(
     """The teammate's commits change the spec: git stops at it (read-only to every
     command) before the branch moves, having written other files. Those go back too,
     and the human's own pull then brings everything, the spec included."""
-    import sys
-
-    subprocess.run([sys.executable, "-m", "intent_ls", "init", "--workspace", str(ws)],
-                   check=True, capture_output=True)  # fmt: skip
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "intent-ls init")
-    home = tmp_path / "home"
-    home.mkdir()
-    agent = Agent(ws, home=home)
-    agent.select("INT-APP")
+    agent, home = _initialised(ws, tmp_path)
     other = _teammates_clone(ws, home)
     spec = other / SPEC
     spec.write_text(spec.read_text() + "  - id: INT-NEW\n    status: IN_PROGRESS\n"

@@ -242,25 +242,7 @@ def test_a_detached_processs_change_after_its_call_is_held_not_adopted(box: Box)
     """Item 4 as the agent's own user: a process the call left running (its own
     session, every descriptor closed) writes out of scope once the call was verified;
     the next call holds that change for the human instead of starting from it."""
-    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
-    assert decision(answer)[0] == "allow", answer
-    code = (
-        "import os, time\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid(); os.closerange(0, 1024)\n"
-        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
-        "    open('README.md', 'w').write('taken over')\n"
-        "    open('src/late-done', 'w').write('1')\n"
-    )
-    box.call(_py(code))
-    (box.root / "src" / "go").write_text("")
-    if box.uid is not None:
-        os.chown(box.root / "src" / "go", box.uid, box.uid)
-    marker = box.root / "src" / "late-done"
-    deadline = time.monotonic() + 20
-    while not marker.exists() and time.monotonic() < deadline:  # the process's own signal
-        time.sleep(0.05)
-    assert marker.exists(), "the detached process never wrote"
+    _left_running(box, "open('README.md', 'w').write('taken over')")
     told = box.call("true")
     assert "README.md: out-of-scope, held" in told, told
     assert (box.root / "README.md").read_text() == "taken over"  # a human's would be kept
@@ -275,21 +257,11 @@ def test_what_a_sessions_last_call_left_running_is_judged_in_the_next_session(
     last one), as the agent's own user: the process it left writes once the session is
     over; the next session's first call judges that as the first session's change (out
     of scope held, in scope recorded under its intent) instead of starting from it."""
-    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
-    assert decision(answer)[0] == "allow", answer
-    code = (
-        "import os, time\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid(); os.closerange(0, 1024)\n"
-        "    open('src/pid', 'w').write(str(os.getpid()))\n"
-        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
-        "    open('README.md', 'w').write('taken over')\n"
-        "    open('src/late.py', 'w').write('late = 1\\n')\n"
-        "    open('src/late-done', 'w').write('1')\n"
+    _left_running(
+        box,
+        "open('README.md', 'w').write('taken over')",
+        "open('src/late.py', 'w').write('late = 1\\n')",
     )
-    box.call(_py(code))
-    (box.root / "src" / "go").write_text("")
-    _until(lambda: (box.root / "src" / "late-done").exists(), "the detached process never wrote")
     pid = (box.root / "src" / "pid").read_text()
     _until(lambda: not Path("/proc", pid).exists(), "the detached process never ended")
     box.session = "attacks-next"
@@ -308,6 +280,26 @@ def test_what_a_sessions_last_call_left_running_is_judged_in_the_next_session(
     assert late["metadata"]["intent_ls"]["intent_id"] == "INT-APP"
     told = box.call("true")
     assert "README.md" not in told and "src/late.py" not in told, told  # judged once
+
+
+def _left_running(box: Box, *writes: str) -> None:
+    """With an intent selected, a call that leaves a process running (its own session,
+    every descriptor closed, its pid in ``src/pid``) which, told to go once the call was
+    verified, does ``writes``, then writes ``src/late-done``; returns once it has."""
+    answer = box.hook("PreToolUse", SELECT, {"intent_id": "INT-APP"})
+    assert decision(answer)[0] == "allow", answer
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); os.closerange(0, 1024)\n"
+        "    open('src/pid', 'w').write(str(os.getpid()))\n"
+        "    while not os.path.exists('src/go'): time.sleep(0.05)\n"
+        + "".join(f"    {write}\n" for write in writes)
+        + "    open('src/late-done', 'w').write('1')\n"
+    )
+    box.call(_py(code))
+    (box.root / "src" / "go").write_text("")
+    _until(lambda: (box.root / "src" / "late-done").exists(), "the detached process never wrote")
 
 
 def _until(done: Callable[[], bool], why: str) -> None:
